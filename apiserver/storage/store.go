@@ -1,0 +1,557 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Config describes the resource a Store keeps.
+type Config struct {
+	// Client reaches etcd.
+	Client *clientv3.Client
+	// Codec encodes objects as stored (JSON with apiVersion and kind).
+	Codec runtime.Codec
+	// Prefix is the key prefix of the resource, ending in "/", for example
+	// "/registry/pods/".
+	Prefix string
+	// NewFunc returns an empty object, NewListFunc an empty list.
+	NewFunc     func() runtime.Object
+	NewListFunc func() runtime.Object
+	// BookmarkInterval is how often an idle watch that allows bookmarks
+	// gets one; 0 means DefaultBookmarkInterval.
+	BookmarkInterval time.Duration
+}
+
+// DefaultBookmarkInterval is how often kube-apiserver's watch cache sends
+// bookmarks to idle watchers: about once a minute.
+const DefaultBookmarkInterval = time.Minute
+
+// Store reads and writes one resource in etcd. It is safe for concurrent use.
+type Store struct {
+	client  *clientv3.Client
+	codec   runtime.Codec
+	prefix  string
+	newFunc func() runtime.Object
+	newList func() runtime.Object
+	leases  *leaseManager
+
+	bookmarkInterval time.Duration
+}
+
+// New returns a Store for cfg.
+func New(cfg Config) (*Store, error) {
+	switch {
+	case cfg.Client == nil:
+		return nil, errors.New("storage: no etcd client")
+	case cfg.Codec == nil:
+		return nil, errors.New("storage: no codec")
+	case !strings.HasPrefix(cfg.Prefix, "/") || !strings.HasSuffix(cfg.Prefix, "/"):
+		return nil, fmt.Errorf("storage: prefix %q must start and end with /", cfg.Prefix)
+	case cfg.NewFunc == nil || cfg.NewListFunc == nil:
+		return nil, errors.New("storage: NewFunc and NewListFunc are required")
+	}
+	if cfg.BookmarkInterval == 0 {
+		cfg.BookmarkInterval = DefaultBookmarkInterval
+	}
+	return &Store{
+		bookmarkInterval: cfg.BookmarkInterval,
+		client:           cfg.Client,
+		codec:            cfg.Codec,
+		prefix:           cfg.Prefix,
+		newFunc:          cfg.NewFunc,
+		newList:          cfg.NewListFunc,
+		leases:           newLeaseManager(cfg.Client),
+	}, nil
+}
+
+// Prefix returns the key prefix of the resource, ending in "/".
+func (s *Store) Prefix() string { return s.prefix }
+
+// Preconditions must hold for an update or delete to go ahead.
+type Preconditions struct {
+	UID             *types.UID
+	ResourceVersion *string
+}
+
+// Check returns an ErrCodeInvalidObj error when obj does not satisfy p.
+func (p *Preconditions) Check(key string, obj runtime.Object) error {
+	if p == nil {
+		return nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return &Error{Code: ErrCodeInvalidObj, Key: key, Msg: err.Error()}
+	}
+	if p.UID != nil && *p.UID != m.GetUID() {
+		return &Error{Code: ErrCodeInvalidObj, Key: key, Msg: fmt.Sprintf(
+			"Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, m.GetUID())}
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
+		return &Error{Code: ErrCodeInvalidObj, Key: key, Msg: fmt.Sprintf(
+			"Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
+			*p.ResourceVersion, m.GetResourceVersion())}
+	}
+	return nil
+}
+
+// ParseResourceVersion parses a resourceVersion; "" is 0.
+func ParseResourceVersion(rv string) (int64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("invalid resource version %q", rv)
+	}
+	return n, nil
+}
+
+func badResourceVersion(rv string) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", fmt.Errorf("invalid resource version %q", rv)))
+}
+
+// setResourceVersion stamps obj with rev.
+func setResourceVersion(obj runtime.Object, rev int64) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	m.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return nil
+}
+
+// encode returns the stored form of obj: its JSON without resourceVersion,
+// which etcd keeps as the key's mod revision instead.
+func (s *Store) encode(obj runtime.Object) ([]byte, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	rv := m.GetResourceVersion()
+	m.SetResourceVersion("")
+	m.SetSelfLink("")
+	defer m.SetResourceVersion(rv)
+	var buf bytes.Buffer
+	if err := s.codec.Encode(obj, &buf); err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// decode turns stored bytes into an object stamped with rev.
+func (s *Store) decode(data []byte, rev int64) (runtime.Object, error) {
+	obj, _, err := s.codec.Decode(data, nil, s.newFunc())
+	if err != nil {
+		return nil, fmt.Errorf("decode stored object: %w", err)
+	}
+	if err := setResourceVersion(obj, rev); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// Create stores obj at key if the key does not exist, and returns obj
+// stamped with the new resourceVersion. obj must not carry a
+// resourceVersion. ttl > 0 makes etcd delete the key after at least ttl
+// seconds (events use this).
+func (s *Store) Create(ctx context.Context, key string, obj runtime.Object, ttl int64) (runtime.Object, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	if m.GetResourceVersion() != "" {
+		return nil, errors.New("resourceVersion should not be set on objects to be created")
+	}
+	data, err := s.encode(obj)
+	if err != nil {
+		return nil, err
+	}
+	var opts []clientv3.OpOption
+	if ttl > 0 {
+		id, err := s.leases.get(ctx, ttl)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, clientv3.WithLease(id))
+	}
+	resp, err := s.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, string(data), opts...)).
+		Commit()
+	if err != nil {
+		return nil, err
+	}
+	if !resp.Succeeded {
+		return nil, &Error{Code: ErrCodeKeyExists, Key: key, Rev: resp.Header.Revision}
+	}
+	if err := setResourceVersion(obj, resp.Header.Revision); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// GetOptions qualify a Get.
+type GetOptions struct {
+	// ResourceVersion "" or "0" reads the latest state; "N" requires the
+	// latest state to be at least N (else a 504 Too large resource version).
+	ResourceVersion string
+}
+
+// Get returns the object at key, stamped with its mod revision.
+func (s *Store) Get(ctx context.Context, key string, opts GetOptions) (runtime.Object, error) {
+	minRV, err := ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return nil, badResourceVersion(opts.ResourceVersion)
+	}
+	resp, err := s.client.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMinimumRV(minRV, resp.Header.Revision); err != nil {
+		return nil, err
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, &Error{Code: ErrCodeKeyNotFound, Key: key, Rev: resp.Header.Revision}
+	}
+	return s.decode(resp.Kvs[0].Value, resp.Kvs[0].ModRevision)
+}
+
+// checkMinimumRV fails like kube-apiserver when a client asks for a state
+// newer than etcd has.
+func checkMinimumRV(minRV, current int64) error {
+	if minRV > current {
+		return tooLargeResourceVersion(minRV, current)
+	}
+	return nil
+}
+
+func tooLargeResourceVersion(want, current int64) error {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", want, current), 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
+		Type:    metav1.CauseTypeResourceVersionTooLarge,
+		Message: "Too large resource version",
+	}}
+	return err
+}
+
+// CurrentRevision returns etcd's current revision.
+func (s *Store) CurrentRevision(ctx context.Context) (int64, error) {
+	resp, err := s.client.Get(ctx, s.prefix, clientv3.WithCountOnly())
+	if err != nil {
+		return 0, err
+	}
+	return resp.Header.Revision, nil
+}
+
+// UpdateFunc computes the new state from the current one. It gets a private
+// copy it may modify and return. Returning an error aborts the update.
+type UpdateFunc func(current runtime.Object) (runtime.Object, error)
+
+// GuaranteedUpdate reads key, checks preconditions, applies tryUpdate and
+// writes the result if the key did not change meanwhile, retrying with the
+// fresh state when it did. If the result encodes to the stored bytes, nothing
+// is written and the resourceVersion stays the same (no watch event).
+// With ignoreNotFound, a missing key is created from tryUpdate(empty object).
+func (s *Store) GuaranteedUpdate(ctx context.Context, key string, precond *Preconditions, ignoreNotFound bool, ttl int64, tryUpdate UpdateFunc) (runtime.Object, error) {
+	resp, err := s.client.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		var current runtime.Object
+		var modRev int64
+		var stored []byte
+		if len(resp.Kvs) == 0 {
+			if !ignoreNotFound {
+				return nil, &Error{Code: ErrCodeKeyNotFound, Key: key, Rev: resp.Header.Revision}
+			}
+			current = s.newFunc()
+		} else {
+			kv := resp.Kvs[0]
+			modRev, stored = kv.ModRevision, kv.Value
+			if current, err = s.decode(stored, modRev); err != nil {
+				return nil, err
+			}
+		}
+		if err := precond.Check(key, current); err != nil {
+			return nil, err
+		}
+		updated, err := tryUpdate(current)
+		if err != nil {
+			return nil, err
+		}
+		data, err := s.encode(updated)
+		if err != nil {
+			return nil, err
+		}
+		if stored != nil && bytes.Equal(data, stored) {
+			if err := setResourceVersion(updated, modRev); err != nil {
+				return nil, err
+			}
+			return updated, nil
+		}
+		var opts []clientv3.OpOption
+		if ttl > 0 {
+			id, err := s.leases.get(ctx, ttl)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, clientv3.WithLease(id))
+		}
+		txn, err := s.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
+			Then(clientv3.OpPut(key, string(data), opts...)).
+			Else(clientv3.OpGet(key)).
+			Commit()
+		if err != nil {
+			return nil, err
+		}
+		if txn.Succeeded {
+			if err := setResourceVersion(updated, txn.Header.Revision); err != nil {
+				return nil, err
+			}
+			return updated, nil
+		}
+		// Someone else wrote first: start again from what they wrote.
+		resp = (*clientv3.GetResponse)(txn.Responses[0].GetResponseRange())
+	}
+}
+
+// Delete removes key if preconditions and validateDeletion (may be nil)
+// accept the current object, retrying if the key changes meanwhile. It
+// returns the object as it was last stored.
+func (s *Store) Delete(ctx context.Context, key string, precond *Preconditions, validateDeletion func(runtime.Object) error) (runtime.Object, error) {
+	resp, err := s.client.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if len(resp.Kvs) == 0 {
+			return nil, &Error{Code: ErrCodeKeyNotFound, Key: key, Rev: resp.Header.Revision}
+		}
+		kv := resp.Kvs[0]
+		current, err := s.decode(kv.Value, kv.ModRevision)
+		if err != nil {
+			return nil, err
+		}
+		if err := precond.Check(key, current); err != nil {
+			return nil, err
+		}
+		if validateDeletion != nil {
+			if err := validateDeletion(current); err != nil {
+				return nil, err
+			}
+		}
+		txn, err := s.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
+			Then(clientv3.OpDelete(key)).
+			Else(clientv3.OpGet(key)).
+			Commit()
+		if err != nil {
+			return nil, err
+		}
+		if txn.Succeeded {
+			return current, nil
+		}
+		resp = (*clientv3.GetResponse)(txn.Responses[0].GetResponseRange())
+	}
+}
+
+// ListOptions qualify GetList and Watch. The meaning of ResourceVersion and
+// ResourceVersionMatch is the one of the Kubernetes API concepts page.
+type ListOptions struct {
+	ResourceVersion      string
+	ResourceVersionMatch metav1.ResourceVersionMatch
+	Predicate            Predicate
+	// AllowWatchBookmarks asks a watch for BOOKMARK events.
+	AllowWatchBookmarks bool
+	// SendInitialEvents asks a watch to start with the current state as
+	// ADDED events, ended by an annotated BOOKMARK.
+	SendInitialEvents *bool
+}
+
+// listPageSize is how many keys GetList reads from etcd per round trip
+// when a selector filters the result.
+const listPageSize = 500
+
+// GetList lists the objects under key (a prefix ending in "/") or the one
+// object at key, filtered by opts.Predicate, one page at a time when
+// opts.Predicate.Limit is set. Every page of a paged list is read at the
+// revision of the first page.
+func (s *Store) GetList(ctx context.Context, key string, opts ListOptions) (runtime.Object, error) {
+	recursive := strings.HasSuffix(key, "/")
+	pred := opts.Predicate
+	var withRev int64
+	var minRV int64
+	startKey := key
+	paging := recursive && pred.Limit > 0
+	if recursive && pred.Continue != "" {
+		k, rv, err := decodeContinue(pred.Continue, key)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+		}
+		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			return nil, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+		startKey = k
+		if rv > 0 {
+			withRev = rv
+		}
+	} else if opts.ResourceVersion != "" {
+		rv, err := ParseResourceVersion(opts.ResourceVersion)
+		if err != nil {
+			return nil, badResourceVersion(opts.ResourceVersion)
+		}
+		switch opts.ResourceVersionMatch {
+		case metav1.ResourceVersionMatchExact:
+			withRev = rv
+		case metav1.ResourceVersionMatchNotOlderThan:
+			minRV = rv
+		case "":
+			// Legacy semantics: with a limit, a resourceVersion is an exact
+			// read (the first page of a consistent paged list); without,
+			// it is a lower bound.
+			if paging && rv > 0 {
+				withRev = rv
+			} else {
+				minRV = rv
+			}
+		default:
+			return nil, fmt.Errorf("unknown ResourceVersionMatch value: %v", opts.ResourceVersionMatch)
+		}
+	}
+
+	list := s.newList()
+	var items []runtime.Object
+	end := clientv3.GetPrefixRangeEnd(key)
+	limit := pred.Limit
+	if !pred.Empty() && limit > 0 && limit < listPageSize {
+		// Read ahead: a selector may drop most of what we read.
+		limit = listPageSize
+	}
+	var lastKey []byte
+	var hasMore bool
+	var remaining int64 = -1
+	for {
+		ops := []clientv3.OpOption{}
+		if recursive {
+			ops = append(ops, clientv3.WithRange(end))
+		}
+		if withRev > 0 {
+			ops = append(ops, clientv3.WithRev(withRev))
+		}
+		if recursive && limit > 0 {
+			ops = append(ops, clientv3.WithLimit(limit))
+		}
+		resp, err := s.client.Get(ctx, startKey, ops...)
+		if err != nil {
+			return nil, s.listError(ctx, err, withRev, pred.Continue != "", startKey, key)
+		}
+		if withRev == 0 {
+			withRev = resp.Header.Revision
+			if err := checkMinimumRV(minRV, withRev); err != nil {
+				return nil, err
+			}
+		}
+		hasMore = resp.More
+		for i, kv := range resp.Kvs {
+			if paging && int64(len(items)) >= pred.Limit {
+				hasMore = true
+				break
+			}
+			lastKey = kv.Key
+			obj, err := s.decode(kv.Value, kv.ModRevision)
+			if err != nil {
+				return nil, err
+			}
+			ok, err := pred.Matches(obj)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				items = append(items, obj)
+			}
+			if pred.Empty() && paging && int64(len(items)) == pred.Limit {
+				// Remaining = everything in range after this key.
+				remaining = resp.Count - int64(i) - 1
+			}
+		}
+		if !paging || !hasMore || int64(len(items)) >= pred.Limit {
+			break
+		}
+		startKey = string(lastKey) + "\x00"
+	}
+
+	if err := meta.SetList(list, items); err != nil {
+		return nil, err
+	}
+	lm, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, err
+	}
+	lm.SetResourceVersion(strconv.FormatInt(withRev, 10))
+	if paging && hasMore && lastKey != nil {
+		token, err := encodeContinue(string(lastKey)+"\x00", key, withRev)
+		if err != nil {
+			return nil, err
+		}
+		lm.SetContinue(token)
+		if pred.Empty() && remaining >= 0 {
+			lm.SetRemainingItemCount(&remaining)
+		}
+	}
+	return list, nil
+}
+
+// listError turns etcd's answer to a list at an old or future revision into
+// the API error kube-apiserver gives.
+func (s *Store) listError(ctx context.Context, err error, withRev int64, continuing bool, continueKey, prefix string) error {
+	if errors.Is(err, rpctypes.ErrFutureRev) {
+		current, cerr := s.CurrentRevision(ctx)
+		if cerr != nil {
+			return err
+		}
+		return tooLargeResourceVersion(withRev, current)
+	}
+	if !errors.Is(err, rpctypes.ErrCompacted) {
+		return err
+	}
+	if !continuing {
+		return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
+	}
+	// Offer a token that continues at the latest revision, as upstream does.
+	st := apierrors.NewResourceExpired("The provided continue parameter is too old " +
+		"to display a consistent list result. You can start a new list without " +
+		"the continue parameter, or use the continue token in this response to " +
+		"retrieve the remainder of the results. Continuing with the provided " +
+		"token results in an inconsistent list - objects that were created, " +
+		"modified, or deleted between the time the first chunk was returned " +
+		"and now may show up in the list.")
+	if token, terr := encodeContinue(continueKey, prefix, -1); terr == nil {
+		st.ErrStatus.ListMeta.Continue = token
+	}
+	return st
+}
+
+// Compact discards the history before rev. Reads and watches at older
+// revisions then fail with 410 Expired.
+func Compact(ctx context.Context, client *clientv3.Client, rev int64) error {
+	_, err := client.Compact(ctx, rev, clientv3.WithCompactPhysical())
+	if errors.Is(err, rpctypes.ErrCompacted) {
+		return nil
+	}
+	return err
+}

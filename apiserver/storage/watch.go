@@ -1,0 +1,320 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// watchBuffer is the number of events a watcher holds for a slow reader.
+// When it is full the watcher stops reading from etcd, which buffers the
+// rest; a slow reader delays only its own watch and loses nothing.
+const watchBuffer = 100
+
+// Watch streams the changes under key (a prefix ending in "/") or to the one
+// object at key, filtered by opts.Predicate:
+//
+//   - ResourceVersion N > 0: the changes after revision N.
+//   - ResourceVersion "" or "0" (and SendInitialEvents unset): first the
+//     current objects as ADDED events, then the changes after them.
+//   - SendInitialEvents=true: the current objects as ADDED events (the
+//     state at N or newer), then, if AllowWatchBookmarks, a BOOKMARK
+//     annotated k8s.io/initial-events-end, then the changes.
+//   - SendInitialEvents=false with no ResourceVersion: the changes from now.
+//
+// An object that stops matching the selectors arrives as DELETED, one that
+// starts matching as ADDED. With AllowWatchBookmarks, etcd's progress
+// BOOKMARK events carrying the revision reached arrive every bookmark
+// interval in which the watch sent nothing else.
+// A compacted N ends the stream with an ERROR event holding a 410 Expired
+// Status. The watch ends when ctx is done or Stop is called.
+func (s *Store) Watch(ctx context.Context, key string, opts ListOptions) (watch.Interface, error) {
+	rv, err := ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return nil, badResourceVersion(opts.ResourceVersion)
+	}
+	sendInitial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	initial := sendInitial || (opts.SendInitialEvents == nil && rv == 0)
+	startRev := rv
+	if initial && rv > 0 {
+		current, err := s.CurrentRevision(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if rv > current {
+			return nil, tooLargeResourceVersion(rv, current)
+		}
+	}
+	if !initial && rv == 0 {
+		if startRev, err = s.CurrentRevision(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &watcher{
+		s:          s,
+		ctx:        ctx,
+		cancel:     cancel,
+		key:        key,
+		recursive:  strings.HasSuffix(key, "/"),
+		pred:       opts.Predicate,
+		bookmarks:  opts.AllowWatchBookmarks,
+		endMarker:  sendInitial && opts.AllowWatchBookmarks,
+		initial:    initial,
+		startRev:   startRev,
+		result:     make(chan watch.Event, watchBuffer),
+		done:       make(chan struct{}),
+		acceptsAll: opts.Predicate.Empty(),
+	}
+	go w.run()
+	return w, nil
+}
+
+type watcher struct {
+	s          *Store
+	ctx        context.Context
+	cancel     context.CancelFunc
+	key        string
+	recursive  bool
+	pred       Predicate
+	acceptsAll bool
+	bookmarks  bool
+	endMarker  bool
+	initial    bool
+	startRev   int64
+
+	result   chan watch.Event
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+// ResultChan returns the events; it is closed when the watch ends.
+func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
+
+// Stop ends the watch and waits for its goroutine to finish. Safe to call
+// more than once and from any goroutine.
+func (w *watcher) Stop() {
+	w.stopOnce.Do(w.cancel)
+	<-w.done
+}
+
+func (w *watcher) run() {
+	defer close(w.done)
+	defer close(w.result)
+	if w.initial {
+		if !w.sendInitialState() {
+			return
+		}
+	}
+	opts := []clientv3.OpOption{clientv3.WithRev(w.startRev + 1), clientv3.WithPrevKV()}
+	if w.recursive {
+		opts = append(opts, clientv3.WithPrefix())
+	}
+	if w.bookmarks {
+		opts = append(opts, clientv3.WithProgressNotify())
+	}
+	// processed is the revision up to which every change under the key
+	// has been looked at (sent, or hidden by the selectors): what a
+	// BOOKMARK may promise.
+	processed := w.startRev
+	var tick <-chan time.Time
+	if w.bookmarks {
+		t := time.NewTicker(w.s.bookmarkInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	sentSinceTick := false
+	changes := w.s.client.Watch(w.ctx, w.key, opts...)
+	for {
+		select {
+		case <-tick:
+			if !sentSinceTick && !w.sendBookmark(processed, false) {
+				return
+			}
+			sentSinceTick = false
+			continue
+		case resp, ok := <-changes:
+			if !ok {
+				// The channel closes when ctx is done; closed with ctx
+				// alive means etcd went away.
+				if w.ctx.Err() == nil {
+					w.sendError(apierrors.NewInternalError(errors.New("watch channel closed by etcd")))
+				}
+				return
+			}
+			if err := resp.Err(); err != nil {
+				w.sendError(watchError(err))
+				return
+			}
+			if resp.IsProgressNotify() {
+				processed = max(processed, resp.Header.Revision)
+				continue
+			}
+			for _, ev := range resp.Events {
+				out, err := w.transform(ev)
+				if err != nil {
+					w.sendError(apierrors.NewInternalError(err))
+					return
+				}
+				processed = max(processed, ev.Kv.ModRevision)
+				if out == nil {
+					continue
+				}
+				if !w.send(*out) {
+					return
+				}
+				sentSinceTick = true
+			}
+		}
+	}
+}
+
+// sendInitialState sends the current objects as ADDED events and records
+// the revision they were read at.
+func (w *watcher) sendInitialState() bool {
+	var opts []clientv3.OpOption
+	if w.recursive {
+		opts = append(opts, clientv3.WithPrefix())
+	}
+	resp, err := w.s.client.Get(w.ctx, w.key, opts...)
+	if err != nil {
+		if w.ctx.Err() == nil {
+			w.sendError(watchError(err))
+		}
+		return false
+	}
+	for _, kv := range resp.Kvs {
+		obj, err := w.s.decode(kv.Value, kv.ModRevision)
+		if err != nil {
+			w.sendError(apierrors.NewInternalError(err))
+			return false
+		}
+		if ok, err := w.pred.Matches(obj); err != nil || !ok {
+			continue
+		}
+		if !w.send(watch.Event{Type: watch.Added, Object: obj}) {
+			return false
+		}
+	}
+	w.startRev = resp.Header.Revision
+	if w.endMarker {
+		return w.sendBookmark(w.startRev, true)
+	}
+	return true
+}
+
+// transform turns an etcd event into the API event this watcher shows,
+// or nil when the selectors hide it.
+func (w *watcher) transform(ev *clientv3.Event) (*watch.Event, error) {
+	rev := ev.Kv.ModRevision
+	switch {
+	case ev.Type == mvccpb.DELETE:
+		if ev.PrevKv == nil {
+			return nil, fmt.Errorf("delete of %s without its previous value", ev.Kv.Key)
+		}
+		// The last state, stamped with the revision of its deletion.
+		old, err := w.s.decode(ev.PrevKv.Value, rev)
+		if err != nil {
+			return nil, err
+		}
+		if ok, err := w.pred.Matches(old); err != nil || !ok {
+			return nil, err
+		}
+		return &watch.Event{Type: watch.Deleted, Object: old}, nil
+	case ev.IsCreate():
+		cur, err := w.s.decode(ev.Kv.Value, rev)
+		if err != nil {
+			return nil, err
+		}
+		if ok, err := w.pred.Matches(cur); err != nil || !ok {
+			return nil, err
+		}
+		return &watch.Event{Type: watch.Added, Object: cur}, nil
+	}
+	cur, err := w.s.decode(ev.Kv.Value, rev)
+	if err != nil {
+		return nil, err
+	}
+	if w.acceptsAll {
+		return &watch.Event{Type: watch.Modified, Object: cur}, nil
+	}
+	curOK, err := w.pred.Matches(cur)
+	if err != nil {
+		return nil, err
+	}
+	oldOK := false
+	var old runtime.Object
+	if ev.PrevKv != nil {
+		if old, err = w.s.decode(ev.PrevKv.Value, rev); err != nil {
+			return nil, err
+		}
+		if oldOK, err = w.pred.Matches(old); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case curOK && oldOK:
+		return &watch.Event{Type: watch.Modified, Object: cur}, nil
+	case curOK:
+		return &watch.Event{Type: watch.Added, Object: cur}, nil
+	case oldOK:
+		return &watch.Event{Type: watch.Deleted, Object: old}, nil
+	}
+	return nil, nil
+}
+
+func (w *watcher) send(ev watch.Event) bool {
+	select {
+	case w.result <- ev:
+		return true
+	case <-w.ctx.Done():
+		return false
+	}
+}
+
+// sendBookmark sends an empty object carrying only rev, annotated as the
+// end of the initial events when endOfInitial is set.
+func (w *watcher) sendBookmark(rev int64, endOfInitial bool) bool {
+	obj := w.s.newFunc()
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return false
+	}
+	if err := setResourceVersion(obj, rev); err != nil {
+		return false
+	}
+	if endOfInitial {
+		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+	}
+	return w.send(watch.Event{Type: watch.Bookmark, Object: obj})
+}
+
+func (w *watcher) sendError(err error) {
+	var status *apierrors.StatusError
+	if !errors.As(err, &status) {
+		status = apierrors.NewInternalError(err)
+	}
+	st := status.Status()
+	w.send(watch.Event{Type: watch.Error, Object: &st})
+}
+
+// watchError maps etcd's watch failures to the API errors kube-apiserver
+// sends in an ERROR event.
+func watchError(err error) error {
+	if errors.Is(err, rpctypes.ErrCompacted) {
+		return apierrors.NewResourceExpired("The resourceVersion for the provided watch is too old.")
+	}
+	return apierrors.NewInternalError(err)
+}
