@@ -1,0 +1,632 @@
+package openapi
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"unicode"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// The verbs a Resource or Subresource may list, as in API discovery.
+const (
+	VerbCreate           = "create"
+	VerbDelete           = "delete"
+	VerbDeleteCollection = "deletecollection"
+	VerbGet              = "get"
+	VerbList             = "list"
+	VerbPatch            = "patch"
+	VerbUpdate           = "update"
+	VerbWatch            = "watch"
+)
+
+// Media types this server answers with. It speaks JSON only (no YAML, no
+// protobuf), so unlike kube-apiserver's documents these list only JSON.
+var (
+	objectMediaTypes = []string{"application/json"}
+	streamMediaTypes = []string{"application/json", "application/json;stream=watch"}
+)
+
+// patchContentTypes are the PATCH bodies this server accepts. Server-side
+// apply (application/apply-patch+yaml) is not among them.
+var patchContentTypes = []string{
+	string(types.JSONPatchType),
+	string(types.MergePatchType),
+	string(types.StrategicMergePatchType),
+}
+
+// prettyDescription is the text kube-apiserver gives the pretty parameter.
+const prettyDescription = "If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget)."
+
+const namespaceDescription = "object name and auth scope, such as for teams and projects"
+
+// The query parameters of each kind of operation, taken from the fields of
+// the option types (for their types and descriptions). Fields this server
+// has no use for are left out: force (server-side apply only), shardSelector
+// and ignoreStoreReadErrorWithClusterBreakingPotential.
+var (
+	createQuery = queryFields{&metav1.CreateOptions{}, []string{"dryRun", "fieldManager", "fieldValidation"}}
+	updateQuery = queryFields{&metav1.UpdateOptions{}, []string{"dryRun", "fieldManager", "fieldValidation"}}
+	patchQuery  = queryFields{&metav1.PatchOptions{}, []string{"dryRun", "fieldManager", "fieldValidation"}}
+	deleteQuery = queryFields{&metav1.DeleteOptions{}, []string{"dryRun", "gracePeriodSeconds", "orphanDependents", "propagationPolicy"}}
+	listQuery   = queryFields{&metav1.ListOptions{}, []string{"allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion", "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds", "watch"}}
+	// deletecollection takes the list selectors but cannot watch.
+	deleteCollectionListQuery = queryFields{listQuery.options, without(listQuery.names, "watch", "allowWatchBookmarks")}
+)
+
+type queryFields struct {
+	options any      // pointer to an options struct with a SwaggerDoc method
+	names   []string // json names of the fields to offer
+}
+
+func without(names []string, drop ...string) []string {
+	var out []string
+	for _, n := range names {
+		if !contains(drop, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// params turns the chosen fields into query parameters: the JSON type of the
+// field and its SwaggerDoc text. Like kube-apiserver's, each schema says
+// uniqueItems: true.
+func (q queryFields) params() ([]*spec3.Parameter, error) {
+	t := reflect.TypeOf(q.options).Elem()
+	docs := docsOf(t)
+	byName := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			byName[name] = f.Type
+		}
+	}
+	var out []*spec3.Parameter
+	for _, name := range q.names {
+		ft, ok := byName[name]
+		if !ok {
+			return nil, fmt.Errorf("%v has no field %q", t, name)
+		}
+		typ, err := queryType(ft)
+		if err != nil {
+			return nil, fmt.Errorf("%v.%s: %w", t, name, err)
+		}
+		out = append(out, queryParam(name, docs[name], typ))
+	}
+	return out, nil
+}
+
+// queryType is the JSON type of a query parameter. A repeated parameter
+// ([]string) is described by its element type, as upstream does.
+func queryType(t reflect.Type) (string, error) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "boolean", nil
+	case reflect.String:
+		return "string", nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer", nil
+	case reflect.Float32, reflect.Float64:
+		return "number", nil
+	}
+	return "", fmt.Errorf("no query parameter type for %v", t)
+}
+
+func queryParam(name, description, typ string) *spec3.Parameter {
+	return &spec3.Parameter{ParameterProps: spec3.ParameterProps{
+		Name: name, In: "query", Description: description,
+		Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{typ}, UniqueItems: true}},
+	}}
+}
+
+func pathParam(name, description string) *spec3.Parameter {
+	return &spec3.Parameter{ParameterProps: spec3.ParameterProps{
+		Name: name, In: "path", Description: description, Required: true,
+		Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"string"}, UniqueItems: true}},
+	}}
+}
+
+// queryParamSets holds the built query parameters, computed once per New.
+type queryParamSets struct {
+	create, update, patch, delete, list, deleteCollection []*spec3.Parameter
+}
+
+func buildQueryParamSets() (*queryParamSets, error) {
+	var q queryParamSets
+	for _, x := range []struct {
+		dst *[]*spec3.Parameter
+		src []queryFields
+	}{
+		{&q.create, []queryFields{createQuery}},
+		{&q.update, []queryFields{updateQuery}},
+		{&q.patch, []queryFields{patchQuery}},
+		{&q.delete, []queryFields{deleteQuery}},
+		{&q.list, []queryFields{listQuery}},
+		{&q.deleteCollection, []queryFields{deleteQuery, deleteCollectionListQuery}},
+	} {
+		for _, src := range x.src {
+			ps, err := src.params()
+			if err != nil {
+				return nil, err
+			}
+			*x.dst = append(*x.dst, ps...)
+		}
+	}
+	return &q, nil
+}
+
+// route is one operation before it is placed in the document.
+type route struct {
+	method      string // GET, POST, PUT, PATCH, DELETE
+	path        string
+	verb        string // first word of the operation name: list, create, read ...
+	rest        string // the rest of it: NamespacedPod, PodListForAllNamespaces ...
+	action      string // x-kubernetes-action; empty for discovery
+	gvk         *schema.GroupVersionKind
+	description string
+	params      []*spec3.Parameter
+	body        *body
+	responses   []response
+}
+
+type body struct {
+	model        any
+	contentTypes []string
+	required     bool
+}
+
+type response struct {
+	code        int
+	description string
+	model       any
+	mediaTypes  []string
+}
+
+// gvRoot is the URL prefix of a group-version: /api/v1 or /apis/<group>/<version>.
+func gvRoot(gv schema.GroupVersion) string {
+	if gv.Group == "" {
+		return "/api/" + gv.Version
+	}
+	return "/apis/" + gv.Group + "/" + gv.Version
+}
+
+// routesFor lists the operations of one group-version, following the
+// actions kube-apiserver's installer registers for each verb.
+func routesFor(gv schema.GroupVersion, resources []Resource, q *queryParamSets) ([]route, error) {
+	root := gvRoot(gv)
+	routes := []route{{
+		method: "GET", path: root + "/", verb: "get", rest: "APIResources",
+		description: "get available resources",
+		responses:   []response{{200, "OK", &metav1.APIResourceList{}, objectMediaTypes}},
+	}}
+	for _, r := range resources {
+		rs, err := resourceRoutes(root, r, q)
+		if err != nil {
+			return nil, fmt.Errorf("resource %s: %w", r.Plural, err)
+		}
+		routes = append(routes, rs...)
+	}
+	return routes, nil
+}
+
+func resourceRoutes(root string, r Resource, q *queryParamSets) ([]route, error) {
+	kind := r.Kind.Kind
+	gvk := r.Kind
+	has := func(v string) bool { return contains(r.Verbs, v) }
+	for _, v := range r.Verbs {
+		if !contains([]string{VerbCreate, VerbDelete, VerbDeleteCollection, VerbGet, VerbList, VerbPatch, VerbUpdate, VerbWatch}, v) {
+			return nil, fmt.Errorf("unknown verb %q", v)
+		}
+	}
+
+	// Paths relative to root, with the parameters they carry.
+	scope, rel := "", r.Plural
+	var scopeParams []*spec3.Parameter
+	if r.Namespaced {
+		scope, rel = "Namespaced", "namespaces/{namespace}/"+r.Plural
+		scopeParams = []*spec3.Parameter{pathParam("namespace", namespaceDescription)}
+	}
+	itemRel := rel + "/{name}"
+	nameParam := func(kind string) *spec3.Parameter { return pathParam("name", "name of the "+kind) }
+	collectionParams := scopeParams
+	itemParams := append(clone(scopeParams), nameParam(kind))
+
+	pretty := queryParam("pretty", prettyDescription, "string")
+	with := func(groups ...[]*spec3.Parameter) []*spec3.Parameter {
+		out := []*spec3.Parameter{pretty}
+		for _, g := range groups {
+			out = append(out, g...)
+		}
+		return out
+	}
+	objectResponses := func(obj any, codes ...int) []response {
+		var out []response
+		for _, c := range codes {
+			out = append(out, response{c, statusText(c), obj, objectMediaTypes})
+		}
+		return out
+	}
+	deleted := any(&metav1.Status{})
+	if r.DeleteReturnsObject {
+		deleted = r.Object
+	}
+
+	var routes []route
+	add := func(rt route) {
+		if rt.gvk == nil {
+			rt.gvk = &gvk
+		}
+		routes = append(routes, rt)
+	}
+	if has(VerbList) {
+		if r.List == nil {
+			return nil, fmt.Errorf("verb list needs a List object")
+		}
+		desc := "list objects of kind " + kind
+		if has(VerbWatch) {
+			desc = "list or watch objects of kind " + kind
+		}
+		add(route{method: "GET", path: root + "/" + rel, verb: "list", rest: scope + kind, action: "list",
+			description: desc, params: with(q.list, collectionParams),
+			responses: []response{{200, "OK", r.List, streamMediaTypes}}})
+		if r.Namespaced {
+			add(route{method: "GET", path: root + "/" + r.Plural, verb: "list", rest: kind + "ForAllNamespaces", action: "list",
+				description: desc, params: with(q.list),
+				responses: []response{{200, "OK", r.List, streamMediaTypes}}})
+		}
+	}
+	if has(VerbCreate) {
+		add(route{method: "POST", path: root + "/" + rel, verb: "create", rest: scope + kind, action: "post",
+			description: "create" + article(kind) + kind, params: with(q.create, collectionParams),
+			body:      &body{r.Object, []string{"*/*"}, true},
+			responses: objectResponses(r.Object, 200, 201, 202)})
+	}
+	if has(VerbDeleteCollection) {
+		add(route{method: "DELETE", path: root + "/" + rel, verb: "deletecollection", rest: scope + kind, action: "deletecollection",
+			description: "delete collection of " + kind, params: with(q.deleteCollection, collectionParams),
+			body:      &body{&metav1.DeleteOptions{}, []string{"*/*"}, false},
+			responses: objectResponses(&metav1.Status{}, 200)})
+	}
+	if has(VerbWatch) && has(VerbList) {
+		// The legacy /watch/ form of a list watch, kept by kube-apiserver for old clients.
+		watchList := route{method: "GET", path: root + "/watch/" + rel, verb: "watch", rest: scope + kind + "List", action: "watchlist",
+			description: "watch individual changes to a list of " + kind + ". deprecated: use the 'watch' parameter with a list operation instead.",
+			params:      with(q.list, collectionParams),
+			responses:   []response{{200, "OK", &metav1.WatchEvent{}, streamMediaTypes}}}
+		add(watchList)
+		if r.Namespaced {
+			watchList.path = root + "/watch/" + r.Plural
+			watchList.rest = kind + "ListForAllNamespaces"
+			watchList.params = with(q.list)
+			add(watchList)
+		}
+	}
+	if has(VerbGet) {
+		add(route{method: "GET", path: root + "/" + itemRel, verb: "read", rest: scope + kind, action: "get",
+			description: "read the specified " + kind, params: with(itemParams),
+			responses: objectResponses(r.Object, 200)})
+	}
+	if has(VerbUpdate) {
+		add(route{method: "PUT", path: root + "/" + itemRel, verb: "replace", rest: scope + kind, action: "put",
+			description: "replace the specified " + kind, params: with(q.update, itemParams),
+			body:      &body{r.Object, []string{"*/*"}, true},
+			responses: objectResponses(r.Object, 200, 201)})
+	}
+	if has(VerbPatch) {
+		// Only 200: kube-apiserver also lists 201, which only server-side
+		// apply can produce.
+		add(route{method: "PATCH", path: root + "/" + itemRel, verb: "patch", rest: scope + kind, action: "patch",
+			description: "partially update the specified " + kind, params: with(q.patch, itemParams),
+			body:      &body{&metav1.Patch{}, patchContentTypes, true},
+			responses: objectResponses(r.Object, 200)})
+	}
+	if has(VerbDelete) {
+		add(route{method: "DELETE", path: root + "/" + itemRel, verb: "delete", rest: scope + kind, action: "delete",
+			description: "delete" + article(kind) + kind, params: with(q.delete, itemParams),
+			body:      &body{&metav1.DeleteOptions{}, []string{"*/*"}, false},
+			responses: objectResponses(deleted, 200, 202)})
+	}
+	if has(VerbWatch) {
+		add(route{method: "GET", path: root + "/watch/" + itemRel, verb: "watch", rest: scope + kind, action: "watch",
+			description: "watch changes to an object of kind " + kind + ". deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.",
+			params:      with(q.list, itemParams),
+			responses:   []response{{200, "OK", &metav1.WatchEvent{}, streamMediaTypes}}})
+	}
+
+	for _, sub := range r.Subresources {
+		rs, err := subresourceRoutes(root, scope, itemRel, scopeParams, kind, sub, q, with)
+		if err != nil {
+			return nil, fmt.Errorf("subresource %s: %w", sub.Name, err)
+		}
+		routes = append(routes, rs...)
+	}
+	return routes, nil
+}
+
+// subresourceRoutes lists the operations of pods/status, pods/binding and
+// the like. Their operation names and descriptions use the parent's kind;
+// their x-kubernetes-group-version-kind, name parameter text and bodies use
+// the subresource's kind.
+func subresourceRoutes(root, scope, parentItemRel string, scopeParams []*spec3.Parameter, parentKind string,
+	sub Subresource, q *queryParamSets, with func(...[]*spec3.Parameter) []*spec3.Parameter) ([]route, error) {
+	if sub.Name == "" || strings.Contains(sub.Name, "/") {
+		return nil, fmt.Errorf("bad subresource name %q", sub.Name)
+	}
+	if sub.Object == nil {
+		return nil, fmt.Errorf("no Object")
+	}
+	if sub.Kind.Kind == "" || sub.Kind.Version == "" {
+		return nil, fmt.Errorf("incomplete Kind %v", sub.Kind)
+	}
+	gvk := sub.Kind
+	path := root + "/" + parentItemRel + "/" + sub.Name
+	params := append(clone(scopeParams), pathParam("name", "name of the "+sub.Kind.Kind))
+	rest := scope + parentKind + titleCase(sub.Name)
+	resp := func(codes ...int) []response {
+		var out []response
+		for _, c := range codes {
+			out = append(out, response{c, statusText(c), sub.Object, objectMediaTypes})
+		}
+		return out
+	}
+	var routes []route
+	for _, v := range sub.Verbs {
+		var rt route
+		switch v {
+		case VerbGet:
+			rt = route{method: "GET", verb: "read", action: "get",
+				description: "read " + sub.Name + " of the specified " + parentKind, params: with(params), responses: resp(200)}
+		case VerbCreate:
+			rt = route{method: "POST", verb: "create", action: "post",
+				description: "create " + sub.Name + " of" + article(parentKind) + parentKind, params: with(q.create, params),
+				body: &body{sub.Object, []string{"*/*"}, true}, responses: resp(200, 201, 202)}
+		case VerbUpdate:
+			rt = route{method: "PUT", verb: "replace", action: "put",
+				description: "replace " + sub.Name + " of the specified " + parentKind, params: with(q.update, params),
+				body: &body{sub.Object, []string{"*/*"}, true}, responses: resp(200, 201)}
+		case VerbPatch:
+			rt = route{method: "PATCH", verb: "patch", action: "patch",
+				description: "partially update " + sub.Name + " of the specified " + parentKind, params: with(q.patch, params),
+				body: &body{&metav1.Patch{}, patchContentTypes, true}, responses: resp(200)}
+		case VerbDelete:
+			rt = route{method: "DELETE", verb: "delete", action: "delete",
+				description: "delete " + sub.Name + " of" + article(parentKind) + parentKind, params: with(q.delete, params),
+				body: &body{&metav1.DeleteOptions{}, []string{"*/*"}, false}}
+			for _, c := range []int{200, 202} {
+				rt.responses = append(rt.responses, response{c, statusText(c), &metav1.Status{}, objectMediaTypes})
+			}
+		default:
+			return nil, fmt.Errorf("verb %q is not supported on a subresource", v)
+		}
+		rt.path, rt.rest, rt.gvk = path, rest, &gvk
+		routes = append(routes, rt)
+	}
+	return routes, nil
+}
+
+func clone(ps []*spec3.Parameter) []*spec3.Parameter {
+	return append([]*spec3.Parameter(nil), ps...)
+}
+
+func statusText(code int) string {
+	switch code {
+	case 200:
+		return "OK"
+	case 201:
+		return "Created"
+	case 202:
+		return "Accepted"
+	}
+	return fmt.Sprint(code)
+}
+
+// article returns " a ", " an " or, for a plural-looking noun, " ", so that
+// "create"+article(kind)+kind reads like kube-apiserver's descriptions.
+func article(noun string) string {
+	if strings.HasSuffix(noun, "s") && !strings.HasSuffix(noun, "ss") {
+		return " "
+	}
+	if noun != "" && strings.ContainsRune("aeiouAEIOU", rune(noun[0])) {
+		return " an "
+	}
+	return " a "
+}
+
+// titleCase upper-cases the first letter and lower-cases the rest
+// (status -> Status, ephemeralcontainers -> Ephemeralcontainers).
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + strings.ToLower(s[1:])
+}
+
+// identifier turns s into an operation-id fragment: letters, digits (not
+// first) and underscores are kept, anything else is dropped and upper-cases
+// the letter after it. "rbac.authorization" -> "rbacAuthorization".
+func identifier(s string, capitalizeFirst bool) string {
+	var b strings.Builder
+	upper := capitalizeFirst
+	for i, r := range s {
+		if unicode.IsLetter(r) || r == '_' || (i != 0 && unicode.IsDigit(r)) {
+			if upper {
+				r = unicode.ToUpper(r)
+				upper = false
+			}
+			b.WriteRune(r)
+		} else {
+			upper = true
+		}
+	}
+	return b.String()
+}
+
+// operationNaming gives the operation id and tag of a group-version the way
+// kube-apiserver does: the verb, then the group without ".k8s.io" ("core"
+// for the legacy group), the version, and the rest of the operation name:
+// listCoreV1NamespacedPod, readCoordinationV1NamespacedLease; tag core_v1.
+func operationNaming(gv schema.GroupVersion) (id func(verb, rest string) string, tag string) {
+	group := strings.TrimSuffix(gv.Group, ".k8s.io")
+	if gv.Group == "" {
+		group = "core"
+	}
+	tag = identifier(group, false) + "_" + identifier(gv.Version, false)
+	gvPart := identifier(group, true) + identifier(gv.Version, true)
+	return func(verb, rest string) string { return verb + gvPart + identifier(rest, true) }, tag
+}
+
+// buildDocument assembles the OpenAPI v3 document of one group-version.
+func buildDocument(gv schema.GroupVersion, resources []Resource, q *queryParamSets, version string,
+	gvksFor func(schema.GroupVersion, reflect.Type) []schema.GroupVersionKind) (*spec3.OpenAPI, error) {
+	routes, err := routesFor(gv, resources, q)
+	if err != nil {
+		return nil, err
+	}
+	sb := newSchemaBuilder(func(t reflect.Type) []schema.GroupVersionKind { return gvksFor(gv, t) })
+	opID, tag := operationNaming(gv)
+
+	byPath := map[string][]route{}
+	for _, rt := range routes {
+		byPath[rt.path] = append(byPath[rt.path], rt)
+	}
+	paths := map[string]*spec3.Path{}
+	for path, rts := range byPath {
+		item := &spec3.Path{}
+		common := commonParams(rts)
+		for _, p := range rts[0].params {
+			if common[paramKey(p)] {
+				item.Parameters = append(item.Parameters, p)
+			}
+		}
+		sortParams(item.Parameters)
+		for _, rt := range rts {
+			op, err := buildOperation(rt, common, opID, tag, sb)
+			if err != nil {
+				return nil, err
+			}
+			var slot **spec3.Operation
+			switch rt.method {
+			case "GET":
+				slot = &item.Get
+			case "POST":
+				slot = &item.Post
+			case "PUT":
+				slot = &item.Put
+			case "PATCH":
+				slot = &item.Patch
+			case "DELETE":
+				slot = &item.Delete
+			}
+			if *slot != nil {
+				return nil, fmt.Errorf("two %s operations on %s (%s and %s)", rt.method, path, (*slot).OperationId, op.OperationId)
+			}
+			*slot = op
+		}
+		paths[path] = item
+	}
+
+	return &spec3.OpenAPI{
+		Version: "3.0.0",
+		Info:    &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: version}},
+		Paths:   &spec3.Paths{Paths: paths},
+		Components: &spec3.Components{
+			Schemas: sb.schemas,
+		},
+	}, nil
+}
+
+type paramID struct{ name, in string }
+
+func paramKey(p *spec3.Parameter) paramID { return paramID{p.Name, p.In} }
+
+// commonParams finds the parameters every operation of a path has; like
+// kube-apiserver, the document lists those once, on the path.
+func commonParams(rts []route) map[paramID]bool {
+	count := map[paramID]int{}
+	for _, rt := range rts {
+		for _, p := range rt.params {
+			count[paramKey(p)]++
+		}
+	}
+	common := map[paramID]bool{}
+	for k, n := range count {
+		if n == len(rts) {
+			common[k] = true
+		}
+	}
+	return common
+}
+
+func sortParams(ps []*spec3.Parameter) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Name != ps[j].Name {
+			return ps[i].Name < ps[j].Name
+		}
+		return ps[i].In < ps[j].In
+	})
+}
+
+func buildOperation(rt route, common map[paramID]bool, opID func(verb, rest string) string, tag string, sb *schemaBuilder) (*spec3.Operation, error) {
+	op := &spec3.Operation{OperationProps: spec3.OperationProps{
+		Tags:        []string{tag},
+		Description: rt.description,
+		OperationId: opID(rt.verb, rt.rest),
+		Responses:   &spec3.Responses{ResponsesProps: spec3.ResponsesProps{StatusCodeResponses: map[int]*spec3.Response{}}},
+	}}
+	for _, p := range rt.params {
+		if !common[paramKey(p)] {
+			op.Parameters = append(op.Parameters, p)
+		}
+	}
+	sortParams(op.Parameters)
+	if rt.body != nil {
+		ref, err := sb.refTo(rt.body.model)
+		if err != nil {
+			return nil, err
+		}
+		rb := &spec3.RequestBody{RequestBodyProps: spec3.RequestBodyProps{Content: map[string]*spec3.MediaType{}, Required: rt.body.required}}
+		for _, ct := range rt.body.contentTypes {
+			rb.Content[ct] = &spec3.MediaType{MediaTypeProps: spec3.MediaTypeProps{Schema: ref}}
+		}
+		op.RequestBody = rb
+	}
+	for _, resp := range rt.responses {
+		ref, err := sb.refTo(resp.model)
+		if err != nil {
+			return nil, err
+		}
+		r := &spec3.Response{ResponseProps: spec3.ResponseProps{Description: resp.description, Content: map[string]*spec3.MediaType{}}}
+		for _, mt := range resp.mediaTypes {
+			r.Content[mt] = &spec3.MediaType{MediaTypeProps: spec3.MediaTypeProps{Schema: ref}}
+		}
+		op.Responses.StatusCodeResponses[resp.code] = r
+	}
+	if rt.action != "" {
+		op.AddExtension(extAction, rt.action)
+	}
+	if rt.gvk != nil {
+		op.AddExtension(extGVK, map[string]any{"group": rt.gvk.Group, "version": rt.gvk.Version, "kind": rt.gvk.Kind})
+	}
+	return op, nil
+}
