@@ -1,0 +1,232 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesim/kubesim/apiserver/storage"
+)
+
+// Signals from inside the delete's update loop.
+var (
+	errDeleteNow        = errors.New("delete now")
+	errAlreadyDeleting  = errors.New("already being deleted")
+	errNoGracePeriodSet = errors.New("graceful delete without a grace period")
+)
+
+// deletePlan is what a delete request means for the current object.
+type deletePlan int
+
+const (
+	deleteImmediately deletePlan = iota // remove the key now
+	deleteGracefully                    // (re)write deletionTimestamp and grace period
+	deletePending                       // already being deleted; nothing changes
+)
+
+// planDelete decides, like kube-apiserver's BeforeDelete, whether deleting
+// obj is immediate, graceful (and then stamps obj), or already under way.
+// It may set opts.GracePeriodSeconds.
+func (s *Store) planDelete(obj runtime.Object, opts *metav1.DeleteOptions) (deletePlan, error) {
+	m, err := metaOf(obj)
+	if err != nil {
+		return 0, err
+	}
+	// Negative grace periods count as one second.
+	if g := opts.GracePeriodSeconds; g != nil && *g < 0 {
+		one := int64(1)
+		opts.GracePeriodSeconds = &one
+	}
+	if g := m.GetDeletionGracePeriodSeconds(); g != nil && *g < 0 {
+		one := int64(1)
+		m.SetDeletionGracePeriodSeconds(&one)
+	}
+	if s.Resource.CheckGracefulDelete == nil {
+		return deleteImmediately, nil
+	}
+	if ts := m.GetDeletionTimestamp(); ts != nil {
+		cur := m.GetDeletionGracePeriodSeconds()
+		if cur == nil || *cur == 0 {
+			return deleteImmediately, nil
+		}
+		// A second delete may only shorten the grace period.
+		if g := opts.GracePeriodSeconds; g != nil {
+			if *g >= *cur {
+				return deletePending, nil
+			}
+			start := ts.Add(-time.Duration(*cur) * time.Second)
+			newTS := metav1.NewTime(start.Add(time.Duration(*g) * time.Second))
+			period := *g
+			m.SetDeletionTimestamp(&newTS)
+			m.SetDeletionGracePeriodSeconds(&period)
+			return deleteGracefully, nil
+		}
+		opts.GracePeriodSeconds = cur
+		return deletePending, nil
+	}
+	if !s.Resource.CheckGracefulDelete(obj, opts) {
+		return deleteImmediately, nil
+	}
+	if opts.GracePeriodSeconds == nil {
+		return 0, apierrors.NewInternalError(errNoGracePeriodSet)
+	}
+	period := *opts.GracePeriodSeconds
+	ts := metav1.NewTime(metav1.Now().Add(time.Duration(period) * time.Second))
+	m.SetDeletionTimestamp(&ts)
+	m.SetDeletionGracePeriodSeconds(&period)
+	if g := m.GetGeneration(); g > 0 {
+		m.SetGeneration(g + 1)
+	}
+	return deleteGracefully, nil
+}
+
+// deletedStatus is what a delete that removed the object answers: a
+// Success Status naming it (Kind holds the resource, as upstream).
+func (s *Store) deletedStatus(obj runtime.Object) (runtime.Object, error) {
+	m, err := metaOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	gr := s.Resource.GroupResource()
+	return &metav1.Status{
+		Status:  metav1.StatusSuccess,
+		Details: &metav1.StatusDetails{Name: m.GetName(), Group: gr.Group, Kind: gr.Resource, UID: m.GetUID()},
+	}, nil
+}
+
+// Delete deletes an object the way kube-apiserver does:
+//
+//   - preconditions (uid, resourceVersion) that do not hold give 409;
+//   - a graceful resource (a pod bound to a node) gets deletionTimestamp
+//     (now + grace period) and deletionGracePeriodSeconds and stays, a
+//     MODIFIED event for watchers; deleting it again may only shorten the
+//     period, and a period of 0 removes it;
+//   - an object with finalizers gets a deletionTimestamp and stays until
+//     its finalizers are removed;
+//   - anything else is removed at once.
+//
+// It returns the object when it stays (deleted=false) and a Success Status
+// when it is gone (deleted=true).
+func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValidation ValidateObjectFunc, opts *metav1.DeleteOptions) (out runtime.Object, deleted bool, err error) {
+	key, err := s.checkedKey(namespace, name)
+	if err != nil {
+		return nil, false, err
+	}
+	if opts == nil {
+		opts = &metav1.DeleteOptions{}
+	}
+	current, err := s.storage.Get(ctx, key, storage.GetOptions{})
+	if err != nil {
+		return nil, false, s.interpret(err, name)
+	}
+	var precond *storage.Preconditions
+	if p := opts.Preconditions; p != nil {
+		precond = &storage.Preconditions{UID: p.UID, ResourceVersion: p.ResourceVersion}
+		if err := precond.Check(key, current); err != nil {
+			return nil, false, s.interpret(err, name)
+		}
+	}
+	plan, err := s.planDelete(current.DeepCopyObject(), opts.DeepCopy())
+	if err != nil {
+		return nil, false, err
+	}
+	if plan == deletePending {
+		out, err := s.deletedStatus(current)
+		return out, false, err
+	}
+	cm, _ := metaOf(current)
+	if plan == deleteGracefully || len(cm.GetFinalizers()) > 0 {
+		var graceLeft int64
+		var finalizers bool
+		updated, err := s.storage.GuaranteedUpdate(ctx, key, precond, false, s.Resource.TTLSeconds, func(existing runtime.Object) (runtime.Object, error) {
+			if deleteValidation != nil {
+				if err := deleteValidation(ctx, existing); err != nil {
+					return nil, err
+				}
+			}
+			o := opts.DeepCopy()
+			plan, err := s.planDelete(existing, o)
+			if err != nil {
+				return nil, err
+			}
+			m, err := metaOf(existing)
+			if err != nil {
+				return nil, err
+			}
+			finalizers = len(m.GetFinalizers()) > 0
+			switch {
+			case plan == deletePending:
+				return nil, errAlreadyDeleting
+			case plan == deleteGracefully:
+				graceLeft = *o.GracePeriodSeconds
+				return existing, nil
+			case finalizers:
+				// Not graceful, but held by finalizers: mark it.
+				if m.GetDeletionTimestamp() == nil {
+					now := metav1.Now()
+					m.SetDeletionTimestamp(&now)
+				}
+				zero := int64(0)
+				m.SetDeletionGracePeriodSeconds(&zero)
+				return existing, nil
+			}
+			return nil, errDeleteNow
+		})
+		switch {
+		case errors.Is(err, errAlreadyDeleting):
+			out, err := s.deletedStatus(current)
+			return out, false, err
+		case errors.Is(err, errDeleteNow):
+		case err != nil:
+			return nil, false, s.interpret(err, name)
+		case finalizers || graceLeft > 0:
+			return updated, false, nil
+		default:
+			// Graceful with a zero period: written, now removed.
+			rv := mustRV(updated)
+			precond = &storage.Preconditions{ResourceVersion: &rv}
+		}
+	}
+	old, err := s.storage.Delete(ctx, key, precond, func(obj runtime.Object) error {
+		if deleteValidation != nil {
+			return deleteValidation(ctx, obj)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, s.interpret(err, name)
+	}
+	out, err = s.deletedStatus(old)
+	return out, true, err
+}
+
+// DeleteCollection deletes every object in namespace that matches
+// listOpts, each as Delete would, and returns the list of what matched.
+func (s *Store) DeleteCollection(ctx context.Context, namespace string, deleteValidation ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *metainternalversion.ListOptions) (runtime.Object, error) {
+	list, err := s.List(ctx, namespace, listOpts)
+	if err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, item := range items {
+		m, err := metaOf(item)
+		if err != nil {
+			return nil, err
+		}
+		o := opts.DeepCopy()
+		if _, _, err := s.Delete(ctx, m.GetNamespace(), m.GetName(), deleteValidation, o); err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("delete %s: %w", m.GetName(), err)
+		}
+	}
+	return list, nil
+}

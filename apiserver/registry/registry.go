@@ -1,0 +1,68 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Registry holds the stores of every resource the server serves.
+type Registry struct {
+	Pods       *Store
+	PodStatus  *Store
+	Binder     *Binder
+	Nodes      *Store
+	NodeStatus *Store
+	Namespaces *Store
+	// NamespaceStatus and NamespaceFinalize serve namespaces/status and
+	// namespaces/finalize.
+	NamespaceStatus   *Store
+	NamespaceFinalize *Store
+	Events            *Store
+	Leases            *Store
+}
+
+// New builds the stores on cfg's etcd client.
+func New(cfg StoreConfig) (*Registry, error) {
+	var r Registry
+	for _, s := range []struct {
+		dst **Store
+		res *Resource
+	}{
+		{&r.Pods, Pods}, {&r.Nodes, Nodes}, {&r.Namespaces, Namespaces},
+		{&r.Events, Events}, {&r.Leases, Leases},
+	} {
+		st, err := NewStore(s.res, cfg)
+		if err != nil {
+			return nil, err
+		}
+		*s.dst = st
+	}
+	r.PodStatus = r.Pods.WithStrategy(PodStatusStrategy)
+	r.Binder = NewBinder(r.Pods)
+	r.NodeStatus = r.Nodes.WithStrategy(NodeStatusStrategy)
+	r.NamespaceStatus = r.Namespaces.WithStrategy(NamespaceStatusStrategy)
+	r.NamespaceFinalize = r.Namespaces.WithStrategy(NamespaceFinalizeStrategy)
+	return &r, nil
+}
+
+// NamespacedContent lists the stores whose objects live in namespaces.
+func (r *Registry) NamespacedContent() []*Store {
+	return []*Store{r.Pods, r.Events, r.Leases}
+}
+
+// Bootstrap creates the namespaces every cluster has, if they are missing.
+// It is safe to run on every start.
+func (r *Registry) Bootstrap(ctx context.Context) error {
+	for _, name := range BootstrapNamespaces {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		defaultNamespace(ns)
+		if _, err := r.Namespaces.Create(ctx, "", ns, nil); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create namespace %s: %w", name, err)
+		}
+	}
+	return nil
+}

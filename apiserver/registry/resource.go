@@ -1,0 +1,131 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Strategy says what the server does on writes to a resource or one of its
+// subresources. A nil func does nothing.
+type Strategy struct {
+	// PrepareForCreate resets what a client may not set and fills in what
+	// the server owns (for pods: status Pending, qosClass, generation 1).
+	PrepareForCreate func(obj runtime.Object)
+	// PrepareForUpdate copies from old what this endpoint may not change
+	// (the main resource keeps the old status; status keeps the old spec).
+	PrepareForUpdate func(obj, old runtime.Object)
+	// Validate and ValidateUpdate check the resource-specific rules;
+	// object metadata is always validated too.
+	Validate       func(obj runtime.Object) field.ErrorList
+	ValidateUpdate func(obj, old runtime.Object) field.ErrorList
+	// AllowCreateOnUpdate lets PUT create a missing object.
+	AllowCreateOnUpdate bool
+	// AllowUnconditionalUpdate lets PUT without a resourceVersion overwrite.
+	AllowUnconditionalUpdate bool
+}
+
+// Resource describes one resource the server serves.
+type Resource struct {
+	Kind       schema.GroupVersionKind
+	Plural     string
+	Singular   string
+	ShortNames []string
+	Categories []string
+	Namespaced bool
+
+	NewFunc     func() runtime.Object
+	NewListFunc func() runtime.Object
+
+	// Default fills in defaults, as kube-apiserver does when it decodes a
+	// request body (before admission). Nil: no defaults.
+	Default func(obj runtime.Object)
+	// ValidateName checks metadata.name (and generateName).
+	ValidateName validation.ValidateNameFunc
+	// Strategy applies to writes to the resource itself.
+	Strategy Strategy
+	// Fields returns the fields of obj that selectors may use. Nil means
+	// metadata.name and metadata.namespace.
+	Fields func(obj runtime.Object) fields.Set
+	// FieldLabels lists the field selector keys accepted. Nil means the
+	// default pair, metadata.name and metadata.namespace, reported with
+	// apimachinery's default message; resources with their own list report
+	// "field label not supported: X", as their upstream conversion funcs do.
+	FieldLabels []string
+	// CheckGracefulDelete reports whether a delete of obj is graceful and
+	// sets opts.GracePeriodSeconds to the period. Nil: never graceful.
+	CheckGracefulDelete func(obj runtime.Object, opts *metav1.DeleteOptions) bool
+	// TTLSeconds, when positive, makes etcd drop the object that long after
+	// its last write (events).
+	TTLSeconds int64
+}
+
+// GroupResource returns the resource's group and plural name, as errors
+// quote it.
+func (r *Resource) GroupResource() schema.GroupResource {
+	return schema.GroupResource{Group: r.Kind.Group, Resource: r.Plural}
+}
+
+// attrs returns labels and selectable fields of obj.
+func (r *Resource) attrs(obj runtime.Object) (labels.Set, fields.Set, error) {
+	m, err := metaOf(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	var fs fields.Set
+	if r.Fields != nil {
+		fs = r.Fields(obj)
+	} else {
+		fs = defaultFields(m)
+	}
+	return labels.Set(m.GetLabels()), fs, nil
+}
+
+// convertFieldSelector rejects selector keys the resource does not support,
+// with the message kube-apiserver gives.
+func (r *Resource) convertFieldSelector(sel fields.Selector) (fields.Selector, error) {
+	if sel == nil || sel.Empty() {
+		return sel, nil
+	}
+	return sel.Transform(func(label, value string) (string, string, error) {
+		if r.FieldLabels == nil {
+			if label == "metadata.name" || label == "metadata.namespace" {
+				return label, value, nil
+			}
+			return "", "", fmt.Errorf("%q is not a known field selector: only %q, %q", label, "metadata.name", "metadata.namespace")
+		}
+		if slices.Contains(r.FieldLabels, label) {
+			return label, value, nil
+		}
+		return "", "", fmt.Errorf("field label not supported: %s", label)
+	})
+}
+
+// defaultFields are the fields every object may be selected by.
+func defaultFields(m metav1.Object) fields.Set {
+	fs := fields.Set{"metadata.name": m.GetName()}
+	if m.GetNamespace() != "" {
+		fs["metadata.namespace"] = m.GetNamespace()
+	}
+	return fs
+}
+
+// ValidateObjectFunc is a check run on an object just before it is
+// written (validating admission).
+type ValidateObjectFunc func(ctx context.Context, obj runtime.Object) error
+
+// ValidateObjectUpdateFunc is the same for updates.
+type ValidateObjectUpdateFunc func(ctx context.Context, obj, old runtime.Object) error
+
+// UpdatedObjectFunc computes the object to store from the current one
+// (for PUT it returns the request's object; for PATCH it applies the
+// patch). It may be called more than once if the object changes meanwhile.
+type UpdatedObjectFunc func(ctx context.Context, current runtime.Object) (runtime.Object, error)

@@ -1,0 +1,39 @@
+package registry
+
+import (
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+)
+
+// Scheme knows every type the server reads or writes.
+var Scheme = runtime.NewScheme()
+
+// GroupVersions lists the group-versions the server serves, core first.
+var GroupVersions = []schema.GroupVersion{corev1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion}
+
+func init() {
+	utilruntime.Must(corev1.AddToScheme(Scheme))
+	utilruntime.Must(coordinationv1.AddToScheme(Scheme))
+	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
+	utilruntime.Must(metav1.AddMetaToScheme(Scheme))
+}
+
+// JSONSerializer reads and writes JSON; Strict also rejects unknown and
+// duplicate fields.
+var (
+	JSONSerializer = json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{})
+	StrictJSON     = json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{Strict: true})
+	YAMLSerializer = json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{Yaml: true})
+)
+
+// Codec encodes objects with their apiVersion and kind set from the scheme,
+// as they are stored and sent.
+var Codec = runtime.NewCodec(
+	runtime.WithVersionEncoder{Version: schema.GroupVersions(GroupVersions), Encoder: JSONSerializer, ObjectTyper: Scheme},
+	JSONSerializer,
+)

@@ -1,0 +1,413 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubesim/kubesim/apiserver/storage"
+)
+
+// KeyRoot is the prefix under which every object is stored.
+const KeyRoot = "/registry/"
+
+// optimisticLockMsg is kube-apiserver's text for a stale resourceVersion.
+const optimisticLockMsg = "the object has been modified; please apply your changes to the latest version and try again"
+
+// maxGenerateNameAttempts is how often a create with generateName retries
+// with a new random name when the one it drew is taken.
+const maxGenerateNameAttempts = 8
+
+// Store serves one resource (or subresource) from etcd with the resource's
+// strategy. It is safe for concurrent use.
+type Store struct {
+	Resource *Resource
+	strategy Strategy
+	storage  *storage.Store
+}
+
+// StoreConfig is what NewStore needs besides the resource.
+type StoreConfig struct {
+	Client           *clientv3.Client
+	BookmarkInterval time.Duration
+}
+
+// NewStore returns a Store keeping res under /registry/<plural>/.
+func NewStore(res *Resource, cfg StoreConfig) (*Store, error) {
+	st, err := storage.New(storage.Config{
+		Client:           cfg.Client,
+		Codec:            Codec,
+		Prefix:           KeyRoot + res.Plural + "/",
+		NewFunc:          res.NewFunc,
+		NewListFunc:      res.NewListFunc,
+		BookmarkInterval: cfg.BookmarkInterval,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", res.Plural, err)
+	}
+	return &Store{Resource: res, strategy: res.Strategy, storage: st}, nil
+}
+
+// WithStrategy returns a Store on the same data that writes with st, as a
+// subresource endpoint (pods/status) does.
+func (s *Store) WithStrategy(st Strategy) *Store {
+	c := *s
+	c.strategy = st
+	return &c
+}
+
+// Storage returns the underlying etcd store.
+func (s *Store) Storage() *storage.Store { return s.storage }
+
+// Key returns the etcd key of an object.
+func (s *Store) Key(namespace, name string) string {
+	if s.Resource.Namespaced {
+		return s.storage.Prefix() + namespace + "/" + name
+	}
+	return s.storage.Prefix() + name
+}
+
+// listKey is the prefix of all objects in namespace ("" = all).
+func (s *Store) listKey(namespace string) string {
+	if s.Resource.Namespaced && namespace != "" {
+		return s.storage.Prefix() + namespace + "/"
+	}
+	return s.storage.Prefix()
+}
+
+// checkedKey validates name and namespace as path segments before they
+// become part of a key.
+func (s *Store) checkedKey(namespace, name string) (string, error) {
+	if msgs := path.IsValidPathSegmentName(name); len(msgs) > 0 {
+		return "", apierrors.NewBadRequest(fmt.Sprintf("Name parameter invalid: %q: %s", name, strings.Join(msgs, ";")))
+	}
+	if s.Resource.Namespaced {
+		if namespace == "" {
+			return "", apierrors.NewBadRequest("Namespace parameter required.")
+		}
+		if msgs := path.IsValidPathSegmentName(namespace); len(msgs) > 0 {
+			return "", apierrors.NewBadRequest(fmt.Sprintf("Namespace parameter invalid: %q: %s", namespace, strings.Join(msgs, ";")))
+		}
+	}
+	return s.Key(namespace, name), nil
+}
+
+// interpret turns a storage error into the API error for name.
+func (s *Store) interpret(err error, name string) error {
+	gr := s.Resource.GroupResource()
+	switch {
+	case err == nil:
+		return nil
+	case storage.IsNotFound(err):
+		return apierrors.NewNotFound(gr, name)
+	case storage.IsExist(err):
+		return apierrors.NewAlreadyExists(gr, name)
+	case storage.IsInvalidObj(err):
+		return apierrors.NewConflict(gr, name, errors.New(storage.InvalidObjMessage(err)))
+	}
+	return err
+}
+
+func metaOf(obj runtime.Object) (metav1.Object, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return m, nil
+}
+
+// matchNamespace makes obj's namespace the request's, as kube-apiserver
+// does: unset takes the request's, cluster-scoped clears it, a different
+// one is an error.
+func (s *Store) matchNamespace(m metav1.Object, namespace string) error {
+	if !s.Resource.Namespaced {
+		namespace = ""
+	}
+	switch {
+	case m.GetNamespace() == namespace:
+	case m.GetNamespace() == "":
+		m.SetNamespace(namespace)
+	case namespace == "":
+		m.SetNamespace("")
+	default:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+func (s *Store) invalid(name string, errs field.ErrorList) error {
+	return apierrors.NewInvalid(s.Resource.Kind.GroupKind(), name, errs)
+}
+
+// beforeCreate applies the strategy and validation to a new object.
+func (s *Store) beforeCreate(obj runtime.Object, namespace string) error {
+	m, err := metaOf(obj)
+	if err != nil {
+		return err
+	}
+	if err := s.matchNamespace(m, namespace); err != nil {
+		return err
+	}
+	m.SetDeletionTimestamp(nil)
+	m.SetDeletionGracePeriodSeconds(nil)
+	m.SetGeneration(0)
+	m.SetSelfLink("")
+	m.SetManagedFields(nil)
+	if s.strategy.PrepareForCreate != nil {
+		s.strategy.PrepareForCreate(obj)
+	}
+	m.SetUID(uuid.NewUUID())
+	m.SetCreationTimestamp(metav1.Now())
+	var errs field.ErrorList
+	if s.strategy.Validate != nil {
+		errs = s.strategy.Validate(obj)
+	}
+	errs = append(errs, validation.ValidateObjectMetaAccessor(m, s.Resource.Namespaced, s.Resource.ValidateName, field.NewPath("metadata"))...)
+	if len(errs) > 0 {
+		return s.invalid(m.GetName(), errs)
+	}
+	return nil
+}
+
+// Create stores a new object in namespace after the strategy, validation
+// and createValidation (may be nil) accept it. A generateName without name
+// draws random names until one is free.
+func (s *Store) Create(ctx context.Context, namespace string, obj runtime.Object, createValidation ValidateObjectFunc) (runtime.Object, error) {
+	m, err := metaOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	generate := m.GetName() == "" && m.GetGenerateName() != ""
+	if generate {
+		m.SetName(generateName(m.GetGenerateName()))
+	}
+	if err := s.beforeCreate(obj, namespace); err != nil {
+		return nil, err
+	}
+	if createValidation != nil {
+		if err := createValidation(ctx, obj); err != nil {
+			return nil, err
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		key, err := s.checkedKey(m.GetNamespace(), m.GetName())
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.storage.Create(ctx, key, obj, s.Resource.TTLSeconds)
+		if storage.IsExist(err) && generate && attempt < maxGenerateNameAttempts {
+			m.SetName(generateName(m.GetGenerateName()))
+			continue
+		}
+		if err != nil {
+			return nil, s.interpret(err, m.GetName())
+		}
+		return out, nil
+	}
+}
+
+// Get returns one object.
+func (s *Store) Get(ctx context.Context, namespace, name string, opts *metav1.GetOptions) (runtime.Object, error) {
+	key, err := s.checkedKey(namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	var rv string
+	if opts != nil {
+		rv = opts.ResourceVersion
+	}
+	obj, err := s.storage.Get(ctx, key, storage.GetOptions{ResourceVersion: rv})
+	return obj, s.interpret(err, name)
+}
+
+// storageListOptions turns API list options into storage ones, checking the
+// field selector against the resource and narrowing to one key when the
+// selector names the object.
+func (s *Store) storageListOptions(namespace string, opts *metainternalversion.ListOptions) (string, storage.ListOptions, error) {
+	if opts == nil {
+		opts = &metainternalversion.ListOptions{}
+	}
+	fs, err := s.Resource.convertFieldSelector(opts.FieldSelector)
+	if err != nil {
+		return "", storage.ListOptions{}, apierrors.NewBadRequest(err.Error())
+	}
+	pred := storage.Predicate{
+		Label:    opts.LabelSelector,
+		Field:    fs,
+		GetAttrs: s.Resource.attrs,
+		Limit:    opts.Limit,
+		Continue: opts.Continue,
+	}
+	key := s.listKey(namespace)
+	if name, ok := pred.MatchesSingle(); ok && (namespace != "" || !s.Resource.Namespaced) {
+		if k, err := s.checkedKey(namespace, name); err == nil {
+			key = k
+		}
+	}
+	return key, storage.ListOptions{
+		ResourceVersion:      opts.ResourceVersion,
+		ResourceVersionMatch: opts.ResourceVersionMatch,
+		Predicate:            pred,
+		AllowWatchBookmarks:  opts.AllowWatchBookmarks,
+		SendInitialEvents:    opts.SendInitialEvents,
+	}, nil
+}
+
+// List returns the objects in namespace ("" = all) that match opts.
+func (s *Store) List(ctx context.Context, namespace string, opts *metainternalversion.ListOptions) (runtime.Object, error) {
+	key, lo, err := s.storageListOptions(namespace, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.storage.GetList(ctx, key, lo)
+}
+
+// Watch streams changes in namespace ("" = all) that match opts.
+func (s *Store) Watch(ctx context.Context, namespace string, opts *metainternalversion.ListOptions) (watch.Interface, error) {
+	key, lo, err := s.storageListOptions(namespace, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.storage.Watch(ctx, key, lo)
+}
+
+// Update replaces an object with what objInfo computes from the current
+// one. A resourceVersion in the new object must match the stored one
+// (409 Conflict otherwise); without one the update is unconditional if the
+// strategy allows. A missing object is created if the strategy allows
+// (created is then true). Removing the last finalizer of an object being
+// deleted deletes it.
+func (s *Store) Update(ctx context.Context, namespace, name string, objInfo UpdatedObjectFunc, createValidation ValidateObjectFunc, updateValidation ValidateObjectUpdateFunc) (out runtime.Object, created bool, err error) {
+	key, err := s.checkedKey(namespace, name)
+	if err != nil {
+		return nil, false, err
+	}
+	gr := s.Resource.GroupResource()
+	var deleteAfter bool
+	out, err = s.storage.GuaranteedUpdate(ctx, key, nil, s.strategy.AllowCreateOnUpdate, s.Resource.TTLSeconds, func(current runtime.Object) (runtime.Object, error) {
+		cm, err := metaOf(current)
+		if err != nil {
+			return nil, err
+		}
+		exists := cm.GetResourceVersion() != ""
+		obj, err := objInfo(ctx, current.DeepCopyObject())
+		if err != nil {
+			return nil, err
+		}
+		m, err := metaOf(obj)
+		if err != nil {
+			return nil, err
+		}
+		if m.GetName() != name {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
+		}
+		if !exists {
+			created = true
+			m.SetResourceVersion("")
+			if err := s.beforeCreate(obj, namespace); err != nil {
+				return nil, err
+			}
+			if createValidation != nil {
+				if err := createValidation(ctx, obj); err != nil {
+					return nil, err
+				}
+			}
+			return obj, nil
+		}
+		created = false
+		switch newRV := m.GetResourceVersion(); {
+		case newRV == "" && s.strategy.AllowUnconditionalUpdate:
+			m.SetResourceVersion(cm.GetResourceVersion())
+		case newRV == "":
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: gr.Resource}, name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update")})
+		case newRV != cm.GetResourceVersion():
+			return nil, apierrors.NewConflict(gr, name, errors.New(optimisticLockMsg))
+		}
+		if err := s.beforeUpdate(obj, current, namespace); err != nil {
+			return nil, err
+		}
+		if updateValidation != nil {
+			if err := updateValidation(ctx, obj, current); err != nil {
+				return nil, err
+			}
+		}
+		deleteAfter = len(m.GetFinalizers()) == 0 && len(cm.GetFinalizers()) > 0 &&
+			m.GetDeletionTimestamp() != nil && m.GetDeletionGracePeriodSeconds() != nil && *m.GetDeletionGracePeriodSeconds() == 0
+		return obj, nil
+	})
+	if err != nil {
+		return nil, false, s.interpret(err, name)
+	}
+	if deleteAfter {
+		rv := mustRV(out)
+		if _, err := s.storage.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil); err != nil && !storage.IsNotFound(err) {
+			return nil, false, s.interpret(err, name)
+		}
+	}
+	return out, created, nil
+}
+
+func mustRV(obj runtime.Object) string {
+	m, _ := meta.Accessor(obj)
+	return m.GetResourceVersion()
+}
+
+// beforeUpdate applies the strategy and validation to an update of old.
+func (s *Store) beforeUpdate(obj, old runtime.Object, namespace string) error {
+	m, err := metaOf(obj)
+	if err != nil {
+		return err
+	}
+	om, err := metaOf(old)
+	if err != nil {
+		return err
+	}
+	if err := s.matchNamespace(m, namespace); err != nil {
+		return err
+	}
+	// Clients cannot set the generation; the strategy bumps it.
+	m.SetGeneration(om.GetGeneration())
+	m.SetSelfLink("")
+	m.SetManagedFields(nil)
+	if s.strategy.PrepareForUpdate != nil {
+		s.strategy.PrepareForUpdate(obj, old)
+	}
+	if m.GetUID() == "" {
+		m.SetUID(om.GetUID())
+	}
+	if ts := om.GetCreationTimestamp(); !ts.IsZero() {
+		m.SetCreationTimestamp(ts)
+	}
+	if om.GetDeletionTimestamp() != nil {
+		m.SetDeletionTimestamp(om.GetDeletionTimestamp())
+	}
+	if om.GetDeletionGracePeriodSeconds() != nil && m.GetDeletionGracePeriodSeconds() == nil {
+		m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
+	}
+	fld := field.NewPath("metadata")
+	errs := validation.ValidateObjectMetaAccessor(m, s.Resource.Namespaced, path.ValidatePathSegmentName, fld)
+	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, om, fld)...)
+	if s.strategy.ValidateUpdate != nil {
+		errs = append(errs, s.strategy.ValidateUpdate(obj, old)...)
+	}
+	if len(errs) > 0 {
+		return s.invalid(m.GetName(), errs)
+	}
+	return nil
+}
