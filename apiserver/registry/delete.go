@@ -115,12 +115,13 @@ func (s *Store) deletedStatus(obj runtime.Object) (runtime.Object, error) {
 // It returns the object when it stays (deleted=false) and a Success Status
 // when it is gone (deleted=true).
 func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValidation ValidateObjectFunc, opts *metav1.DeleteOptions) (out runtime.Object, deleted bool, err error) {
+	if opts == nil {
+		opts = &metav1.DeleteOptions{}
+	}
+	wo := s.writeOptions(Options{DryRun: isDryRun(opts.DryRun)})
 	key, err := s.checkedKey(namespace, name)
 	if err != nil {
 		return nil, false, err
-	}
-	if opts == nil {
-		opts = &metav1.DeleteOptions{}
 	}
 	current, err := s.storage.Get(ctx, key, storage.GetOptions{})
 	if err != nil {
@@ -145,7 +146,7 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 	if plan == deleteGracefully || len(cm.GetFinalizers()) > 0 {
 		var graceLeft int64
 		var finalizers bool
-		updated, err := s.storage.GuaranteedUpdate(ctx, key, precond, false, s.Resource.TTLSeconds, func(existing runtime.Object) (runtime.Object, error) {
+		updated, err := s.storage.GuaranteedUpdate(ctx, key, precond, false, wo, func(existing runtime.Object) (runtime.Object, error) {
 			if deleteValidation != nil {
 				if err := deleteValidation(ctx, existing); err != nil {
 					return nil, err
@@ -188,6 +189,9 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 			return nil, false, s.interpret(err, name)
 		case finalizers || graceLeft > 0:
 			return updated, false, nil
+		case wo.DryRun:
+			out, err := s.deletedStatus(updated)
+			return out, true, err
 		default:
 			// Graceful with a zero period: written, now removed.
 			rv := mustRV(updated)
@@ -199,7 +203,7 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 			return deleteValidation(ctx, obj)
 		}
 		return nil
-	})
+	}, wo)
 	if err != nil {
 		return nil, false, s.interpret(err, name)
 	}
@@ -230,3 +234,7 @@ func (s *Store) DeleteCollection(ctx context.Context, namespace string, deleteVa
 	}
 	return list, nil
 }
+
+// isDryRun reports whether a request's dryRun list asks for a dry run
+// ("All" is the only value the API accepts).
+func isDryRun(dryRun []string) bool { return len(dryRun) > 0 }

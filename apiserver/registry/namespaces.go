@@ -109,7 +109,7 @@ func DeleteNamespace(ctx context.Context, s *Store, name string, deleteValidatio
 		return nil, false, s.interpret(err, name)
 	}
 	if ns.DeletionTimestamp == nil {
-		out, err := s.storage.GuaranteedUpdate(ctx, key, precond, false, 0, func(cur runtime.Object) (runtime.Object, error) {
+		out, err := s.storage.GuaranteedUpdate(ctx, key, precond, false, storage.WriteOptions{DryRun: isDryRun(opts.DryRun)}, func(cur runtime.Object) (runtime.Object, error) {
 			if deleteValidation != nil {
 				if err := deleteValidation(ctx, cur); err != nil {
 					return nil, err
@@ -239,7 +239,7 @@ func (c *NamespaceController) sync(ctx context.Context, name string) bool {
 		n := cur.DeepCopyObject().(*corev1.Namespace)
 		n.Spec.Finalizers = slices.DeleteFunc(n.Spec.Finalizers, func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
 		return n, nil
-	}, nil, nil)
+	}, nil, nil, Options{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return false
 	}

@@ -173,7 +173,7 @@ func NewBinder(pods *Store) *Binder { return &Binder{pods: pods} }
 // as kube-apiserver's binding endpoint does. A pod already bound or being
 // deleted gives 409 Conflict on pods/binding. On success it returns a
 // Success Status.
-func (b *Binder) Bind(ctx context.Context, namespace, name string, binding *corev1.Binding) (*metav1.Status, error) {
+func (b *Binder) Bind(ctx context.Context, namespace, name string, binding *corev1.Binding, opts Options) (*metav1.Status, error) {
 	if binding.Namespace != "" && binding.Namespace != namespace {
 		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
@@ -204,7 +204,7 @@ func (b *Binder) Bind(ctx context.Context, namespace, name string, binding *core
 			precond.ResourceVersion = &binding.ResourceVersion
 		}
 	}
-	_, err = b.pods.storage.GuaranteedUpdate(ctx, key, precond, false, 0, func(cur runtime.Object) (runtime.Object, error) {
+	_, err = b.pods.storage.GuaranteedUpdate(ctx, key, precond, false, storage.WriteOptions{DryRun: opts.DryRun}, func(cur runtime.Object) (runtime.Object, error) {
 		p := cur.(*corev1.Pod)
 		switch {
 		case p.DeletionTimestamp != nil:

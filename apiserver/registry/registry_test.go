@@ -44,7 +44,7 @@ func newPod(name string) *corev1.Pod {
 
 func mustCreatePod(t *testing.T, r *registry.Registry, p *corev1.Pod) *corev1.Pod {
 	t.Helper()
-	out, err := r.Pods.Create(context.Background(), "default", p, nil)
+	out, err := r.Pods.Create(context.Background(), "default", p, nil, registry.Options{})
 	if err != nil {
 		t.Fatalf("create pod %s: %v", p.Name, err)
 	}
@@ -64,7 +64,7 @@ func bind(t *testing.T, r *registry.Registry, name, node string) {
 	t.Helper()
 	_, err := r.Binder.Bind(context.Background(), "default", name, &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Name: name}, Target: corev1.ObjectReference{Kind: "Node", Name: node},
-	})
+	}, registry.Options{})
 	if err != nil {
 		t.Fatalf("bind %s: %v", name, err)
 	}
@@ -113,7 +113,7 @@ func TestCreate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := r.Pods.Create(ctx, tt.ns, tt.pod(), nil)
+			_, err := r.Pods.Create(ctx, tt.ns, tt.pod(), nil, registry.Options{})
 			wantStatus(t, err, tt.code, tt.msg)
 		})
 	}
@@ -123,7 +123,7 @@ func TestCreate(t *testing.T) {
 		for i := 0; i < 5; i++ {
 			p := newPod("")
 			p.GenerateName = "web-"
-			out, err := r.Pods.Create(ctx, "default", p, nil)
+			out, err := r.Pods.Create(ctx, "default", p, nil, registry.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +156,7 @@ func TestUpdate(t *testing.T) {
 	created := mustCreatePod(t, r, newPod("nginx"))
 
 	put := func(s *registry.Store, obj *corev1.Pod) (*corev1.Pod, error) {
-		out, _, err := s.Update(ctx, "default", obj.Name, func(context.Context, runtime.Object) (runtime.Object, error) { return obj, nil }, nil, nil)
+		out, _, err := s.Update(ctx, "default", obj.Name, func(context.Context, runtime.Object) (runtime.Object, error) { return obj, nil }, nil, nil, registry.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -221,7 +221,7 @@ func TestUpdate(t *testing.T) {
 
 	t.Run("name mismatch", func(t *testing.T) {
 		p := getPod(t, r, "nginx")
-		_, _, err := r.Pods.Update(ctx, "default", "other", func(context.Context, runtime.Object) (runtime.Object, error) { return p, nil }, nil, nil)
+		_, _, err := r.Pods.Update(ctx, "default", "other", func(context.Context, runtime.Object) (runtime.Object, error) { return p, nil }, nil, nil, registry.Options{})
 		wantStatus(t, err, 404, `pods "other" not found`)
 	})
 
@@ -329,7 +329,7 @@ func TestDeletePods(t *testing.T) {
 		}
 		cur := getPod(t, r, "held")
 		cur.Finalizers = nil
-		if _, _, err := r.Pods.Update(ctx, "default", "held", func(context.Context, runtime.Object) (runtime.Object, error) { return cur, nil }, nil, nil); err != nil {
+		if _, _, err := r.Pods.Update(ctx, "default", "held", func(context.Context, runtime.Object) (runtime.Object, error) { return cur, nil }, nil, nil, registry.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := r.Pods.Get(ctx, "default", "held", nil); !apierrors.IsNotFound(err) {
@@ -362,7 +362,7 @@ func TestBinding(t *testing.T) {
 	ctx := context.Background()
 	r := newRegistry(t)
 	mustCreatePod(t, r, newPod("nginx"))
-	st, err := r.Binder.Bind(ctx, "default", "nginx", &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Target: corev1.ObjectReference{Kind: "Node", Name: "node-1"}})
+	st, err := r.Binder.Bind(ctx, "default", "nginx", &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Target: corev1.ObjectReference{Kind: "Node", Name: "node-1"}}, registry.Options{})
 	if err != nil || st.Status != metav1.StatusSuccess {
 		t.Fatalf("bind: %v %v", st, err)
 	}
@@ -395,7 +395,7 @@ func TestBinding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := r.Binder.Bind(ctx, "default", tt.pod, &tt.binding)
+			_, err := r.Binder.Bind(ctx, "default", tt.pod, &tt.binding, registry.Options{})
 			wantStatus(t, err, tt.code, tt.msg)
 		})
 	}
@@ -407,7 +407,7 @@ func TestBinding(t *testing.T) {
 		if _, _, err := r.Pods.Delete(ctx, "default", "doomed", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		_, err := r.Binder.Bind(ctx, "default", "doomed", &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "doomed"}, Target: corev1.ObjectReference{Name: "node-1"}})
+		_, err := r.Binder.Bind(ctx, "default", "doomed", &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "doomed"}, Target: corev1.ObjectReference{Name: "node-1"}}, registry.Options{})
 		wantStatus(t, err, 409, `Operation cannot be fulfilled on pods/binding "doomed": pod doomed is being deleted, cannot be assigned to a host`)
 	})
 }
@@ -476,11 +476,11 @@ func TestNamespaceLifecycle(t *testing.T) {
 	}
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}
-	if _, err := r.Namespaces.Create(ctx, "", ns, nil); err != nil {
+	if _, err := r.Namespaces.Create(ctx, "", ns, nil, registry.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	p := newPod("x")
-	if _, err := r.Pods.Create(ctx, "team", p, nil); err != nil {
+	if _, err := r.Pods.Create(ctx, "team", p, nil, registry.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out, deleted, err := registry.DeleteNamespace(ctx, r.Namespaces, "team", nil, nil)

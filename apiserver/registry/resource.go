@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubesim/kubesim/apiserver/storage"
 )
 
 // Strategy says what the server does on writes to a resource or one of its
@@ -129,3 +131,13 @@ type ValidateObjectUpdateFunc func(ctx context.Context, obj, old runtime.Object)
 // (for PUT it returns the request's object; for PATCH it applies the
 // patch). It may be called more than once if the object changes meanwhile.
 type UpdatedObjectFunc func(ctx context.Context, current runtime.Object) (runtime.Object, error)
+
+// Options qualify a write through a Store.
+type Options struct {
+	// DryRun runs every step of the write but stores nothing.
+	DryRun bool
+}
+
+func (s *Store) writeOptions(o Options) storage.WriteOptions {
+	return storage.WriteOptions{TTL: s.Resource.TTLSeconds, DryRun: o.DryRun}
+}

@@ -187,7 +187,7 @@ func (s *Store) beforeCreate(obj runtime.Object, namespace string) error {
 // Create stores a new object in namespace after the strategy, validation
 // and createValidation (may be nil) accept it. A generateName without name
 // draws random names until one is free.
-func (s *Store) Create(ctx context.Context, namespace string, obj runtime.Object, createValidation ValidateObjectFunc) (runtime.Object, error) {
+func (s *Store) Create(ctx context.Context, namespace string, obj runtime.Object, createValidation ValidateObjectFunc, opts Options) (runtime.Object, error) {
 	m, err := metaOf(obj)
 	if err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func (s *Store) Create(ctx context.Context, namespace string, obj runtime.Object
 		if err != nil {
 			return nil, err
 		}
-		out, err := s.storage.Create(ctx, key, obj, s.Resource.TTLSeconds)
+		out, err := s.storage.Create(ctx, key, obj, s.writeOptions(opts))
 		if storage.IsExist(err) && generate && attempt < maxGenerateNameAttempts {
 			m.SetName(generateName(m.GetGenerateName()))
 			continue
@@ -292,14 +292,14 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts *metainternalv
 // strategy allows. A missing object is created if the strategy allows
 // (created is then true). Removing the last finalizer of an object being
 // deleted deletes it.
-func (s *Store) Update(ctx context.Context, namespace, name string, objInfo UpdatedObjectFunc, createValidation ValidateObjectFunc, updateValidation ValidateObjectUpdateFunc) (out runtime.Object, created bool, err error) {
+func (s *Store) Update(ctx context.Context, namespace, name string, objInfo UpdatedObjectFunc, createValidation ValidateObjectFunc, updateValidation ValidateObjectUpdateFunc, opts Options) (out runtime.Object, created bool, err error) {
 	key, err := s.checkedKey(namespace, name)
 	if err != nil {
 		return nil, false, err
 	}
 	gr := s.Resource.GroupResource()
 	var deleteAfter bool
-	out, err = s.storage.GuaranteedUpdate(ctx, key, nil, s.strategy.AllowCreateOnUpdate, s.Resource.TTLSeconds, func(current runtime.Object) (runtime.Object, error) {
+	out, err = s.storage.GuaranteedUpdate(ctx, key, nil, s.strategy.AllowCreateOnUpdate, s.writeOptions(opts), func(current runtime.Object) (runtime.Object, error) {
 		cm, err := metaOf(current)
 		if err != nil {
 			return nil, err
@@ -356,7 +356,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 	}
 	if deleteAfter {
 		rv := mustRV(out)
-		if _, err := s.storage.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil); err != nil && !storage.IsNotFound(err) {
+		if _, err := s.storage.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil, s.writeOptions(opts)); err != nil && !storage.IsNotFound(err) {
 			return nil, false, s.interpret(err, name)
 		}
 	}

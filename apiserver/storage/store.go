@@ -163,11 +163,19 @@ func (s *Store) decode(data []byte, rev int64) (runtime.Object, error) {
 	return obj, nil
 }
 
+// WriteOptions qualify a write.
+type WriteOptions struct {
+	// TTL > 0 makes etcd delete the key at least TTL seconds after the
+	// write (events use this).
+	TTL int64
+	// DryRun does every check and computes the result, but writes nothing.
+	DryRun bool
+}
+
 // Create stores obj at key if the key does not exist, and returns obj
 // stamped with the new resourceVersion. obj must not carry a
-// resourceVersion. ttl > 0 makes etcd delete the key after at least ttl
-// seconds (events use this).
-func (s *Store) Create(ctx context.Context, key string, obj runtime.Object, ttl int64) (runtime.Object, error) {
+// resourceVersion. A dry run returns obj without a resourceVersion.
+func (s *Store) Create(ctx context.Context, key string, obj runtime.Object, opts WriteOptions) (runtime.Object, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, err
@@ -179,17 +187,23 @@ func (s *Store) Create(ctx context.Context, key string, obj runtime.Object, ttl 
 	if err != nil {
 		return nil, err
 	}
-	var opts []clientv3.OpOption
-	if ttl > 0 {
-		id, err := s.leases.get(ctx, ttl)
+	if opts.DryRun {
+		resp, err := s.client.Get(ctx, key, clientv3.WithCountOnly())
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, clientv3.WithLease(id))
+		if resp.Count > 0 {
+			return nil, &Error{Code: ErrCodeKeyExists, Key: key, Rev: resp.Header.Revision}
+		}
+		return obj, nil
+	}
+	putOpts, err := s.putOptions(ctx, opts)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(data), opts...)).
+		Then(clientv3.OpPut(key, string(data), putOpts...)).
 		Commit()
 	if err != nil {
 		return nil, err
@@ -260,12 +274,25 @@ func (s *Store) CurrentRevision(ctx context.Context) (int64, error) {
 // copy it may modify and return. Returning an error aborts the update.
 type UpdateFunc func(current runtime.Object) (runtime.Object, error)
 
+// putOptions returns the etcd options for a put with opts.
+func (s *Store) putOptions(ctx context.Context, opts WriteOptions) ([]clientv3.OpOption, error) {
+	if opts.TTL <= 0 {
+		return nil, nil
+	}
+	id, err := s.leases.get(ctx, opts.TTL)
+	if err != nil {
+		return nil, err
+	}
+	return []clientv3.OpOption{clientv3.WithLease(id)}, nil
+}
+
 // GuaranteedUpdate reads key, checks preconditions, applies tryUpdate and
 // writes the result if the key did not change meanwhile, retrying with the
 // fresh state when it did. If the result encodes to the stored bytes, nothing
 // is written and the resourceVersion stays the same (no watch event).
 // With ignoreNotFound, a missing key is created from tryUpdate(empty object).
-func (s *Store) GuaranteedUpdate(ctx context.Context, key string, precond *Preconditions, ignoreNotFound bool, ttl int64, tryUpdate UpdateFunc) (runtime.Object, error) {
+// A dry run returns the result stamped with the current resourceVersion.
+func (s *Store) GuaranteedUpdate(ctx context.Context, key string, precond *Preconditions, ignoreNotFound bool, opts WriteOptions, tryUpdate UpdateFunc) (runtime.Object, error) {
 	resp, err := s.client.Get(ctx, key)
 	if err != nil {
 		return nil, err
@@ -297,23 +324,22 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, precond *Preco
 		if err != nil {
 			return nil, err
 		}
-		if stored != nil && bytes.Equal(data, stored) {
+		if opts.DryRun || (stored != nil && bytes.Equal(data, stored)) {
+			if modRev == 0 {
+				return updated, nil
+			}
 			if err := setResourceVersion(updated, modRev); err != nil {
 				return nil, err
 			}
 			return updated, nil
 		}
-		var opts []clientv3.OpOption
-		if ttl > 0 {
-			id, err := s.leases.get(ctx, ttl)
-			if err != nil {
-				return nil, err
-			}
-			opts = append(opts, clientv3.WithLease(id))
+		putOpts, err := s.putOptions(ctx, opts)
+		if err != nil {
+			return nil, err
 		}
 		txn, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
-			Then(clientv3.OpPut(key, string(data), opts...)).
+			Then(clientv3.OpPut(key, string(data), putOpts...)).
 			Else(clientv3.OpGet(key)).
 			Commit()
 		if err != nil {
@@ -332,8 +358,8 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, precond *Preco
 
 // Delete removes key if preconditions and validateDeletion (may be nil)
 // accept the current object, retrying if the key changes meanwhile. It
-// returns the object as it was last stored.
-func (s *Store) Delete(ctx context.Context, key string, precond *Preconditions, validateDeletion func(runtime.Object) error) (runtime.Object, error) {
+// returns the object as it was last stored. A dry run removes nothing.
+func (s *Store) Delete(ctx context.Context, key string, precond *Preconditions, validateDeletion func(runtime.Object) error, opts WriteOptions) (runtime.Object, error) {
 	resp, err := s.client.Get(ctx, key)
 	if err != nil {
 		return nil, err
@@ -354,6 +380,9 @@ func (s *Store) Delete(ctx context.Context, key string, precond *Preconditions, 
 			if err := validateDeletion(current); err != nil {
 				return nil, err
 			}
+		}
+		if opts.DryRun {
+			return current, nil
 		}
 		txn, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).

@@ -77,7 +77,7 @@ func podAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 
 func mustCreate(t *testing.T, s *storage.Store, p *corev1.Pod) *corev1.Pod {
 	t.Helper()
-	out, err := s.Create(context.Background(), key(p.Namespace, p.Name), p, 0)
+	out, err := s.Create(context.Background(), key(p.Namespace, p.Name), p, storage.WriteOptions{})
 	if err != nil {
 		t.Fatalf("create %s: %v", p.Name, err)
 	}
@@ -117,13 +117,13 @@ func TestCreateSetsRevisionAndRejectsDuplicates(t *testing.T) {
 	if strings.Contains(stored, "resourceVersion") {
 		t.Errorf("stored value %s carries a resourceVersion; etcd's mod revision is the only one", stored)
 	}
-	_, err = e.store.Create(ctx, key("default", "a"), pod("default", "a", nil), 0)
+	_, err = e.store.Create(ctx, key("default", "a"), pod("default", "a", nil), storage.WriteOptions{})
 	if !storage.IsExist(err) {
 		t.Errorf("second create: err = %v, want a key-exists error", err)
 	}
 	p := pod("default", "b", nil)
 	p.ResourceVersion = "5"
-	if _, err := e.store.Create(ctx, key("default", "b"), p, 0); err == nil {
+	if _, err := e.store.Create(ctx, key("default", "b"), p, storage.WriteOptions{}); err == nil {
 		t.Error("create with a resourceVersion: err = nil, want an error")
 	}
 }
@@ -176,7 +176,7 @@ func TestGuaranteedUpdate(t *testing.T) {
 	t.Run("a change gets a new revision", func(t *testing.T) {
 		e := newStore(t)
 		created := mustCreate(t, e.store, pod("default", "a", nil))
-		out, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, 0, func(cur runtime.Object) (runtime.Object, error) {
+		out, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, storage.WriteOptions{}, func(cur runtime.Object) (runtime.Object, error) {
 			cur.(*corev1.Pod).Labels = map[string]string{"x": "y"}
 			return cur, nil
 		})
@@ -196,7 +196,7 @@ func TestGuaranteedUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer w.Stop()
-		out, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, 0, func(cur runtime.Object) (runtime.Object, error) {
+		out, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, storage.WriteOptions{}, func(cur runtime.Object) (runtime.Object, error) {
 			return cur, nil
 		})
 		if err != nil {
@@ -217,11 +217,11 @@ func TestGuaranteedUpdate(t *testing.T) {
 		e := newStore(t)
 		mustCreate(t, e.store, pod("default", "a", nil))
 		calls := 0
-		out, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, 0, func(cur runtime.Object) (runtime.Object, error) {
+		out, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, storage.WriteOptions{}, func(cur runtime.Object) (runtime.Object, error) {
 			calls++
 			if calls == 1 {
 				// Another writer sneaks in between our read and our write.
-				if _, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, 0, func(c runtime.Object) (runtime.Object, error) {
+				if _, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, storage.WriteOptions{}, func(c runtime.Object) (runtime.Object, error) {
 					c.(*corev1.Pod).Labels = map[string]string{"other": "writer"}
 					return c, nil
 				}); err != nil {
@@ -250,7 +250,7 @@ func TestGuaranteedUpdate(t *testing.T) {
 		e := newStore(t)
 		mustCreate(t, e.store, pod("default", "a", nil))
 		wrong := types.UID("other")
-		_, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), &storage.Preconditions{UID: &wrong}, false, 0, func(cur runtime.Object) (runtime.Object, error) { return cur, nil })
+		_, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), &storage.Preconditions{UID: &wrong}, false, storage.WriteOptions{}, func(cur runtime.Object) (runtime.Object, error) { return cur, nil })
 		if !storage.IsInvalidObj(err) || !strings.Contains(storage.InvalidObjMessage(err), "Precondition failed: UID in precondition: other, UID in object meta: uid-a") {
 			t.Errorf("err = %v, want the upstream precondition message", err)
 		}
@@ -258,11 +258,11 @@ func TestGuaranteedUpdate(t *testing.T) {
 
 	t.Run("missing key", func(t *testing.T) {
 		e := newStore(t)
-		_, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, 0, func(cur runtime.Object) (runtime.Object, error) { return cur, nil })
+		_, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, storage.WriteOptions{}, func(cur runtime.Object) (runtime.Object, error) { return cur, nil })
 		if !storage.IsNotFound(err) {
 			t.Errorf("err = %v, want not found", err)
 		}
-		out, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, true, 0, func(cur runtime.Object) (runtime.Object, error) {
+		out, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, true, storage.WriteOptions{}, func(cur runtime.Object) (runtime.Object, error) {
 			return pod("default", "a", nil), nil
 		})
 		if err != nil || out.(*corev1.Pod).Name != "a" {
@@ -276,22 +276,22 @@ func TestDelete(t *testing.T) {
 	e := newStore(t)
 	mustCreate(t, e.store, pod("default", "a", nil))
 	staleRV := "1"
-	_, err := e.store.Delete(ctx, key("default", "a"), &storage.Preconditions{ResourceVersion: &staleRV}, nil)
+	_, err := e.store.Delete(ctx, key("default", "a"), &storage.Preconditions{ResourceVersion: &staleRV}, nil, storage.WriteOptions{})
 	if !storage.IsInvalidObj(err) {
 		t.Fatalf("delete with a stale rv precondition: err = %v, want precondition failure", err)
 	}
 	refuse := errors.New("not now")
-	if _, err := e.store.Delete(ctx, key("default", "a"), nil, func(runtime.Object) error { return refuse }); !errors.Is(err, refuse) {
+	if _, err := e.store.Delete(ctx, key("default", "a"), nil, func(runtime.Object) error { return refuse }, storage.WriteOptions{}); !errors.Is(err, refuse) {
 		t.Fatalf("validateDeletion error = %v, want %v", err, refuse)
 	}
-	out, err := e.store.Delete(ctx, key("default", "a"), nil, nil)
+	out, err := e.store.Delete(ctx, key("default", "a"), nil, nil, storage.WriteOptions{})
 	if err != nil || out.(*corev1.Pod).Name != "a" {
 		t.Fatalf("delete: %v %v", out, err)
 	}
 	if _, err := e.store.Get(ctx, key("default", "a"), storage.GetOptions{}); !storage.IsNotFound(err) {
 		t.Errorf("get after delete: err = %v, want not found", err)
 	}
-	if _, err := e.store.Delete(ctx, key("default", "a"), nil, nil); !storage.IsNotFound(err) {
+	if _, err := e.store.Delete(ctx, key("default", "a"), nil, nil, storage.WriteOptions{}); !storage.IsNotFound(err) {
 		t.Errorf("second delete: err = %v, want not found", err)
 	}
 }
@@ -514,7 +514,7 @@ func TestContinueAfterCompaction(t *testing.T) {
 func TestTTL(t *testing.T) {
 	ctx := context.Background()
 	e := newStore(t)
-	if _, err := e.store.Create(ctx, key("default", "ev"), pod("default", "ev", nil), 3600); err != nil {
+	if _, err := e.store.Create(ctx, key("default", "ev"), pod("default", "ev", nil), storage.WriteOptions{TTL: 3600}); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := e.client.Get(ctx, key("default", "ev"))
@@ -543,4 +543,37 @@ func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 		t.Fatal("no watch event within 10s")
 	}
 	return watch.Event{}
+}
+
+func TestDryRun(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	dry := storage.WriteOptions{DryRun: true}
+	if _, err := e.store.Create(ctx, key("default", "a"), pod("default", "a", nil), dry); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Get(ctx, key("default", "a"), storage.GetOptions{}); !storage.IsNotFound(err) {
+		t.Fatalf("dry-run create stored the object (get err = %v)", err)
+	}
+	created := mustCreate(t, e.store, pod("default", "a", nil))
+	if _, err := e.store.Create(ctx, key("default", "a"), pod("default", "a", nil), dry); !storage.IsExist(err) {
+		t.Errorf("dry-run create of an existing key: err = %v, want key exists", err)
+	}
+	out, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, dry, func(cur runtime.Object) (runtime.Object, error) {
+		cur.(*corev1.Pod).Labels = map[string]string{"dry": "run"}
+		return cur, nil
+	})
+	if err != nil || out.(*corev1.Pod).Labels["dry"] != "run" {
+		t.Fatalf("dry-run update: %v %v, want the computed result", out, err)
+	}
+	if _, err := e.store.Delete(ctx, key("default", "a"), nil, nil, dry); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.store.Get(ctx, key("default", "a"), storage.GetOptions{})
+	if err != nil {
+		t.Fatalf("dry-run delete removed the object: %v", err)
+	}
+	if got.(*corev1.Pod).ResourceVersion != created.ResourceVersion || got.(*corev1.Pod).Labels != nil {
+		t.Errorf("after dry runs: rv %s labels %v, want the created object unchanged (rv %s)", got.(*corev1.Pod).ResourceVersion, got.(*corev1.Pod).Labels, created.ResourceVersion)
+	}
 }

@@ -34,7 +34,7 @@ func describe(ev watch.Event) string {
 
 func setPhase(t *testing.T, s *storage.Store, name string, phase corev1.PodPhase) int64 {
 	t.Helper()
-	out, err := s.GuaranteedUpdate(context.Background(), key("default", name), nil, false, 0, func(cur runtime.Object) (runtime.Object, error) {
+	out, err := s.GuaranteedUpdate(context.Background(), key("default", name), nil, false, storage.WriteOptions{}, func(cur runtime.Object) (runtime.Object, error) {
 		cur.(*corev1.Pod).Status.Phase = phase
 		return cur, nil
 	})
@@ -51,7 +51,7 @@ func TestWatchFromResourceVersion(t *testing.T) {
 	rvA := rvOf(t, a)
 	rvMod := setPhase(t, e.store, "a", corev1.PodRunning)
 	b := mustCreate(t, e.store, pod("default", "b", nil))
-	del, err := e.store.Delete(ctx, key("default", "a"), nil, nil)
+	del, err := e.store.Delete(ctx, key("default", "a"), nil, nil, storage.WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestWatchSelectorTransitions(t *testing.T) {
 	}
 	defer w.Stop()
 	rvRun := setPhase(t, e.store, "a", corev1.PodRunning)
-	rvMod, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, 0, func(cur runtime.Object) (runtime.Object, error) {
+	rvMod, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), nil, false, storage.WriteOptions{}, func(cur runtime.Object) (runtime.Object, error) {
 		cur.(*corev1.Pod).Labels = map[string]string{"still": "running"}
 		return cur, nil
 	})
@@ -310,7 +310,7 @@ func TestConcurrentWatchesSameOrder(t *testing.T) {
 		go func(g int) {
 			defer wg.Done()
 			for i := 0; i < writes/4; i++ {
-				if _, err := e.store.Create(ctx, key("default", fmt.Sprintf("p-%d-%d", g, i)), pod("default", fmt.Sprintf("p-%d-%d", g, i), nil), 0); err != nil {
+				if _, err := e.store.Create(ctx, key("default", fmt.Sprintf("p-%d-%d", g, i)), pod("default", fmt.Sprintf("p-%d-%d", g, i), nil), storage.WriteOptions{}); err != nil {
 					t.Error(err)
 				}
 			}
