@@ -1,3 +1,109 @@
 package main
 
-func main() {}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/internal/cluster"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRootCommand(os.Stdout, os.Stderr).ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError marks errors caused by how the command was called (exit 2).
+type usageError struct{ error }
+
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kubesim",
+		Short: "A small, real Kubernetes control plane in one process, to watch how a pod comes to life",
+		Long: `kubesim runs embedded etcd and a Kubernetes API server in one process.
+kubectl, client-go and curl talk to it as to any cluster.
+
+With no command, kubesim runs "serve".`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		fmt.Fprintf(stderr, "Error: %v\nRun '%s --help' for usage.\n", err, c.CommandPath())
+		return usageError{err}
+	})
+	serve := newServeCommand(stdout, stderr)
+	root.Flags().AddFlagSet(serve.Flags())
+	root.RunE = serve.RunE
+	root.AddCommand(serve, newVersionCommand(stdout))
+	return root
+}
+
+func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
+	cfg := cluster.NewConfig()
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run etcd and the API server until Ctrl-C",
+		Long: `serve runs embedded etcd and the API server on 127.0.0.1 and writes a
+kubeconfig for them. Without --data-dir, all state lives in a temporary
+directory removed on exit; with it, objects and resourceVersions survive
+restarts.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			err := runServe(cmd.Context(), cfg, stdout)
+			if err != nil {
+				fmt.Fprintf(stderr, "kubesim: %v\n", err)
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.DataDir, "data-dir", "", "keep etcd data, logs and the kubeconfig in `DIR` across restarts (default: a temporary directory removed on exit)")
+	f.StringVar(&cfg.BindAddress, "address", cfg.BindAddress, "IP `address` the API server listens on")
+	f.IntVar(&cfg.Port, "port", cfg.Port, "`port` the API server listens on (0 picks a free one)")
+	return cmd
+}
+
+// runServe runs the control plane until ctx is done.
+func runServe(ctx context.Context, cfg *cluster.Config, out io.Writer) error {
+	c, err := cluster.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "kubesim: API server at %s, data in %s (logs in %s/logs)\n", c.URL, c.DataDir, c.DataDir)
+	fmt.Fprintf(out, "export KUBECONFIG=%s\n", c.Kubeconfig)
+	fmt.Fprintln(out, "Press Ctrl-C to stop.")
+	<-ctx.Done()
+	err = c.Close()
+	fmt.Fprintln(out, "kubesim: stopped")
+	return err
+}
+
+func newVersionCommand(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the Kubernetes version whose API kubesim serves",
+		Args:  cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			v := apiserver.DefaultVersion()
+			fmt.Fprintf(stdout, "kubesim serving the Kubernetes API %s (%s, %s)\n", v.GitVersion, v.GoVersion, v.Platform)
+		},
+	}
+}

@@ -20,6 +20,8 @@ func init() {
 	utilruntime.Must(corev1.AddToScheme(Scheme))
 	utilruntime.Must(coordinationv1.AddToScheme(Scheme))
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
+	// Option types (DeleteOptions...) are also accepted as meta.k8s.io/v1.
+	metav1.AddToGroupVersion(Scheme, metav1.SchemeGroupVersion)
 	utilruntime.Must(metav1.AddMetaToScheme(Scheme))
 }
 
@@ -29,6 +31,7 @@ var (
 	JSONSerializer = json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{})
 	StrictJSON     = json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{Strict: true})
 	YAMLSerializer = json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{Yaml: true})
+	StrictYAML     = json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{Yaml: true, Strict: true})
 )
 
 // Codec encodes objects with their apiVersion and kind set from the scheme,

@@ -1,0 +1,308 @@
+package apiserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	restful "github.com/emicklei/go-restful/v3"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/apiserver/openapi"
+)
+
+// installDiscovery adds /api, /apis, /apis/<group> and /version. /api and
+// /apis answer the aggregated form (apidiscovery.k8s.io/v2) to clients
+// that ask for it, as kubectl does, and the legacy lists otherwise.
+func (s *Server) installDiscovery(c *restful.Container) {
+	api := new(restful.WebService)
+	api.Path("/api").Consumes("*/*").Produces(mediaJSON)
+	api.Route(api.GET("/").To(func(req *restful.Request, resp *restful.Response) {
+		s.serveAPIVersions(resp.ResponseWriter, req.Request)
+	}).Operation("getCoreAPIVersions").Doc("get available API versions"))
+	c.Add(api)
+
+	apis := new(restful.WebService)
+	apis.Path("/apis").Consumes("*/*").Produces(mediaJSON)
+	apis.Route(apis.GET("/").To(func(req *restful.Request, resp *restful.Response) {
+		s.serveAPIGroupList(resp.ResponseWriter, req.Request)
+	}).Operation("getAPIVersions").Doc("get available API versions"))
+	for _, g := range s.groups {
+		if g.gv.Group == "" {
+			continue
+		}
+		ws := new(restful.WebService)
+		ws.Path("/apis/" + g.gv.Group).Consumes("*/*").Produces(mediaJSON)
+		ws.Route(ws.GET("/").To(func(req *restful.Request, resp *restful.Response) {
+			s.writeJSON(resp.ResponseWriter, http.StatusOK, s.apiGroup(g))
+		}).Operation("get" + opGroup(g.gv)[:len(opGroup(g.gv))-len(exported(g.gv.Version))] + "APIGroup").Doc("get information of a group"))
+		c.Add(ws)
+	}
+	c.Add(apis)
+
+	version := new(restful.WebService)
+	version.Path("/version").Consumes("*/*").Produces(mediaJSON)
+	version.Route(version.GET("/").To(func(req *restful.Request, resp *restful.Response) {
+		s.writeJSON(resp.ResponseWriter, http.StatusOK, s.cfg.Version)
+	}).Operation("getCodeVersion").Doc("get the version information for this server"))
+	c.Add(version)
+}
+
+// writeJSON writes a discovery document as plain JSON.
+func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", mediaJSON)
+	w.WriteHeader(code)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// serverAddress is the address clients reach the server at.
+func serverAddress(r *http.Request) string {
+	if r.Host != "" {
+		return r.Host
+	}
+	return r.URL.Host
+}
+
+func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
+	o, err := negotiate(r, asDiscoveryList)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if o.as == asDiscoveryList {
+		s.writeAggregated(w, r, o, s.groups[:1])
+		return
+	}
+	s.writeJSON(w, http.StatusOK, &metav1.APIVersions{
+		TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
+		Versions:                   []string{"v1"},
+		ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: serverAddress(r)}},
+	})
+}
+
+func (s *Server) serveAPIGroupList(w http.ResponseWriter, r *http.Request) {
+	o, err := negotiate(r, asDiscoveryList)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if o.as == asDiscoveryList {
+		s.writeAggregated(w, r, o, s.groups[1:])
+		return
+	}
+	list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
+	for _, g := range s.groups[1:] {
+		ag := s.apiGroup(g)
+		ag.TypeMeta = metav1.TypeMeta{}
+		list.Groups = append(list.Groups, *ag)
+	}
+	s.writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) apiGroup(g *group) *metav1.APIGroup {
+	v := metav1.GroupVersionForDiscovery{GroupVersion: g.gv.String(), Version: g.gv.Version}
+	return &metav1.APIGroup{
+		TypeMeta:         metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"},
+		Name:             g.gv.Group,
+		Versions:         []metav1.GroupVersionForDiscovery{v},
+		PreferredVersion: v,
+	}
+}
+
+// serveResourceList answers GET /api/v1 and /apis/<group>/<version>.
+func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, g *group) {
+	list := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList"}, GroupVersion: g.gv.String()}
+	if g.gv.Group != "" {
+		list.APIVersion = "v1"
+	}
+	for _, e := range g.endpoints {
+		list.APIResources = append(list.APIResources, metav1.APIResource{
+			Name:               e.res.Plural,
+			SingularName:       e.res.Singular,
+			Namespaced:         e.res.Namespaced,
+			Kind:               e.res.Kind.Kind,
+			Verbs:              e.verbs,
+			ShortNames:         e.res.ShortNames,
+			Categories:         e.res.Categories,
+			StorageVersionHash: storageVersionHash(e.gvk().Group, e.gvk().Version, e.gvk().Kind),
+		})
+		for _, sub := range e.subresources {
+			r := metav1.APIResource{
+				Name:       e.res.Plural + "/" + sub.name,
+				Namespaced: e.res.Namespaced,
+				Kind:       sub.kind.Kind,
+				Verbs:      sub.verbs,
+			}
+			if sub.kind.Group != g.gv.Group {
+				r.Group, r.Version = sub.kind.Group, sub.kind.Version
+			}
+			list.APIResources = append(list.APIResources, r)
+		}
+	}
+	if g.bindings {
+		list.APIResources = append(list.APIResources, metav1.APIResource{
+			Name: "bindings", SingularName: "binding", Namespaced: true, Kind: "Binding", Verbs: []string{verbCreate},
+		})
+	}
+	sort.Slice(list.APIResources, func(i, j int) bool { return list.APIResources[i].Name < list.APIResources[j].Name })
+	s.writeJSON(w, http.StatusOK, list)
+}
+
+// storageVersionHash is the opaque hash discovery publishes per resource,
+// computed as kube-apiserver computes it.
+func storageVersionHash(group, version, kind string) string {
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
+// writeAggregated writes the aggregated discovery document of groups.
+func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, o output, groups []*group) {
+	list := &apidiscoveryv2.APIGroupDiscoveryList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"}}
+	for _, g := range groups {
+		v := apidiscoveryv2.APIVersionDiscovery{Version: g.gv.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
+		for _, e := range g.endpoints {
+			scope := apidiscoveryv2.ScopeCluster
+			if e.res.Namespaced {
+				scope = apidiscoveryv2.ScopeNamespace
+			}
+			gvk := e.gvk()
+			rd := apidiscoveryv2.APIResourceDiscovery{
+				Resource:         e.res.Plural,
+				ResponseKind:     &metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+				Scope:            scope,
+				SingularResource: e.res.Singular,
+				Verbs:            e.verbs,
+				ShortNames:       e.res.ShortNames,
+				Categories:       e.res.Categories,
+			}
+			for _, sub := range e.subresources {
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
+					Subresource:  sub.name,
+					ResponseKind: &metav1.GroupVersionKind{Group: sub.kind.Group, Version: sub.kind.Version, Kind: sub.kind.Kind},
+					Verbs:        sub.verbs,
+				})
+			}
+			v.Resources = append(v.Resources, rd)
+		}
+		if g.bindings {
+			v.Resources = append(v.Resources, apidiscoveryv2.APIResourceDiscovery{
+				Resource: "bindings", ResponseKind: &metav1.GroupVersionKind{Version: "v1", Kind: "Binding"},
+				Scope: apidiscoveryv2.ScopeNamespace, SingularResource: "binding", Verbs: []string{verbCreate},
+			})
+		}
+		sort.Slice(v.Resources, func(i, j int) bool { return v.Resources[i].Resource < v.Resources[j].Resource })
+		list.Items = append(list.Items, apidiscoveryv2.APIGroupDiscovery{
+			ObjectMeta: metav1.ObjectMeta{Name: g.gv.Group},
+			Versions:   []apidiscoveryv2.APIVersionDiscovery{v},
+		})
+	}
+	data, err := json.Marshal(list)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sum := sha256.Sum256(data)
+	etag := fmt.Sprintf("%q", fmt.Sprintf("%X", sum[:16]))
+	w.Header().Set("Content-Type", contentType(o))
+	w.Header().Set("ETag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// health serves /healthz, /livez and /readyz (and their ?verbose and
+// /<check> forms): ping always passes, etcd passes if a read succeeds.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	base, check, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	checks := []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"ping", func(context.Context) error { return nil }},
+		{"etcd", func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			_, err := s.cfg.Etcd.Get(ctx, "/registry/health", clientv3.WithCountOnly())
+			return err
+		}},
+	}
+	var b strings.Builder
+	failed := false
+	found := check == ""
+	for _, c := range checks {
+		if check != "" && c.name != check {
+			continue
+		}
+		found = true
+		if err := c.run(r.Context()); err != nil {
+			failed = true
+			fmt.Fprintf(&b, "[-]%s failed: reason withheld\n", c.name)
+		} else {
+			fmt.Fprintf(&b, "[+]%s ok\n", c.name)
+		}
+	}
+	if !found {
+		s.writeError(w, r, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if failed {
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, "%s%s check failed\n", b.String(), base)
+		return
+	}
+	if _, verbose := r.URL.Query()["verbose"]; verbose {
+		fmt.Fprintf(w, "%s%s check passed\n", b.String(), base)
+		return
+	}
+	fmt.Fprint(w, "ok")
+}
+
+// openAPIResources describes the served resources for the OpenAPI documents.
+func (s *Server) openAPIResources() []openapi.Resource {
+	var out []openapi.Resource
+	for _, g := range s.groups {
+		for _, e := range g.endpoints {
+			r := openapi.Resource{
+				Kind:                e.gvk(),
+				Plural:              e.res.Plural,
+				Namespaced:          e.res.Namespaced,
+				Verbs:               e.verbs,
+				Object:              e.res.NewFunc(),
+				List:                e.res.NewListFunc(),
+				DeleteReturnsObject: e.res.CheckGracefulDelete != nil,
+			}
+			for _, sub := range e.subresources {
+				var obj runtime.Object
+				if sub.newFunc != nil {
+					obj = sub.newFunc()
+				} else {
+					obj = e.res.NewFunc()
+				}
+				r.Subresources = append(r.Subresources, openapi.Subresource{Name: sub.name, Kind: sub.kind, Object: obj, Verbs: sub.verbs})
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}

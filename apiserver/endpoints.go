@@ -1,0 +1,108 @@
+package apiserver
+
+import (
+	"context"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// Verbs as discovery lists them.
+const (
+	verbCreate           = "create"
+	verbDelete           = "delete"
+	verbDeleteCollection = "deletecollection"
+	verbGet              = "get"
+	verbList             = "list"
+	verbPatch            = "patch"
+	verbUpdate           = "update"
+	verbWatch            = "watch"
+)
+
+var allVerbs = []string{verbCreate, verbDelete, verbDeleteCollection, verbGet, verbList, verbPatch, verbUpdate, verbWatch}
+
+// deleteFunc deletes one object (the namespace resource has its own).
+type deleteFunc func(ctx context.Context, namespace, name string, validate registry.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error)
+
+// endpoint is one served resource: what discovery, OpenAPI and the routes
+// are built from.
+type endpoint struct {
+	gv           schema.GroupVersion
+	res          *registry.Resource
+	store        *registry.Store
+	verbs        []string
+	subresources []subresource
+	delete       deleteFunc
+}
+
+func (e *endpoint) has(verb string) bool { return contains(e.verbs, verb) }
+
+func (e *endpoint) gvk() schema.GroupVersionKind { return e.gv.WithKind(e.res.Kind.Kind) }
+
+// subresource kinds.
+const (
+	subStatus   = "status"
+	subBinding  = "binding"
+	subFinalize = "finalize"
+)
+
+// subresource is pods/status, pods/binding, namespaces/finalize...
+type subresource struct {
+	name  string
+	kind  schema.GroupVersionKind
+	verbs []string
+	// store serves status and finalize (a strategy on the parent's data).
+	store *registry.Store
+	// newFunc returns an empty request body object.
+	newFunc func() runtime.Object
+}
+
+// group is one served group-version and its endpoints.
+type group struct {
+	gv        schema.GroupVersion
+	endpoints []*endpoint
+	// bindings is the legacy POST namespaces/{ns}/bindings endpoint (core only).
+	bindings bool
+}
+
+// buildGroups lays out what the server serves.
+func buildGroups(reg *registry.Registry) []*group {
+	v1 := corev1.SchemeGroupVersion
+	podKind, bindingKind := v1.WithKind("Pod"), v1.WithKind("Binding")
+	newBinding := func() runtime.Object { return &corev1.Binding{} }
+	core := &group{gv: v1, bindings: true, endpoints: []*endpoint{
+		{gv: v1, res: registry.Events, store: reg.Events, verbs: allVerbs},
+		{gv: v1, res: registry.Namespaces, store: reg.Namespaces,
+			verbs: []string{verbCreate, verbDelete, verbGet, verbList, verbPatch, verbUpdate, verbWatch},
+			delete: func(ctx context.Context, _, name string, validate registry.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+				return registry.DeleteNamespace(ctx, reg.Namespaces, name, validate, opts)
+			},
+			subresources: []subresource{
+				{name: subFinalize, kind: v1.WithKind("Namespace"), verbs: []string{verbUpdate}, store: reg.NamespaceFinalize},
+				{name: subStatus, kind: v1.WithKind("Namespace"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.NamespaceStatus},
+			}},
+		{gv: v1, res: registry.Nodes, store: reg.Nodes, verbs: allVerbs, subresources: []subresource{
+			{name: subStatus, kind: v1.WithKind("Node"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.NodeStatus},
+		}},
+		{gv: v1, res: registry.Pods, store: reg.Pods, verbs: allVerbs, subresources: []subresource{
+			{name: subBinding, kind: bindingKind, verbs: []string{verbCreate}, newFunc: newBinding},
+			{name: subStatus, kind: podKind, verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.PodStatus},
+		}},
+	}}
+	coord := &group{gv: coordinationv1.SchemeGroupVersion, endpoints: []*endpoint{
+		{gv: coordinationv1.SchemeGroupVersion, res: registry.Leases, store: reg.Leases, verbs: allVerbs},
+	}}
+	for _, g := range []*group{core, coord} {
+		for _, e := range g.endpoints {
+			if e.delete == nil {
+				e.delete = e.store.Delete
+			}
+		}
+	}
+	return []*group{core, coord}
+}

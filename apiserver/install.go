@@ -1,0 +1,178 @@
+package apiserver
+
+import (
+	"net/http"
+	"strings"
+	"unicode"
+
+	restful "github.com/emicklei/go-restful/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/apiserver/openapi"
+)
+
+// buildContainer builds the go-restful Container: one WebService per
+// group-version with a Route per verb and path, the discovery services,
+// and plain handlers for health, version and OpenAPI. Unknown paths and
+// methods get kube-apiserver's 404 and 405 Status.
+func (s *Server) buildContainer() *restful.Container {
+	c := restful.NewContainer()
+	c.ServeMux = http.NewServeMux()
+	c.Router(restful.CurlyRouter{})
+	// Panics go to the handler chain's recovery, which answers a Status.
+	c.DoNotRecover(true)
+	c.ServiceErrorHandler(func(serr restful.ServiceError, req *restful.Request, resp *restful.Response) {
+		s.writeError(resp.ResponseWriter, req.Request, apierrors.NewGenericServerResponse(serr.Code, "", schema.GroupResource{}, "", serr.Message, 0, false))
+	})
+	for _, g := range s.groups {
+		c.Add(s.groupWebService(g))
+	}
+	s.installDiscovery(c)
+	c.ServeMux.Handle(openapi.Path, s.openapi)
+	c.ServeMux.Handle(openapi.Path+"/", s.openapi)
+	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
+		c.ServeMux.HandleFunc(p, s.health)
+		c.ServeMux.HandleFunc(p+"/", s.health)
+	}
+	c.ServeMux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
+	})
+	return c
+}
+
+// rootPath is the URL prefix of a group-version.
+func rootPath(gv schema.GroupVersion) string {
+	if gv.Group == "" {
+		return "/api/" + gv.Version
+	}
+	return "/apis/" + gv.Group + "/" + gv.Version
+}
+
+// to adapts a plain handler to go-restful.
+func to(h handlerFunc) restful.RouteFunction {
+	return func(req *restful.Request, resp *restful.Response) {
+		h(resp.ResponseWriter, req.Request, params{namespace: req.PathParameter("namespace"), name: req.PathParameter("name")})
+	}
+}
+
+// groupWebService builds the WebService of one group-version: GET on its
+// root lists its resources; each endpoint adds its routes.
+func (s *Server) groupWebService(g *group) *restful.WebService {
+	ws := new(restful.WebService)
+	ws.Path(rootPath(g.gv)).Consumes("*/*").Produces(mediaJSON, mediaYAML)
+	ws.Doc("API at " + rootPath(g.gv))
+	ws.Route(ws.GET("/").To(func(req *restful.Request, resp *restful.Response) {
+		s.serveResourceList(resp.ResponseWriter, req.Request, g)
+	}).Operation("get" + opGroup(g.gv) + "APIResources").Doc("get available resources"))
+	for _, e := range g.endpoints {
+		s.installEndpoint(ws, e)
+	}
+	if g.bindings {
+		h := &handlers{s: s, e: g.endpoints[indexOfPods(g)]}
+		ws.Route(ws.POST("/namespaces/{namespace}/bindings").To(to(h.bind)).
+			Operation("create" + opGroup(g.gv) + "NamespacedBinding").Doc("create a Binding"))
+	}
+	return ws
+}
+
+func indexOfPods(g *group) int {
+	for i, e := range g.endpoints {
+		if e.res.Plural == "pods" {
+			return i
+		}
+	}
+	return 0
+}
+
+// installEndpoint adds the routes of one resource, with upstream's paths:
+// the collection and item paths (under namespaces/{namespace} for
+// namespaced resources, plus the all-namespaces list), subresources, and
+// the legacy /watch/ paths.
+func (s *Server) installEndpoint(ws *restful.WebService, e *endpoint) {
+	h := &handlers{s: s, e: e}
+	plural, kind := e.res.Plural, e.res.Kind.Kind
+	op := func(verb, scope, suffix string) string {
+		return verb + opGroup(e.gv) + scope + kind + suffix
+	}
+	coll, scope := "/"+plural, ""
+	if e.res.Namespaced {
+		coll, scope = "/namespaces/{namespace}/"+plural, "Namespaced"
+	}
+	item := coll + "/{name}"
+	route := func(b *restful.RouteBuilder, operation, doc string) {
+		ws.Route(b.Operation(operation).Doc(doc))
+	}
+	if e.has(verbList) {
+		route(ws.GET(coll).To(to(h.list)), op("list", scope, ""), "list or watch objects of kind "+kind)
+		if e.res.Namespaced {
+			route(ws.GET("/"+plural).To(to(h.list)), op("list", "", "ForAllNamespaces"), "list or watch objects of kind "+kind+" in all namespaces")
+		}
+	}
+	if e.has(verbWatch) {
+		route(ws.GET("/watch"+coll).To(to(h.watch)), op("watch", scope, "List"), "watch changes to a list of "+kind+" (deprecated: use ?watch=true on the list)")
+		route(ws.GET("/watch"+item).To(to(h.watch)), op("watch", scope, ""), "watch changes to an object of kind "+kind+" (deprecated: use ?watch=true with a fieldSelector)")
+		if e.res.Namespaced {
+			route(ws.GET("/watch/"+plural).To(to(h.watch)), op("watch", "", "ListForAllNamespaces"), "watch changes to "+kind+" in all namespaces (deprecated)")
+		}
+	}
+	if e.has(verbCreate) {
+		route(ws.POST(coll).To(to(h.create)), op("create", scope, ""), "create a "+kind)
+	}
+	if e.has(verbDeleteCollection) {
+		route(ws.DELETE(coll).To(to(h.deleteCollection)), op("deletecollection", scope, ""), "delete a collection of "+kind)
+	}
+	if e.has(verbGet) {
+		route(ws.GET(item).To(to(h.get)), op("read", scope, ""), "read the specified "+kind)
+	}
+	if e.has(verbUpdate) {
+		route(ws.PUT(item).To(to(h.update)), op("replace", scope, ""), "replace the specified "+kind)
+	}
+	if e.has(verbPatch) {
+		route(ws.PATCH(item).To(to(h.patch)), op("patch", scope, ""), "partially update the specified "+kind)
+	}
+	if e.has(verbDelete) {
+		route(ws.DELETE(item).To(to(h.delete)), op("delete", scope, ""), "delete a "+kind)
+	}
+	for _, sub := range e.subresources {
+		path := item + "/" + sub.name
+		suffix := exported(sub.name)
+		if sub.name == subBinding {
+			route(ws.POST(path).To(to(h.bind)), op("create", scope, "Binding"), "create binding of a Pod")
+			continue
+		}
+		store := sub.store
+		for _, verb := range sub.verbs {
+			switch verb {
+			case verbGet:
+				route(ws.GET(path).To(to(func(w http.ResponseWriter, r *http.Request, p params) { h.getFrom(store, w, r, p) })),
+					op("read", scope, suffix), "read "+sub.name+" of the specified "+kind)
+			case verbUpdate:
+				route(ws.PUT(path).To(to(func(w http.ResponseWriter, r *http.Request, p params) { h.updateIn(store, w, r, p) })),
+					op("replace", scope, suffix), "replace "+sub.name+" of the specified "+kind)
+			case verbPatch:
+				route(ws.PATCH(path).To(to(func(w http.ResponseWriter, r *http.Request, p params) { h.patchIn(store, w, r, p) })),
+					op("patch", scope, suffix), "partially update "+sub.name+" of the specified "+kind)
+			}
+		}
+	}
+}
+
+// opGroup is the group-version part of an operation id: CoreV1,
+// CoordinationV1.
+func opGroup(gv schema.GroupVersion) string {
+	g := "core"
+	if gv.Group != "" {
+		g, _, _ = strings.Cut(gv.Group, ".")
+	}
+	return exported(g) + exported(gv.Version)
+}
+
+func exported(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
+}

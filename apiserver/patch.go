@@ -1,0 +1,179 @@
+package apiserver
+
+import (
+	"bytes"
+	stdjson "encoding/json"
+	"context"
+	"fmt"
+	"net/http"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/json"
+
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// patchTypes are the patch formats this server applies. Server-side apply
+// (application/apply-patch+yaml) is not among them: the server answers it
+// with 415, as one without server-side apply does.
+var patchTypes = []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.StrategicMergePatchType)}
+
+// maxJSONPatchOperations caps the operations of one JSON patch.
+const maxJSONPatchOperations = 10000
+
+func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p params) {
+	h.patchIn(h.e.store, w, r, p)
+}
+
+// patchIn serves PATCH on the resource or a subresource served by store:
+// the patch is applied to the current object inside the update loop, so a
+// concurrent change is never lost.
+func (h *handlers) patchIn(store *registry.Store, w http.ResponseWriter, r *http.Request, p params) {
+	o, err := negotiate(r)
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	pt := types.PatchType(parseMediaType(r.Header.Get("Content-Type")))
+	if !contains(patchTypes, string(pt)) {
+		h.s.writeError(w, r, unsupportedMediaType(patchTypes))
+		return
+	}
+	var opts metav1.PatchOptions
+	if err := decodeQuery(r, &opts); err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	if errs := metav1validation.ValidatePatchOptions(&opts, pt); len(errs) > 0 {
+		h.s.writeError(w, r, optionsError("PatchOptions", errs))
+		return
+	}
+	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	if !stdjson.Valid(body) {
+		h.s.writeError(w, r, apierrors.NewBadRequest("invalid JSON patch"))
+		return
+	}
+	validation := fieldValidation(opts.FieldValidation)
+	var warnings []string
+	apply := func(_ context.Context, current runtime.Object) (runtime.Object, error) {
+		m, err := meta.Accessor(current)
+		if err != nil {
+			return nil, err
+		}
+		if m.GetResourceVersion() == "" {
+			// Nothing to patch (the object does not exist).
+			return nil, apierrors.NewNotFound(h.e.res.GroupResource(), p.name)
+		}
+		obj, ws, err := h.applyPatch(current, pt, body, validation)
+		if err != nil {
+			return nil, err
+		}
+		warnings = ws
+		return obj, nil
+	}
+	out, _, err := store.Update(r.Context(), p.namespace, p.name, apply, nil, nil, registry.Options{DryRun: len(opts.DryRun) > 0})
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	addWarnings(w, warnings)
+	h.s.writeObject(w, r, http.StatusOK, out, o)
+}
+
+// applyPatch applies a patch to current and decodes the result.
+func (h *handlers) applyPatch(current runtime.Object, pt types.PatchType, patch []byte, validation string) (runtime.Object, []string, error) {
+	var cur bytes.Buffer
+	if err := registry.Codec.Encode(current, &cur); err != nil {
+		return nil, nil, apierrors.NewInternalError(err)
+	}
+	var patched []byte
+	var warnings []string
+	strict := validation != metav1.FieldValidationIgnore
+	switch pt {
+	case types.JSONPatchType:
+		if strict {
+			var ops []map[string]any
+			strictErrs, err := json.UnmarshalStrict(patch, &ops)
+			if err != nil {
+				return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			}
+			for _, e := range strictErrs {
+				warnings = append(warnings, fmt.Sprintf("json patch %v", e))
+			}
+		}
+		ops, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return nil, nil, apierrors.NewBadRequest(err.Error())
+		}
+		if len(ops) > maxJSONPatchOperations {
+			return nil, nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
+		}
+		if patched, err = ops.Apply(cur.Bytes()); err != nil {
+			return nil, nil, invalidPatch(err)
+		}
+	case types.MergePatchType:
+		var err error
+		if patched, err = jsonpatch.MergePatch(cur.Bytes(), patch); err != nil {
+			if err == jsonpatch.ErrBadJSONPatch {
+				return nil, nil, apierrors.NewBadRequest(err.Error())
+			}
+			return nil, nil, invalidPatch(err)
+		}
+	case types.StrategicMergePatchType:
+		var err error
+		if patched, err = strategicpatch.StrategicMergePatch(cur.Bytes(), patch, h.e.res.NewFunc()); err != nil {
+			switch err {
+			case mergepatch.ErrBadJSONDoc, mergepatch.ErrBadPatchFormatForPrimitiveList, mergepatch.ErrBadPatchFormatForRetainKeys,
+				mergepatch.ErrBadPatchFormatForSetElementOrderList, mergepatch.ErrUnsupportedStrategicMergePatchFormat:
+				return nil, nil, apierrors.NewBadRequest(err.Error())
+			}
+			return nil, nil, invalidPatch(err)
+		}
+	}
+	gvk := h.e.gvk()
+	obj, _, err := registry.StrictJSON.Decode(patched, &gvk, h.e.res.NewFunc())
+	if err != nil {
+		strictErr, isStrict := runtime.AsStrictDecodingError(err)
+		switch {
+		case isStrict && validation == metav1.FieldValidationStrict:
+			return nil, nil, apierrors.NewBadRequest(err.Error())
+		case isStrict && validation == metav1.FieldValidationWarn:
+			for _, e := range strictErr.Errors() {
+				warnings = append(warnings, e.Error())
+			}
+		case isStrict:
+		default:
+			return nil, nil, apierrors.NewBadRequest(err.Error())
+		}
+	}
+	if got := obj.GetObjectKind().GroupVersionKind(); got != gvk {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the patch changed the object's apiVersion or kind to %s, want %s", got, gvk))
+	}
+	if h.e.res.Default != nil {
+		h.e.res.Default(obj)
+	}
+	return obj, warnings, nil
+}
+
+// invalidPatch is the 422 kube-apiserver gives for a patch that does not
+// apply; the reason is added as a cause so that the client learns it.
+func invalidPatch(err error) error {
+	se := apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+	se.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Message: err.Error()}}
+	return se
+}
+
+

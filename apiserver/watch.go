@@ -1,0 +1,93 @@
+package apiserver
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// serveWatch streams a watch the way kube-apiserver does over HTTP/1.1 and
+// HTTP/2: status 200 and the headers at once, then one JSON object
+// {"type":...,"object":...} per event, each flushed as it is written (one
+// chunk per event with HTTP/1.1 chunked encoding). The stream ends cleanly
+// after timeoutSeconds (or a random 30-60 minutes), when the client goes
+// away, or after an ERROR event.
+func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint, namespace string, opts *metainternalversion.ListOptions) {
+	o, err := negotiate(r, asTable)
+	if err == nil && o.mediaType != mediaJSON {
+		// YAML has no streaming form.
+		err = notAcceptableMsg("only the following media types are accepted: " + mediaJSON)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	timeout := time.Duration(float64(s.cfg.MinRequestTimeout) * (1 + rand.Float64()))
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	wi, err := e.store.Watch(r.Context(), namespace, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer wi.Stop()
+
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", contentType(o))
+	w.WriteHeader(http.StatusOK)
+	if err := rc.Flush(); err != nil {
+		return
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	first := true
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-timer.C:
+			return
+		case ev, ok := <-wi.ResultChan():
+			if !ok {
+				return
+			}
+			frame, err := watchFrame(r, ev, o, !first)
+			if err != nil {
+				st := statusOf(err)
+				frame, _ = watchFrame(r, watch.Event{Type: watch.Error, Object: st}, o, true)
+			}
+			first = false
+			if _, err := w.Write(frame); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// watchFrame is the bytes one event is sent as: its JSON and a newline.
+func watchFrame(r *http.Request, ev watch.Event, o output, noHeaders bool) ([]byte, error) {
+	obj, err := transform(r, ev.Object, o, noHeaders, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	data, err := encode(obj, output{mediaType: mediaJSON})
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(data) + 32)
+	b.WriteString(`{"type":"`)
+	b.WriteString(string(ev.Type))
+	b.WriteString(`","object":`)
+	b.Write(bytes.TrimRight(data, "\n"))
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}

@@ -1,0 +1,207 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/internal/embedetcd"
+)
+
+// Defaults used by NewConfig.
+const (
+	DefaultBindAddress = apiserver.DefaultBindAddress
+	DefaultPort        = apiserver.DefaultPort
+	// DefaultReadyTimeout bounds the wait for the API server to answer.
+	DefaultReadyTimeout = 30 * time.Second
+)
+
+// Config configures a cluster.
+type Config struct {
+	// DataDir keeps etcd's data, logs and the kubeconfig. Empty means a
+	// fresh temporary directory, removed by Close.
+	DataDir string
+	// BindAddress and Port are where the API server listens (Port 0: any
+	// free port).
+	BindAddress string
+	Port        int
+	// BookmarkInterval is how often idle watches get a BOOKMARK (0: the
+	// API server's default).
+	BookmarkInterval time.Duration
+	// UnsafeNoFsync makes etcd skip fsync (tests, benchmarks).
+	UnsafeNoFsync bool
+	// ReadyTimeout bounds Start's wait for the API server.
+	ReadyTimeout time.Duration
+}
+
+// NewConfig returns the defaults: a throw-away data dir, the API on
+// 127.0.0.1:6443.
+func NewConfig() *Config {
+	return &Config{BindAddress: DefaultBindAddress, Port: DefaultPort, ReadyTimeout: DefaultReadyTimeout}
+}
+
+// Validate reports the first problem with c.
+func (c *Config) Validate() error {
+	if c.ReadyTimeout <= 0 {
+		return errors.New("cluster: ready timeout must be positive")
+	}
+	return nil
+}
+
+// Cluster is a running control plane.
+type Cluster struct {
+	// DataDir holds etcd's data, logs/ and kubeconfig.
+	DataDir string
+	// Kubeconfig is the path of a kubeconfig for the admin user.
+	Kubeconfig string
+	// URL is the API server's base URL.
+	URL string
+
+	tempDir bool
+	etcd    *embedetcd.Server
+	api     *apiserver.Server
+	logFile *os.File
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	runErr  error
+	once    sync.Once
+}
+
+// Start boots etcd and the API server and returns once the API answers.
+// The cluster runs until ctx is done or Close is called; Close must be
+// called either way to release it.
+func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Cluster{DataDir: cfg.DataDir}
+	if c.DataDir == "" {
+		if c.DataDir, err = os.MkdirTemp("", "kubesim-"); err != nil {
+			return nil, fmt.Errorf("cluster: data dir: %w", err)
+		}
+		c.tempDir = true
+	}
+	defer func() {
+		if err != nil {
+			c.Close()
+		}
+	}()
+	if err := os.MkdirAll(filepath.Join(c.DataDir, "logs"), 0o700); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	if c.logFile, err = os.OpenFile(filepath.Join(c.DataDir, "logs", "apiserver.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+
+	ecfg := embedetcd.NewConfig(c.DataDir)
+	ecfg.UnsafeNoFsync = cfg.UnsafeNoFsync
+	if c.etcd, err = embedetcd.Start(ecfg); err != nil {
+		return nil, err
+	}
+
+	acfg := apiserver.NewConfig(c.etcd.Client())
+	acfg.BindAddress, acfg.Port = cfg.BindAddress, cfg.Port
+	acfg.BookmarkInterval = cfg.BookmarkInterval
+	acfg.ErrorLog = log.New(c.logFile, "apiserver: ", log.LstdFlags)
+	if c.api, err = apiserver.New(acfg); err != nil {
+		return nil, err
+	}
+	c.URL = c.api.URL()
+
+	runCtx, cancel := context.WithCancel(ctx)
+	c.cancel = cancel
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.runErr = c.api.Run(runCtx)
+	}()
+	if err := waitReady(ctx, c.URL, cfg.ReadyTimeout); err != nil {
+		return nil, err
+	}
+	c.Kubeconfig = filepath.Join(c.DataDir, "kubeconfig")
+	if err := writeKubeconfig(c.Kubeconfig, c.URL); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// waitReady polls /readyz until it answers 200.
+func waitReady(ctx context.Context, url string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: time.Second}
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
+		if err != nil {
+			return err
+		}
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster: API server at %s not ready after %s", url, timeout)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// writeKubeconfig writes a kubeconfig whose current context reaches url.
+func writeKubeconfig(path, url string) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["kubesim"] = &clientcmdapi.Cluster{Server: url}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["kubesim"] = &clientcmdapi.Context{Cluster: "kubesim", AuthInfo: "admin", Namespace: "default"}
+	cfg.CurrentContext = "kubesim"
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return fmt.Errorf("cluster: write kubeconfig: %w", err)
+	}
+	return os.Chmod(path, 0o600)
+}
+
+// Close stops the API server and etcd, and removes a temporary data dir.
+// It returns the API server's error, if it failed while running.
+func (c *Cluster) Close() error {
+	c.once.Do(func() {
+		if c.cancel != nil {
+			c.cancel()
+		}
+		c.wg.Wait()
+		if c.api != nil && c.cancel == nil {
+			_ = c.api.Close()
+		}
+		if c.etcd != nil {
+			c.etcd.Close()
+		}
+		if c.logFile != nil {
+			_ = c.logFile.Close()
+		}
+		if c.tempDir {
+			_ = os.RemoveAll(c.DataDir)
+		}
+	})
+	return c.runErr
+}
+
+// Etcd returns the embedded etcd member.
+func (c *Cluster) Etcd() *embedetcd.Server { return c.etcd }
+
+// Wait blocks until the API server stops (its context done, or Close) and
+// returns its error.
+func (c *Cluster) Wait() error {
+	c.wg.Wait()
+	return c.runErr
+}
