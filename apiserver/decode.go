@@ -19,7 +19,7 @@ import (
 )
 
 // bodyMediaTypes lists the request body formats, as a 415 names them.
-var bodyMediaTypes = []string{mediaJSON, mediaYAML}
+var bodyMediaTypes = []string{mediaJSON, mediaYAML, mediaProtobuf}
 
 // readBody reads a request body up to limit bytes; more is 413.
 func readBody(r *http.Request, limit int64) ([]byte, error) {
@@ -58,6 +58,9 @@ func decodeBody(r *http.Request, body []byte, gvk schema.GroupVersionKind, into 
 		dec = registry.StrictJSON
 	case mediaYAML:
 		dec = registry.StrictYAML
+	case mediaProtobuf:
+		// Protobuf has no field names: unknown fields cannot be detected.
+		dec = registry.Protobuf
 	default:
 		return nil, nil, unsupportedMediaType(bodyMediaTypes)
 	}
@@ -150,7 +153,14 @@ func deleteOptions(r *http.Request, limit int64) (*metav1.DeleteOptions, error) 
 	opts := &metav1.DeleteOptions{}
 	if len(strings.TrimSpace(string(body))) > 0 {
 		gvk := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
-		obj, _, err := registry.JSONSerializer.Decode(body, &gvk, opts)
+		var dec runtime.Decoder = registry.JSONSerializer
+		switch parseMediaType(r.Header.Get("Content-Type")) {
+		case mediaProtobuf:
+			dec = registry.Protobuf
+		case mediaYAML:
+			dec = registry.YAMLSerializer
+		}
+		obj, _, err := dec.Decode(body, &gvk, opts)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}

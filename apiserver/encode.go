@@ -22,12 +22,13 @@ import (
 
 // Media types the server reads and writes.
 const (
-	mediaJSON = "application/json"
-	mediaYAML = "application/yaml"
+	mediaJSON     = "application/json"
+	mediaYAML     = "application/yaml"
+	mediaProtobuf = "application/vnd.kubernetes.protobuf"
 )
 
 // acceptedMediaTypes is what a 406 lists.
-var acceptedMediaTypes = []string{mediaJSON, mediaYAML}
+var acceptedMediaTypes = []string{mediaJSON, mediaYAML, mediaProtobuf}
 
 // Transformations a client may ask for with the "as" media type parameter.
 const (
@@ -40,7 +41,7 @@ const (
 
 // output is the negotiated form of a response.
 type output struct {
-	mediaType string // mediaJSON or mediaYAML
+	mediaType string // mediaJSON, mediaYAML or mediaProtobuf
 	as        string // one of the as* constants
 	pretty    bool
 }
@@ -64,10 +65,16 @@ func negotiate(r *http.Request, allowed ...string) (output, error) {
 			mt = mediaJSON
 		case c.Type == "application" && c.SubType == "yaml":
 			mt = mediaYAML
+		case c.Type == "application" && c.SubType == "vnd.kubernetes.protobuf":
+			mt = mediaProtobuf
 		default:
 			continue
 		}
 		as := c.Params["as"]
+		if mt == mediaProtobuf && (as == asTable || as == asDiscoveryList) {
+			// Tables and discovery documents have no protobuf form here.
+			continue
+		}
 		switch as {
 		case asNone:
 		case asTable, asPartial, asPartialList:
@@ -122,6 +129,8 @@ func encode(obj runtime.Object, o output) ([]byte, error) {
 	switch {
 	case o.mediaType == mediaYAML:
 		ser = registry.YAMLSerializer
+	case o.mediaType == mediaProtobuf:
+		ser = registry.Protobuf
 	case o.pretty:
 		ser = prettyJSON
 	}

@@ -60,7 +60,7 @@ func to(h handlerFunc) restful.RouteFunction {
 // root lists its resources; each endpoint adds its routes.
 func (s *Server) groupWebService(g *group) *restful.WebService {
 	ws := new(restful.WebService)
-	ws.Path(rootPath(g.gv)).Consumes("*/*").Produces(mediaJSON, mediaYAML)
+	ws.Path(rootPath(g.gv)).Consumes("*/*").Produces("*/*") // handlers negotiate themselves
 	ws.Doc("API at " + rootPath(g.gv))
 	ws.Route(ws.GET("/").To(func(req *restful.Request, resp *restful.Response) {
 		s.serveResourceList(resp.ResponseWriter, req.Request, g)

@@ -2,12 +2,17 @@ package apiserver
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"net/http"
 	"time"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
 // serveWatch streams a watch the way kube-apiserver does over HTTP/1.1 and
@@ -18,9 +23,9 @@ import (
 // away, or after an ERROR event.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint, namespace string, opts *metainternalversion.ListOptions) {
 	o, err := negotiate(r, asTable)
-	if err == nil && o.mediaType != mediaJSON {
+	if err == nil && o.mediaType == mediaYAML {
 		// YAML has no streaming form.
-		err = notAcceptableMsg("only the following media types are accepted: " + mediaJSON)
+		err = notAcceptableMsg("only the following media types are accepted: " + mediaJSON + ", " + mediaProtobuf)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -38,7 +43,11 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	defer wi.Stop()
 
 	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", contentType(o))
+	ct := contentType(o)
+	if o.mediaType == mediaProtobuf {
+		ct += ";stream=watch"
+	}
+	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(http.StatusOK)
 	if err := rc.Flush(); err != nil {
 		return
@@ -72,11 +81,16 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	}
 }
 
-// watchFrame is the bytes one event is sent as: its JSON and a newline.
+// watchFrame is the bytes one event is sent as: for JSON, the event's JSON
+// and a newline; for protobuf, a 4-byte big-endian length and a
+// metav1.WatchEvent whose object is itself protobuf-encoded.
 func watchFrame(r *http.Request, ev watch.Event, o output, noHeaders bool) ([]byte, error) {
 	obj, err := transform(r, ev.Object, o, noHeaders, time.Now())
 	if err != nil {
 		return nil, err
+	}
+	if o.mediaType == mediaProtobuf {
+		return protobufWatchFrame(ev.Type, obj)
 	}
 	data, err := encode(obj, output{mediaType: mediaJSON})
 	if err != nil {
@@ -90,4 +104,19 @@ func watchFrame(r *http.Request, ev watch.Event, o output, noHeaders bool) ([]by
 	b.Write(bytes.TrimRight(data, "\n"))
 	b.WriteString("}\n")
 	return b.Bytes(), nil
+}
+
+func protobufWatchFrame(typ watch.EventType, obj runtime.Object) ([]byte, error) {
+	inner, err := encode(obj, output{mediaType: mediaProtobuf})
+	if err != nil {
+		return nil, err
+	}
+	var payload bytes.Buffer
+	ev := &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: inner}}
+	if err := registry.ProtobufRaw.Encode(ev, &payload); err != nil {
+		return nil, err
+	}
+	frame := make([]byte, 4, 4+payload.Len())
+	binary.BigEndian.PutUint32(frame, uint32(payload.Len()))
+	return append(frame, payload.Bytes()...), nil
 }

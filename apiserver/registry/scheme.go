@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 )
 
@@ -32,6 +33,14 @@ var (
 	StrictJSON     = json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{Strict: true})
 	YAMLSerializer = json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{Yaml: true})
 	StrictYAML     = json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{Yaml: true, Strict: true})
+)
+
+// Protobuf reads and writes Kubernetes' protobuf envelope ("k8s\x00" and
+// a runtime.Unknown), what client-go's typed clients send by default;
+// ProtobufRaw is the bare form used inside watch streams.
+var (
+	Protobuf    = protobuf.NewSerializer(Scheme, Scheme)
+	ProtobufRaw = protobuf.NewRawSerializer(Scheme, Scheme)
 )
 
 // Codec encodes objects with their apiVersion and kind set from the scheme,

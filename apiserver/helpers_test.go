@@ -1,0 +1,130 @@
+package apiserver_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/internal/etcdtest"
+)
+
+// testServer is a running API server on its own etcd.
+type testServer struct {
+	url    string
+	client kubernetes.Interface
+	etcd   *clientv3.Client
+	srv    *apiserver.Server
+}
+
+// startServer starts an API server on a free loopback port and stops it
+// when the test ends.
+func startServer(tb testing.TB, mutate ...func(*apiserver.Config)) *testServer {
+	tb.Helper()
+	e := etcdtest.Start(tb)
+	cfg := apiserver.NewConfig(e.Client())
+	cfg.Port = 0
+	cfg.BookmarkInterval = 200 * time.Millisecond
+	cfg.NamespaceResync = 50 * time.Millisecond
+	for _, m := range mutate {
+		m(cfg)
+	}
+	srv, err := apiserver.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("server Run: %v", err)
+		}
+	})
+	ts := &testServer{url: srv.URL(), etcd: e.Client(), srv: srv}
+	waitFor(tb, 10*time.Second, "server ready", func() bool {
+		resp, err := http.Get(ts.url + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	waitFor(tb, 10*time.Second, "default namespace", func() bool {
+		resp, err := http.Get(ts.url + "/api/v1/namespaces/default")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	ts.client = kubernetes.NewForConfigOrDie(ts.restConfig())
+	return ts
+}
+
+func (ts *testServer) restConfig() *rest.Config {
+	return &rest.Config{Host: ts.url, QPS: -1}
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// do sends a request and returns status code and body.
+func (ts *testServer) do(tb testing.TB, method, path, contentType, body string, header ...string) (int, string) {
+	tb.Helper()
+	req, err := http.NewRequest(method, ts.url+path, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp.StatusCode, string(data)
+}
+
+func testPod(name string, labels map[string]string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx:1.27"}}},
+	}
+}
+
+func mustCreatePod(tb testing.TB, c kubernetes.Interface, ns string, p *corev1.Pod) *corev1.Pod {
+	tb.Helper()
+	out, err := c.CoreV1().Pods(ns).Create(context.Background(), p, metav1.CreateOptions{})
+	if err != nil {
+		tb.Fatalf("create pod %s: %v", p.Name, err)
+	}
+	return out
+}
