@@ -1,0 +1,226 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubesim/kubesim/internal/cluster"
+)
+
+// BenchmarkPodCreate measures, in one process run and against one etcd
+// member, how fast pods are created through the API and how fast etcd alone
+// stores values of the same size, at 1 and at 16 concurrent clients.
+//
+// Each sub-benchmark splits its b.N operations into rounds; every round runs
+// the same number of API creates and raw etcd puts back to back, the order
+// alternating, so that noise from this shared machine and the growth of the
+// database fall on both sides alike. It reports:
+//
+//	api-creates/s   pods created per second through the HTTP API
+//	etcd-puts/s     puts per second straight to etcd
+//	api/etcd-ratio  the two divided; 1 would mean the API adds nothing
+//	ns/op           wall time of one API create (replaces the default, which
+//	                would mix both sides)
+//
+// Fsync is off (UnsafeNoFsync) on the one member both sides write to. With
+// fsync on, both sides would wait mostly for this machine's disk, which would
+// hide the API server's own cost behind it; without, the baseline is what
+// etcd itself costs, so the ratio is the strict one.
+//
+// The API clients are client-go clientsets built from the cluster's
+// kubeconfig (see newBenchClients), not hand-written net/http requests:
+// client-go is what the scheduler, the kubelets and kubectl use, so its
+// encoding and decoding are part of what a create costs in practice. The
+// clients run in this process and share its CPUs with the server and etcd;
+// the raw side's in-process etcd client costs next to nothing.
+func BenchmarkPodCreate(b *testing.B) {
+	ctx := context.Background()
+	cfg := cluster.NewConfig()
+	cfg.Port = 0
+	cfg.DataDir = b.TempDir()
+	cfg.UnsafeNoFsync = true
+	c, err := cluster.Start(ctx, cfg)
+	if err != nil {
+		b.Fatalf("start cluster: %v", err)
+	}
+	b.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			b.Errorf("close cluster: %v", err)
+		}
+	})
+	etcd := c.Etcd().Client()
+
+	// One pod through the API tells what a stored pod looks like: the raw
+	// puts write exactly these bytes. Its name is as long as the others'.
+	sample := benchName("api", 0)
+	warm := newBenchClients(b, c.Kubeconfig, 1)[0]
+	if _, err := warm.CoreV1().Pods(metav1.NamespaceDefault).Create(ctx, benchPod(sample), metav1.CreateOptions{}); err != nil {
+		b.Fatalf("create sample pod: %v", err)
+	}
+	resp, err := etcd.Get(ctx, "/registry/pods/default/"+sample)
+	if err != nil || len(resp.Kvs) != 1 {
+		b.Fatalf("read sample pod from etcd: %v (%d keys)", err, len(resp.Kvs))
+	}
+	value := string(resp.Kvs[0].Value)
+
+	var seq atomic.Int64 // names pods and keys, unique across sub-benchmarks
+	for _, clients := range []int{1, 16} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			cs := newBenchClients(b, c.Kubeconfig, clients)
+			api := func(client int) error {
+				pod := benchPod(benchName("api", seq.Add(1)))
+				_, err := cs[client].CoreV1().Pods(metav1.NamespaceDefault).Create(ctx, pod, metav1.CreateOptions{})
+				return err
+			}
+			raw := func(int) error {
+				key := "/registry/pods/default/" + benchName("raw", seq.Add(1))
+				_, err := etcd.Put(ctx, key, value)
+				return err
+			}
+			// Warm up outside the measured time: every API client opens
+			// its connection.
+			if _, err := runConcurrent(2*clients, clients, api); err != nil {
+				b.Fatalf("warm-up create: %v", err)
+			}
+			if _, err := runConcurrent(2*clients, clients, raw); err != nil {
+				b.Fatalf("warm-up put: %v", err)
+			}
+			b.ResetTimer()
+			var apiTime, rawTime time.Duration
+			for i, n := range splitRounds(b.N) {
+				apiFirst := i%2 == 0
+				for _, side := range []bool{apiFirst, !apiFirst} {
+					if side {
+						d, err := runConcurrent(n, clients, api)
+						if err != nil {
+							b.Fatalf("create pod: %v", err)
+						}
+						apiTime += d
+					} else {
+						d, err := runConcurrent(n, clients, raw)
+						if err != nil {
+							b.Fatalf("etcd put: %v", err)
+						}
+						rawTime += d
+					}
+				}
+			}
+			b.StopTimer()
+
+			apiRate := float64(b.N) / apiTime.Seconds()
+			rawRate := float64(b.N) / rawTime.Seconds()
+			b.ReportMetric(float64(apiTime.Nanoseconds())/float64(b.N), "ns/op")
+			b.ReportMetric(apiRate, "api-creates/s")
+			b.ReportMetric(rawRate, "etcd-puts/s")
+			b.ReportMetric(apiRate/rawRate, "api/etcd-ratio")
+			b.ReportMetric(float64(len(value)), "value-bytes")
+		})
+	}
+}
+
+// benchRounds is how many alternating API/etcd rounds a run is split into.
+const benchRounds = 4
+
+// splitRounds splits n operations into at most benchRounds non-empty parts.
+func splitRounds(n int) []int {
+	k := min(benchRounds, n)
+	parts := make([]int, k)
+	for i := range parts {
+		parts[i] = n / k
+		if i < n%k {
+			parts[i]++
+		}
+	}
+	return parts
+}
+
+// runConcurrent runs op n times from the given number of goroutines, each
+// goroutine passing its own index, and returns the wall time it took and
+// the first error.
+func runConcurrent(n, goroutines int, op func(client int) error) (time.Duration, error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	start := time.Now()
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) {
+				if err := op(g); err != nil {
+					once.Do(func() { first = err })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start), first
+}
+
+// newBenchClients returns n independent clientsets for the cluster described
+// by kubeconfig, each with its own connection pool.
+func newBenchClients(tb testing.TB, kubeconfig string, n int) []kubernetes.Interface {
+	tb.Helper()
+	clients := make([]kubernetes.Interface, n)
+	for i := range clients {
+		rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			tb.Fatalf("load kubeconfig: %v", err)
+		}
+		rc.QPS = -1 // no client-side rate limit: measure the server
+		// client-go sends built-in types as protobuf unless told otherwise;
+		// the API server reads and writes JSON only.
+		rc.ContentType = "application/json"
+		rc.UserAgent = fmt.Sprintf("kubesim-bench/%d", i)
+		// The API server speaks plain HTTP/1.1 for now. On an http:// URL
+		// client-go falls back to http.DefaultTransport, which all clients
+		// would share and which keeps only 2 idle connections per host: 16
+		// clients would then reconnect on most requests. A controller
+		// talking to kube-apiserver keeps one HTTPS connection open (HTTP/2);
+		// a transport of its own per client is the HTTP/1.1 equivalent.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		tb.Cleanup(t.CloseIdleConnections)
+		rc.Transport = t
+		cs, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			tb.Fatalf("clientset: %v", err)
+		}
+		clients[i] = cs
+	}
+	return clients
+}
+
+// benchName returns the name of the i-th pod or key of a side ("api",
+// "raw"); all names have the same length.
+func benchName(side string, i int64) string {
+	return fmt.Sprintf("bench-%s-%09d", side, i)
+}
+
+// benchPod is a small, ordinary pod: one container with a port, and labels.
+func benchPod(name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   name,
+			Labels: map[string]string{"app": "bench", "tier": "web"},
+		},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name:  "web",
+				Image: "nginx:1.27",
+				Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
+			}},
+		},
+	}
+}
