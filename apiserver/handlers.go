@@ -117,11 +117,11 @@ func (h *handlers) admitNamespace(ctx context.Context, namespace, name string) e
 	if !h.e.res.Namespaced {
 		return nil
 	}
-	obj, err := h.s.reg.Namespaces.Get(ctx, "", namespace, nil)
+	phase, err := h.s.namespaces.Phase(ctx, namespace)
 	if err != nil {
 		return err
 	}
-	if obj.(*corev1.Namespace).Status.Phase == corev1.NamespaceTerminating {
+	if phase == corev1.NamespaceTerminating {
 		err := apierrors.NewForbidden(h.e.res.GroupResource(), name,
 			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
 		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{

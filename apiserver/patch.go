@@ -2,8 +2,8 @@ package apiserver
 
 import (
 	"bytes"
-	stdjson "encoding/json"
 	"context"
+	stdjson "encoding/json"
 	"fmt"
 	"net/http"
 
@@ -13,10 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/json"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -175,5 +175,3 @@ func invalidPatch(err error) error {
 	se.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Message: err.Error()}}
 	return se
 }
-
-

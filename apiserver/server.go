@@ -22,6 +22,8 @@ type Server struct {
 	openapi *openapi.Handler
 	handler http.Handler
 	ln      net.Listener
+	// namespaces answers the namespace check of every create.
+	namespaces *registry.NamespaceCache
 }
 
 // New builds the server on cfg and binds its listener, so URL is known
@@ -34,7 +36,7 @@ func New(cfg *Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, reg: reg, groups: buildGroups(reg)}
+	s := &Server{cfg: cfg, reg: reg, groups: buildGroups(reg), namespaces: registry.NewNamespaceCache(reg.Namespaces)}
 	if s.openapi, err = openapi.New(s.openAPIResources()); err != nil {
 		return nil, fmt.Errorf("apiserver: openapi: %w", err)
 	}
@@ -83,7 +85,11 @@ func (s *Server) Run(ctx context.Context) error {
 	defer wg.Wait()
 	ctrlCtx, stopCtrl := context.WithCancel(ctx)
 	defer stopCtrl()
-	wg.Add(1)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		s.namespaces.Run(ctrlCtx)
+	}()
 	go func() {
 		defer wg.Done()
 		c := &registry.NamespaceController{Namespaces: s.reg.Namespaces, Content: s.reg.NamespacedContent(), Resync: s.cfg.NamespaceResync}
