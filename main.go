@@ -19,17 +19,36 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRootCommand(os.Stdout, os.Stderr).ExecuteContext(ctx)
 	stop()
-	if err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode reports err on stderr and returns the exit status: 0 for
+// success, 2 for a wrong command line, 1 for anything else.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
 	}
+	fmt.Fprintf(stderr, "kubesim: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(stderr, "Run 'kubesim --help' for usage.")
+		return 2
+	}
+	return 1
 }
 
 // usageError marks errors caused by how the command was called (exit 2).
 type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// noArgs is cobra.NoArgs reporting a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if err := cobra.NoArgs(cmd, args); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
@@ -41,22 +60,19 @@ kubectl, client-go and curl talk to it as to any cluster.
 With no command, kubesim runs "serve".`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          noArgs,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		fmt.Fprintf(stderr, "Error: %v\nRun '%s --help' for usage.\n", err, c.CommandPath())
-		return usageError{err}
-	})
-	serve := newServeCommand(stdout, stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	serve := newServeCommand(stdout)
 	root.Flags().AddFlagSet(serve.Flags())
 	root.RunE = serve.RunE
 	root.AddCommand(serve, newVersionCommand(stdout))
 	return root
 }
 
-func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
+func newServeCommand(stdout io.Writer) *cobra.Command {
 	cfg := cluster.NewConfig()
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -65,13 +81,9 @@ func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
 kubeconfig for them. Without --data-dir, all state lives in a temporary
 directory removed on exit; with it, objects and resourceVersions survive
 restarts.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			err := runServe(cmd.Context(), cfg, stdout)
-			if err != nil {
-				fmt.Fprintf(stderr, "kubesim: %v\n", err)
-			}
-			return err
+			return runServe(cmd.Context(), cfg, stdout)
 		},
 	}
 	f := cmd.Flags()
@@ -100,7 +112,7 @@ func newVersionCommand(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the Kubernetes version whose API kubesim serves",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		Run: func(*cobra.Command, []string) {
 			v := apiserver.DefaultVersion()
 			fmt.Fprintf(stdout, "kubesim serving the Kubernetes API %s (%s, %s)\n", v.GitVersion, v.GoVersion, v.Platform)

@@ -4,15 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
+	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/klog/v2"
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/internal/embedetcd"
@@ -52,8 +57,13 @@ func NewConfig() *Config {
 
 // Validate reports the first problem with c.
 func (c *Config) Validate() error {
-	if c.ReadyTimeout <= 0 {
+	switch {
+	case c.ReadyTimeout <= 0:
 		return errors.New("cluster: ready timeout must be positive")
+	case net.ParseIP(c.BindAddress) == nil:
+		return fmt.Errorf("cluster: address %q is not an IP address", c.BindAddress)
+	case c.Port < 0 || c.Port > 65535:
+		return fmt.Errorf("cluster: port %d out of range", c.Port)
 	}
 	return nil
 }
@@ -71,6 +81,7 @@ type Cluster struct {
 	etcd    *embedetcd.Server
 	api     *apiserver.Server
 	logFile *os.File
+	logSink *logSink
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	runErr  error
@@ -102,6 +113,11 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	if c.logFile, err = os.OpenFile(filepath.Join(c.DataDir, "logs", "apiserver.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
+	c.logSink = &logSink{w: c.logFile}
+	// Libraries (apimachinery, client-go) log through klog, to stderr by
+	// default (errors even when told otherwise): hand klog a logger that
+	// writes to the log file, away from the terminal.
+	klog.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(c.logSink, nil)))
 
 	ecfg := embedetcd.NewConfig(c.DataDir)
 	ecfg.UnsafeNoFsync = cfg.UnsafeNoFsync
@@ -112,7 +128,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	acfg := apiserver.NewConfig(c.etcd.Client())
 	acfg.BindAddress, acfg.Port = cfg.BindAddress, cfg.Port
 	acfg.BookmarkInterval = cfg.BookmarkInterval
-	acfg.ErrorLog = log.New(c.logFile, "apiserver: ", log.LstdFlags)
+	acfg.ErrorLog = log.New(c.logSink, "apiserver: ", log.LstdFlags)
 	if c.api, err = apiserver.New(acfg); err != nil {
 		return nil, err
 	}
@@ -186,6 +202,9 @@ func (c *Cluster) Close() error {
 		if c.etcd != nil {
 			c.etcd.Close()
 		}
+		if c.logSink != nil {
+			c.logSink.close()
+		}
 		if c.logFile != nil {
 			_ = c.logFile.Close()
 		}
@@ -204,4 +223,27 @@ func (c *Cluster) Etcd() *embedetcd.Server { return c.etcd }
 func (c *Cluster) Wait() error {
 	c.wg.Wait()
 	return c.runErr
+}
+
+// logSink serializes writes to the log file and drops those that come after
+// the cluster closed it (global loggers may still hold it).
+type logSink struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (s *logSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return len(p), nil
+	}
+	return s.w.Write(p)
+}
+
+func (s *logSink) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 }

@@ -1,4 +1,3 @@
-// Package etcdtest starts a throw-away embedded etcd for tests.
 package etcdtest
 
 import (

@@ -1,0 +1,3 @@
+// Package etcdtest gives tests a throw-away embedded etcd member in their
+// own temporary directory.
+package etcdtest
