@@ -1,0 +1,79 @@
+package flow
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// DefaultBuffer is the buffer of a subscription when none is given.
+const DefaultBuffer = 1024
+
+// Recorder fans events out to subscribers. Record never blocks: each
+// subscriber has a bounded buffer, and an event that does not fit is
+// dropped for that subscriber only and counted in its Dropped. The zero
+// Recorder is not usable; use NewRecorder. A nil *Recorder ignores Record.
+// Safe for concurrent use.
+type Recorder struct {
+	mu   sync.RWMutex
+	subs map[*Subscription]struct{}
+}
+
+// NewRecorder returns a Recorder without subscribers.
+func NewRecorder() *Recorder {
+	return &Recorder{subs: map[*Subscription]struct{}{}}
+}
+
+// Record delivers e to every current subscriber that has room for it.
+func (r *Recorder) Record(e Event) {
+	if r == nil {
+		return
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for s := range r.subs {
+		select {
+		case s.ch <- e:
+		default:
+			s.dropped.Add(1)
+		}
+	}
+}
+
+// Subscribe returns a subscription receiving every event recorded from now
+// on, buffered up to buffer events (DefaultBuffer if buffer <= 0). The
+// caller must Close it.
+func (r *Recorder) Subscribe(buffer int) *Subscription {
+	if buffer <= 0 {
+		buffer = DefaultBuffer
+	}
+	s := &Subscription{r: r, ch: make(chan Event, buffer)}
+	r.mu.Lock()
+	r.subs[s] = struct{}{}
+	r.mu.Unlock()
+	return s
+}
+
+// Subscription is one subscriber's stream of events.
+type Subscription struct {
+	r       *Recorder
+	ch      chan Event
+	dropped atomic.Int64
+	once    sync.Once
+}
+
+// Events returns the stream; it is closed by Close.
+func (s *Subscription) Events() <-chan Event { return s.ch }
+
+// Dropped returns how many events did not fit in the buffer.
+func (s *Subscription) Dropped() int64 { return s.dropped.Load() }
+
+// Close ends the subscription and closes its channel. Safe to call more
+// than once.
+func (s *Subscription) Close() {
+	s.once.Do(func() {
+		s.r.mu.Lock()
+		delete(s.r.subs, s)
+		s.r.mu.Unlock()
+		close(s.ch)
+	})
+}

@@ -1,0 +1,41 @@
+// Package pki gives a kubesim cluster its TLS material and credentials.
+//
+// Load creates, in a directory (by default <data-dir>/pki), what kubeadm
+// would put in /etc/kubernetes/pki for a one-machine cluster:
+//
+//	ca.crt, ca.key                 the cluster CA (CN "kubernetes")
+//	apiserver.crt, apiserver.key   the API server's serving certificate
+//	<user>.crt, <user>.key         client certificates, made on demand by
+//	                               ClientCert (':' in the user name becomes
+//	                               '-': system-node-node-1.crt)
+//	tokens.csv                     bearer tokens in kube-apiserver's
+//	                               --token-auth-file format
+//
+// Everything is made once and reused unchanged by later Loads of the same
+// directory, so kubeconfigs handed out earlier keep working. Two things are
+// renewed when a Load finds them stale: the serving certificate (expired,
+// close to expiry, or its subject alternative names no longer match
+// Config.Hosts) and a client certificate (the same time rules, or other
+// groups asked for). The CA itself is never replaced: when only one of
+// ca.crt and ca.key is there, when they do not parse or match, or when the
+// CA has expired, Load fails and says what to do.
+//
+// Permissions: directories are created 0700, private keys, the token file
+// and kubeconfigs are written 0600, certificates 0644. A private key or the
+// token file that Load finds readable or writable by group or others is
+// refused with an error wrapping ErrInsecurePermissions, as ssh does with an
+// unprotected key: the secret may have been copied, so kubesim neither uses
+// it silently nor tightens the mode behind the user's back. The error names
+// the file and the two ways out (chmod 600, or remove the directory to start
+// over with new credentials).
+//
+// Identities are those of a real cluster: Admin (group system:masters),
+// Scheduler (system:kube-scheduler), Node(name) (system:node:<name>, group
+// system:nodes) and Student, a user with no groups at all, who gets only
+// what RBAC grants by name.
+//
+// The package only makes and stores credentials. Checking them on requests
+// is the API server's job: ServingTLSConfig asks for, but does not require,
+// a client certificate, and the token file is meant for the API server's
+// token authenticator (ParseTokenFile reads it).
+package pki
