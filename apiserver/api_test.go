@@ -65,6 +65,7 @@ func TestDiscovery(t *testing.T) {
 	t.Run("aggregated", func(t *testing.T) {
 		accept := "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
 		req, _ := http.NewRequest("GET", ts.url+"/apis", nil)
+		req.Header.Set("Authorization", "Bearer "+adminToken)
 		req.Header.Set("Accept", accept)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -78,8 +79,15 @@ func TestDiscovery(t *testing.T) {
 		if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
 			t.Fatal(err)
 		}
-		if len(list.Items) != 1 || list.Items[0].Name != "coordination.k8s.io" || list.Items[0].Versions[0].Resources[0].Resource != "leases" {
-			t.Errorf("aggregated /apis = %+v", list)
+		var got []string
+		for _, g := range list.Items {
+			for _, r := range g.Versions[0].Resources {
+				got = append(got, g.Name+"/"+r.Resource)
+			}
+		}
+		want := "coordination.k8s.io/leases rbac.authorization.k8s.io/clusterrolebindings rbac.authorization.k8s.io/clusterroles rbac.authorization.k8s.io/rolebindings rbac.authorization.k8s.io/roles authorization.k8s.io/selfsubjectaccessreviews"
+		if strings.Join(got, " ") != want {
+			t.Errorf("aggregated /apis lists %v, want %s", got, want)
 		}
 	})
 
@@ -163,6 +171,7 @@ func readWatch(t *testing.T, ts *testServer, path string, n int) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", ts.url+path, nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +230,7 @@ func TestWatchOverHTTP(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, "GET", ts.url+"/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1", nil)
+		req.Header.Set("Authorization", "Bearer "+adminToken)
 		req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -136,6 +136,7 @@ func TestBadInput(t *testing.T) {
 
 	t.Run("unknown field warns by default", func(t *testing.T) {
 		req, _ := http.NewRequest("POST", ts.url+"/api/v1/namespaces/default/pods", strings.NewReader(strings.Replace(strings.Replace(podJSON, `"spec":{`, `"spec":{"colour":"blue",`, 1), `"name":"p"`, `"name":"warned"`, 1)))
+		req.Header.Set("Authorization", "Bearer "+adminToken)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -1,22 +1,68 @@
 package apiserver
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
+
+	"github.com/kubesim/kubesim/apiserver/auth"
 )
 
 // buildHandlerChain wraps the go-restful container in the request filters,
 // inside out: each line wraps everything above it, so the last line runs
-// first on a request.
+// first on a request. This is kube-apiserver's order.
 func (s *Server) buildHandlerChain(apiHandler http.Handler) http.Handler {
 	h := apiHandler
-	h = withCacheControl(h)     // responses about cluster state are never cached
-	h = withAuditID(h)          // every request gets an id, echoed in Audit-Id
-	h = withPanicRecovery(h, s) // a panic anywhere becomes a 500 Status; the server lives on
+	h = withAuthorization(h, s)  // Node, then RBAC: 403 unless one allows
+	h = withMaxInFlight(h, s)    // 429 past the in-flight limits (watches exempt)
+	h = withImpersonation(h, s)  // Impersonate-User/-Group, if the caller may
+	h = withAudit(h, s)          // audit.k8s.io/v1 events: received, started, complete
+	h = withAuthentication(h, s) // bearer token or client certificate; 401 otherwise
+	h = withTimeout(h, s)        // non-watch requests end after 60 s with 504
+	h = withCacheControl(h)      // responses about cluster state are never cached
+	h = withPanicRecovery(h, s)  // a panic anywhere becomes a 500 Status; the server lives on
+	h = withTrace(h, s)          // the learner's step-by-step trace of the request
+	h = withAuditID(h)           // every request gets an id, echoed in Audit-Id
+	h = withRequestInfo(h, s)    // verb, resource, namespace, name from method and path
 	return h
+}
+
+type attrsKey struct{}
+
+// requestAttributes returns what withRequestInfo resolved (with the user
+// filled in once authenticated).
+func requestAttributes(ctx context.Context) (auth.Attributes, bool) {
+	a, ok := ctx.Value(attrsKey{}).(*auth.Attributes)
+	if !ok {
+		return auth.Attributes{}, false
+	}
+	return *a, true
+}
+
+// withRequestInfo resolves the request's verb and resource, as
+// kube-apiserver's RequestInfo filter does.
+func withRequestInfo(h http.Handler, s *Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a, err := auth.ResolveRequest(r)
+		if err != nil {
+			s.writeError(w, r, apierrors.NewInternalError(fmt.Errorf("%q: failed to create RequestInfo: %w", r.URL.RequestURI(), err)))
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attrsKey{}, &a)))
+	})
+}
+
+// isLongRunning reports whether a request streams (a watch) and so is
+// exempt from the request timeout and the in-flight limits.
+func isLongRunning(r *http.Request) bool {
+	a, _ := requestAttributes(r.Context())
+	return a.Verb == auth.VerbWatch
 }
 
 // withCacheControl marks every response private and uncached, as
@@ -42,6 +88,116 @@ func withAuditID(h http.Handler) http.Handler {
 	})
 }
 
+// withAuthentication identifies the caller: a bearer token or a client
+// certificate signed by the cluster's CA; no credentials is
+// system:anonymous on the health and version paths and 401 elsewhere.
+func withAuthentication(h http.Handler, s *Server) http.Handler {
+	authn := auth.WithAnonymous(s.cfg.Authenticator)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t := traceFrom(r.Context())
+		res, ok, err := authn.AuthenticateRequest(r)
+		if err != nil || !ok {
+			why := "no credentials"
+			if err != nil {
+				why = err.Error()
+			}
+			t.step("authenticated", "failed", "not authenticated: "+why)
+			unauthorized := apierrors.NewUnauthorized("Unauthorized")
+			st := unauthorized.Status()
+			s.audit(r, nil, auditResponseStarted, http.StatusUnauthorized, &st)
+			s.writeError(w, r, unauthorized)
+			return
+		}
+		a, _ := requestAttributes(r.Context())
+		a.User = res.User
+		t.setUser(res.User.Name, res.User.Groups)
+		t.setVerb(a.Verb)
+		t.step("authenticated", "ok", fmt.Sprintf("user %q, groups %v, by %s", res.User.Name, res.User.Groups, res.Method),
+			"user", res.User.Name, "groups", strings.Join(res.User.Groups, ","), "method", string(res.Method))
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attrsKey{}, &a)))
+	})
+}
+
+// Impersonation headers, as kubectl --as and --as-group send them.
+const (
+	headerImpersonateUser  = "Impersonate-User"
+	headerImpersonateGroup = "Impersonate-Group"
+)
+
+// withImpersonation lets a caller act as another user (kubectl --as) if it
+// may "impersonate" that user and those groups, as kube-apiserver does.
+func withImpersonation(h http.Handler, s *Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.Header.Get(headerImpersonateUser)
+		groups := r.Header.Values(headerImpersonateGroup)
+		if name == "" && len(groups) == 0 {
+			h.ServeHTTP(w, r)
+			return
+		}
+		a, _ := requestAttributes(r.Context())
+		if name == "" {
+			s.writeError(w, r, apierrors.NewBadRequest(fmt.Sprintf("requested %v without impersonating a user", groups)))
+			return
+		}
+		checks := []auth.Attributes{{User: a.User, Verb: "impersonate", ResourceRequest: true, Resource: "users", Name: name}}
+		if strings.HasPrefix(name, "system:serviceaccount:") {
+			parts := strings.SplitN(strings.TrimPrefix(name, "system:serviceaccount:"), ":", 2)
+			if len(parts) == 2 {
+				checks[0] = auth.Attributes{User: a.User, Verb: "impersonate", ResourceRequest: true, Resource: "serviceaccounts", Namespace: parts[0], Name: parts[1]}
+			}
+		}
+		for _, g := range groups {
+			checks = append(checks, auth.Attributes{User: a.User, Verb: "impersonate", ResourceRequest: true, Resource: "groups", Name: g})
+		}
+		for _, c := range checks {
+			res, err := s.authorizer.Authorize(r.Context(), c)
+			if err != nil || res.Decision != auth.DecisionAllow {
+				traceFrom(r.Context()).step("impersonated", "denied", auth.ForbiddenMessage(c))
+				s.writeError(w, r, auth.Forbidden(c, res.Reason))
+				return
+			}
+		}
+		user := &auth.User{Name: name, Groups: append([]string(nil), groups...)}
+		if name != auth.Anonymous && !user.InGroup(auth.GroupAuthenticated) {
+			user.Groups = append(user.Groups, auth.GroupAuthenticated)
+		}
+		traceFrom(r.Context()).step("impersonated", "ok", fmt.Sprintf("%q acts as %q, groups %v", a.User.Name, user.Name, user.Groups),
+			"impersonator", a.User.Name, "user", user.Name)
+		traceFrom(r.Context()).setUser(user.Name, user.Groups)
+		if ac := auditFrom(r.Context()); ac != nil {
+			ac.impersonated = &auditUser{Username: user.Name, Groups: user.Groups}
+		}
+		a.User = user
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attrsKey{}, &a)))
+	})
+}
+
+// withAuthorization asks the authorizers (Node, then RBAC) whether the
+// user may do this; a denial is 403 with kube-apiserver's message.
+func withAuthorization(h http.Handler, s *Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a, _ := requestAttributes(r.Context())
+		t := traceFrom(r.Context())
+		res, err := s.authorizer.Authorize(r.Context(), a)
+		ac := auditFrom(r.Context())
+		if err == nil && res.Decision == auth.DecisionAllow {
+			t.step("authorized", "allowed", res.Reason, "authorizer", res.Authorizer, "reason", res.Reason, "rule", res.Rule)
+			ac.annotate("authorization.k8s.io/decision", "allow")
+			ac.annotate("authorization.k8s.io/reason", res.Reason)
+			h.ServeHTTP(w, r)
+			return
+		}
+		reason := res.Reason
+		if err != nil {
+			reason = err.Error()
+		}
+		t.step("authorized", "denied", auth.ForbiddenMessage(a), "reason", reason)
+		ac.annotate("authorization.k8s.io/decision", "forbid")
+		ac.annotate("authorization.k8s.io/reason", reason)
+		s.writeError(w, r, auth.Forbidden(a, reason))
+	})
+}
+
 // withPanicRecovery answers a handler panic with a 500 Status (when the
 // response has not started) instead of dropping the connection.
 func withPanicRecovery(h http.Handler, s *Server) http.Handler {
@@ -56,6 +212,7 @@ func withPanicRecovery(h http.Handler, s *Server) http.Handler {
 				panic(v)
 			}
 			s.cfg.errorLog().Printf("panic serving %s %s: %v", r.Method, r.URL.Path, v)
+			traceFrom(r.Context()).step("panicked", "failed", fmt.Sprint(v))
 			if !rw.started {
 				s.writeError(w, r, apierrors.NewInternalError(fmt.Errorf("this request caused the server to panic: %v", v)))
 			}
@@ -90,3 +247,138 @@ func (w *startedWriter) Flush() {
 
 // Unwrap gives http.ResponseController access to the real writer.
 func (w *startedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// withAudit writes the audit events of a request: RequestReceived when it
+// arrives, ResponseStarted when a watch starts streaming, ResponseComplete
+// when it ends.
+func withAudit(h http.Handler, s *Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.auditLog == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		ac := &auditContext{received: time.Now()}
+		ctx := context.WithValue(r.Context(), auditKey{}, ac)
+		r = r.WithContext(ctx)
+		s.audit(r, ac, auditRequestReceived, 0, nil)
+		aw := &auditWriter{ResponseWriter: w}
+		if isLongRunning(r) {
+			aw.onStart = func(code int) { s.audit(r, ac, auditResponseStarted, code, nil) }
+		}
+		h.ServeHTTP(aw, r)
+		code := aw.code
+		if code == 0 {
+			code = http.StatusOK
+		}
+		s.audit(r, ac, auditResponseComplete, code, ac.status)
+	})
+}
+
+// auditWriter notices the start of the response.
+type auditWriter struct {
+	http.ResponseWriter
+	code    int
+	onStart func(code int)
+}
+
+func (w *auditWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+		if w.onStart != nil {
+			w.onStart(code)
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *auditWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *auditWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *auditWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// auditContext carries what inner filters learn for the audit events.
+type auditContext struct {
+	received     time.Time
+	annotations  map[string]string
+	impersonated *auditUser
+	status       *metav1.Status
+	objectName   string
+}
+
+type auditKey struct{}
+
+func auditFrom(ctx context.Context) *auditContext {
+	ac, _ := ctx.Value(auditKey{}).(*auditContext)
+	return ac
+}
+
+func (ac *auditContext) annotate(k, v string) {
+	if ac == nil {
+		return
+	}
+	if ac.annotations == nil {
+		ac.annotations = map[string]string{}
+	}
+	ac.annotations[k] = v
+}
+
+// audit writes one audit event for r. ac may be nil (a request that failed
+// authentication is audited once, complete).
+func (s *Server) audit(r *http.Request, ac *auditContext, stage string, code int, st *metav1.Status) {
+	if s.auditLog == nil {
+		return
+	}
+	a, _ := requestAttributes(r.Context())
+	received := time.Now()
+	if ac != nil {
+		received = ac.received
+	}
+	ev := &auditEvent{
+		Kind:                     "Event",
+		APIVersion:               "audit.k8s.io/v1",
+		Level:                    "Metadata",
+		AuditID:                  r.Header.Get("Audit-ID"),
+		Stage:                    stage,
+		RequestURI:               r.URL.RequestURI(),
+		Verb:                     a.Verb,
+		SourceIPs:                sourceIPs(r),
+		UserAgent:                r.UserAgent(),
+		RequestReceivedTimestamp: metav1.NewMicroTime(received),
+		StageTimestamp:           microNow(),
+	}
+	if a.User != nil {
+		ev.User = auditUser{Username: a.User.Name, Groups: a.User.Groups}
+	}
+	if ac != nil {
+		ev.ImpersonatedUser = ac.impersonated
+		if len(ac.annotations) > 0 {
+			ev.Annotations = ac.annotations
+		}
+	}
+	if a.ResourceRequest {
+		ref := &auditObjectRef{Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, APIGroup: a.APIGroup, APIVersion: a.APIVersion, Subresource: a.Subresource}
+		if ref.Name == "" && ac != nil {
+			ref.Name = ac.objectName
+		}
+		ev.ObjectRef = ref
+	}
+	if stage != auditRequestReceived {
+		rs := &metav1.Status{Code: int32(code)}
+		if st != nil && code >= 400 {
+			rs = st.DeepCopy()
+			rs.TypeMeta = metav1.TypeMeta{}
+		}
+		ev.ResponseStatus = rs
+	}
+	s.auditLog.write(ev)
+}

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // Defaults used by NewConfig.
@@ -23,6 +27,13 @@ const (
 	DefaultMinRequestTimeout = 30 * time.Minute
 	// DefaultNamespaceResync is how often terminating namespaces are revisited.
 	DefaultNamespaceResync = time.Second
+	// DefaultRequestTimeout ends non-watch requests, as kube-apiserver's
+	// --request-timeout does.
+	DefaultRequestTimeout = 60 * time.Second
+	// DefaultMaxRequestsInFlight and DefaultMaxMutatingRequestsInFlight are
+	// kube-apiserver's limits on concurrent read-only and mutating requests.
+	DefaultMaxRequestsInFlight         = 400
+	DefaultMaxMutatingRequestsInFlight = 200
 )
 
 // Config configures a Server.
@@ -46,6 +57,22 @@ type Config struct {
 	ErrorLog *log.Logger
 	// Version is what /version reports.
 	Version version.Info
+	// RequestTimeout ends non-watch requests (504).
+	RequestTimeout time.Duration
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight limit concurrent
+	// non-watch requests (429 past them).
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+
+	// TLS, when set, makes the server speak HTTPS (with HTTP/2) and
+	// verify client certificates against its ClientCAs.
+	TLS *tls.Config
+	// Authenticator identifies the caller of each request (required).
+	Authenticator auth.Authenticator
+	// Recorder receives the trace of every request. Nil records nothing.
+	Recorder *flow.Recorder
+	// AuditLog receives audit.k8s.io/v1 events as JSON lines. Nil: none.
+	AuditLog io.Writer
 }
 
 // NewConfig returns a Config with defaults on etcd.
@@ -58,6 +85,10 @@ func NewConfig(etcd *clientv3.Client) *Config {
 		MinRequestTimeout:   DefaultMinRequestTimeout,
 		NamespaceResync:     DefaultNamespaceResync,
 		Version:             DefaultVersion(),
+		RequestTimeout:      DefaultRequestTimeout,
+
+		MaxRequestsInFlight:         DefaultMaxRequestsInFlight,
+		MaxMutatingRequestsInFlight: DefaultMaxMutatingRequestsInFlight,
 	}
 }
 
@@ -74,6 +105,12 @@ func (c *Config) Validate() error {
 		return errors.New("apiserver: request body limit must be positive")
 	case c.MinRequestTimeout <= 0:
 		return errors.New("apiserver: minimum request timeout must be positive")
+	case c.RequestTimeout <= 0:
+		return errors.New("apiserver: request timeout must be positive")
+	case c.MaxRequestsInFlight <= 0 || c.MaxMutatingRequestsInFlight <= 0:
+		return errors.New("apiserver: in-flight limits must be positive")
+	case c.Authenticator == nil:
+		return errors.New("apiserver: no authenticator")
 	}
 	return nil
 }

@@ -160,6 +160,11 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, g *gr
 			Name: "bindings", SingularName: "binding", Namespaced: true, Kind: "Binding", Verbs: []string{verbCreate},
 		})
 	}
+	for _, rv := range g.reviews {
+		list.APIResources = append(list.APIResources, metav1.APIResource{
+			Name: rv.plural, SingularName: rv.singular, Kind: rv.kind.Kind, Verbs: []string{verbCreate},
+		})
+	}
 	sort.Slice(list.APIResources, func(i, j int) bool { return list.APIResources[i].Name < list.APIResources[j].Name })
 	s.writeJSON(w, http.StatusOK, list)
 }
@@ -204,6 +209,12 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, o outpu
 			v.Resources = append(v.Resources, apidiscoveryv2.APIResourceDiscovery{
 				Resource: "bindings", ResponseKind: &metav1.GroupVersionKind{Version: "v1", Kind: "Binding"},
 				Scope: apidiscoveryv2.ScopeNamespace, SingularResource: "binding", Verbs: []string{verbCreate},
+			})
+		}
+		for _, rv := range g.reviews {
+			v.Resources = append(v.Resources, apidiscoveryv2.APIResourceDiscovery{
+				Resource: rv.plural, ResponseKind: &metav1.GroupVersionKind{Group: rv.kind.Group, Version: rv.kind.Version, Kind: rv.kind.Kind},
+				Scope: apidiscoveryv2.ScopeCluster, SingularResource: rv.singular, Verbs: []string{verbCreate},
 			})
 		}
 		sort.Slice(v.Resources, func(i, j int) bool { return v.Resources[i].Resource < v.Resources[j].Resource })

@@ -251,6 +251,9 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, o
 // accepts. Errors that are not API errors become 500 InternalError.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	st := statusOf(err)
+	if ac := auditFrom(r.Context()); ac != nil {
+		ac.status = st
+	}
 	o, nerr := negotiate(r)
 	if nerr != nil {
 		o = output{mediaType: mediaJSON}

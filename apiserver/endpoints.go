@@ -3,8 +3,10 @@ package apiserver
 import (
 	"context"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -68,6 +70,16 @@ type group struct {
 	endpoints []*endpoint
 	// bindings is the legacy POST namespaces/{ns}/bindings endpoint (core only).
 	bindings bool
+	// reviews are create-only resources that are computed, not stored
+	// (selfsubjectaccessreviews).
+	reviews []review
+}
+
+// review is a create-only, never stored resource.
+type review struct {
+	plural, singular string
+	kind             schema.GroupVersionKind
+	create           func(s *Server) handlerFunc
 }
 
 // buildGroups lays out what the server serves.
@@ -97,12 +109,25 @@ func buildGroups(reg *registry.Registry) []*group {
 	coord := &group{gv: coordinationv1.SchemeGroupVersion, endpoints: []*endpoint{
 		{gv: coordinationv1.SchemeGroupVersion, res: registry.Leases, store: reg.Leases, verbs: allVerbs},
 	}}
-	for _, g := range []*group{core, coord} {
+	rbac := rbacv1.SchemeGroupVersion
+	rbacGroup := &group{gv: rbac, endpoints: []*endpoint{
+		{gv: rbac, res: registry.ClusterRoleBindings, store: reg.ClusterRoleBindings, verbs: allVerbs},
+		{gv: rbac, res: registry.ClusterRoles, store: reg.ClusterRoles, verbs: allVerbs},
+		{gv: rbac, res: registry.RoleBindings, store: reg.RoleBindings, verbs: allVerbs},
+		{gv: rbac, res: registry.Roles, store: reg.Roles, verbs: allVerbs},
+	}}
+	authz := &group{gv: authorizationv1.SchemeGroupVersion, reviews: []review{{
+		plural: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview",
+		kind:   authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"),
+		create: func(s *Server) handlerFunc { return s.createSelfSubjectAccessReview },
+	}}}
+	groups := []*group{core, coord, rbacGroup, authz}
+	for _, g := range groups {
 		for _, e := range g.endpoints {
 			if e.delete == nil {
 				e.delete = e.store.Delete
 			}
 		}
 	}
-	return []*group{core, coord}
+	return groups
 }

@@ -12,9 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // params are the path parameters of a route.
@@ -31,9 +32,6 @@ type handlers struct {
 	s *Server
 	e *endpoint
 }
-
-// immortalNamespaces cannot be deleted.
-var immortalNamespaces = sets.New(metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic)
 
 func (h *handlers) get(w http.ResponseWriter, r *http.Request, p params) {
 	h.getFrom(h.e.store, w, r, p)
@@ -54,6 +52,10 @@ func (h *handlers) getFrom(store *registry.Store, w http.ResponseWriter, r *http
 	if err != nil {
 		h.s.writeError(w, r, err)
 		return
+	}
+	if m, err := meta.Accessor(obj); err == nil {
+		key := store.Key(p.namespace, p.name)
+		traceFrom(r.Context()).step("read", "ok", fmt.Sprintf("etcd get %s: revision %s", key, m.GetResourceVersion()), "key", key, "revision", m.GetResourceVersion())
 	}
 	h.s.writeObject(w, r, http.StatusOK, obj, o)
 }
@@ -108,30 +110,48 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p params,
 		h.s.writeError(w, r, err)
 		return
 	}
+	if lm, err := meta.ListAccessor(list); err == nil {
+		traceFrom(r.Context()).step("read", "ok", fmt.Sprintf("etcd range under %s: %d objects at revision %s",
+			h.e.store.Storage().Prefix(), meta.LenList(list), lm.GetResourceVersion()), "revision", lm.GetResourceVersion())
+	}
 	h.s.writeObject(w, r, http.StatusOK, list, o)
 }
 
-// admitNamespace is the namespace lifecycle check on creates: the
-// namespace must exist and not be terminating.
-func (h *handlers) admitNamespace(ctx context.Context, namespace, name string) error {
-	if !h.e.res.Namespaced {
-		return nil
-	}
-	phase, err := h.s.namespaces.Phase(ctx, namespace)
+// readObject reads and decodes a request body as the endpoint's kind,
+// applies defaults, and traces both.
+func (h *handlers) readObject(r *http.Request, validation string) (runtime.Object, []string, error) {
+	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if phase == corev1.NamespaceTerminating {
-		err := apierrors.NewForbidden(h.e.res.GroupResource(), name,
-			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
-		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
-			Type:    corev1.NamespaceTerminatingCause,
-			Message: fmt.Sprintf("namespace %s is being terminated", namespace),
-			Field:   "metadata.namespace",
-		})
-		return err
+	obj, warnings, err := decodeBody(r, body, h.e.gvk(), h.e.res.NewFunc(), fieldValidation(validation))
+	if err != nil {
+		traceFrom(r.Context()).step("decoded", "failed", err.Error())
+		return nil, nil, err
 	}
-	return nil
+	var before runtime.Object
+	if h.e.res.Default != nil {
+		before = obj.DeepCopyObject()
+		h.e.res.Default(obj)
+	}
+	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, before, obj, warnings)
+	return obj, warnings, nil
+}
+
+// stageOf says which pod-flow stage a successful write stands for.
+func (h *handlers) stageOf(op admission.Operation, subresource string) flow.Stage {
+	if h.e.res != registry.Pods {
+		return 0
+	}
+	switch {
+	case op == admission.Create && subresource == "":
+		return flow.StageAdmitted
+	case subresource == subBinding:
+		return flow.StageScheduled
+	case subresource == subStatus:
+		return flow.StageStatusReported
+	}
+	return 0
 }
 
 func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) {
@@ -145,39 +165,37 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) {
 		h.s.writeError(w, r, err)
 		return
 	}
-	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
+	obj, warnings, err := h.readObject(r, opts.FieldValidation)
 	if err != nil {
 		h.s.writeError(w, r, err)
 		return
-	}
-	obj, warnings, err := decodeBody(r, body, h.e.gvk(), h.e.res.NewFunc(), fieldValidation(opts.FieldValidation))
-	if err != nil {
-		h.s.writeError(w, r, err)
-		return
-	}
-	if h.e.res.Default != nil {
-		h.e.res.Default(obj)
 	}
 	m, _ := meta.Accessor(obj)
-	if err := h.admitNamespace(r.Context(), p.namespace, m.GetName()); err != nil {
+	dryRun := len(opts.DryRun) > 0
+	attrs := h.admissionAttributes(r, admission.Create, "", p.namespace, m.GetName(), dryRun)
+	attrs.Object = obj
+	if err := h.s.admit(r.Context(), attrs); err != nil {
 		h.s.writeError(w, r, err)
 		return
 	}
-	out, err := h.e.store.Create(r.Context(), p.namespace, obj, nil, registry.Options{DryRun: len(opts.DryRun) > 0})
+	out, err := h.e.store.Create(r.Context(), p.namespace, obj, h.s.validator(attrs), registry.Options{DryRun: dryRun})
 	if err != nil {
 		h.s.writeError(w, r, err)
 		return
+	}
+	if !dryRun {
+		h.traceStored(r.Context(), "create", out, h.stageOf(admission.Create, ""))
 	}
 	addWarnings(w, warnings)
 	h.s.writeObject(w, r, http.StatusCreated, out, o)
 }
 
 func (h *handlers) update(w http.ResponseWriter, r *http.Request, p params) {
-	h.updateIn(h.e.store, w, r, p)
+	h.updateIn(h.e.store, "", w, r, p)
 }
 
 // updateIn serves PUT on the resource or a subresource served by store.
-func (h *handlers) updateIn(store *registry.Store, w http.ResponseWriter, r *http.Request, p params) {
+func (h *handlers) updateIn(store *registry.Store, subresource string, w http.ResponseWriter, r *http.Request, p params) {
 	o, err := negotiate(r)
 	if err != nil {
 		h.s.writeError(w, r, err)
@@ -188,31 +206,37 @@ func (h *handlers) updateIn(store *registry.Store, w http.ResponseWriter, r *htt
 		h.s.writeError(w, r, err)
 		return
 	}
-	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
+	obj, warnings, err := h.readObject(r, opts.FieldValidation)
 	if err != nil {
 		h.s.writeError(w, r, err)
 		return
-	}
-	obj, warnings, err := decodeBody(r, body, h.e.gvk(), h.e.res.NewFunc(), fieldValidation(opts.FieldValidation))
-	if err != nil {
-		h.s.writeError(w, r, err)
-		return
-	}
-	if h.e.res.Default != nil {
-		h.e.res.Default(obj)
 	}
 	m, _ := meta.Accessor(obj)
 	if m.GetName() != p.name {
 		h.s.writeError(w, r, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), p.name)))
 		return
 	}
-	createValidation := func(ctx context.Context, _ runtime.Object) error { return h.admitNamespace(ctx, p.namespace, p.name) }
-	out, created, err := store.Update(r.Context(), p.namespace, p.name, func(context.Context, runtime.Object) (runtime.Object, error) {
-		return obj.DeepCopyObject(), nil
-	}, createValidation, nil, registry.Options{DryRun: len(opts.DryRun) > 0})
+	dryRun := len(opts.DryRun) > 0
+	attrs := h.admissionAttributes(r, admission.Update, subresource, p.namespace, p.name, dryRun)
+	createAttrs := *attrs
+	createAttrs.Operation = admission.Create
+	out, created, err := store.Update(r.Context(), p.namespace, p.name, func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
+		next := obj.DeepCopyObject()
+		a := *attrs
+		if cm, err := meta.Accessor(current); err == nil && cm.GetResourceVersion() == "" {
+			a.Operation = admission.Create // PUT that creates
+		} else {
+			a.OldObject = current
+		}
+		a.Object = next
+		return next, h.s.admit(ctx, &a)
+	}, h.s.validator(&createAttrs), h.s.updateValidator(attrs), registry.Options{DryRun: dryRun})
 	if err != nil {
 		h.s.writeError(w, r, err)
 		return
+	}
+	if !dryRun {
+		h.traceStored(r.Context(), "update", out, h.stageOf(admission.Update, subresource))
 	}
 	code := http.StatusOK
 	if created {
@@ -233,14 +257,17 @@ func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p params) {
 		h.s.writeError(w, r, err)
 		return
 	}
-	if h.e.res == registry.Namespaces && immortalNamespaces.Has(p.name) {
-		h.s.writeError(w, r, apierrors.NewForbidden(h.e.res.GroupResource(), p.name, fmt.Errorf("this namespace may not be deleted")))
-		return
-	}
-	out, deleted, err := h.e.delete(r.Context(), p.namespace, p.name, nil, opts)
+	attrs := h.admissionAttributes(r, admission.Delete, "", p.namespace, p.name, len(opts.DryRun) > 0)
+	out, deleted, err := h.e.delete(r.Context(), p.namespace, p.name, h.s.validator(attrs), opts)
 	if err != nil {
 		h.s.writeError(w, r, err)
 		return
+	}
+	if deleted {
+		key := h.e.store.Key(p.namespace, p.name)
+		traceFrom(r.Context()).step("stored", "ok", "etcd delete "+key, "key", key)
+	} else if len(opts.DryRun) == 0 {
+		h.traceStored(r.Context(), "update (graceful deletion)", out, 0)
 	}
 	code := http.StatusOK
 	// 202 when the object stays and the client asked for dependents to
@@ -271,7 +298,15 @@ func (h *handlers) deleteCollection(w http.ResponseWriter, r *http.Request, p pa
 		h.s.writeError(w, r, err)
 		return
 	}
-	out, err := h.e.store.DeleteCollection(r.Context(), p.namespace, nil, opts, listOpts)
+	attrs := h.admissionAttributes(r, admission.Delete, "", p.namespace, "", len(opts.DryRun) > 0)
+	validate := func(ctx context.Context, obj runtime.Object) error {
+		a := *attrs
+		if m, err := meta.Accessor(obj); err == nil {
+			a.Name = m.GetName()
+		}
+		return h.s.validator(&a)(ctx, obj)
+	}
+	out, err := h.e.store.DeleteCollection(r.Context(), p.namespace, validate, opts, listOpts)
 	if err != nil {
 		h.s.writeError(w, r, err)
 		return
@@ -302,15 +337,32 @@ func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) {
 		h.s.writeError(w, r, err)
 		return
 	}
+	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, nil, obj, warnings)
 	binding := obj.(*corev1.Binding)
 	name := p.name
 	if name == "" { // legacy POST namespaces/NS/bindings names the pod in the body
 		name = binding.Name
 	}
-	st, err := h.s.reg.Binder.Bind(r.Context(), p.namespace, name, binding, registry.Options{DryRun: len(opts.DryRun) > 0})
+	dryRun := len(opts.DryRun) > 0
+	attrs := h.admissionAttributes(r, admission.Create, subBinding, p.namespace, name, dryRun)
+	attrs.Kind, attrs.Object = gvk, binding
+	if err := h.s.admit(r.Context(), attrs); err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	if err := h.s.validator(attrs)(r.Context(), binding); err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	st, err := h.s.reg.Binder.Bind(r.Context(), p.namespace, name, binding, registry.Options{DryRun: dryRun})
 	if err != nil {
 		h.s.writeError(w, r, err)
 		return
+	}
+	if !dryRun {
+		if pod, err := h.e.store.Get(r.Context(), p.namespace, name, nil); err == nil {
+			h.traceStored(r.Context(), "update (spec.nodeName="+binding.Target.Name+")", pod, flow.StageScheduled)
+		}
 	}
 	st.Code = http.StatusCreated
 	addWarnings(w, warnings)

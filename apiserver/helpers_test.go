@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/internal/etcdtest"
 )
 
@@ -33,6 +34,7 @@ func startServer(tb testing.TB, mutate ...func(*apiserver.Config)) *testServer {
 	e := etcdtest.Start(tb)
 	cfg := apiserver.NewConfig(e.Client())
 	cfg.Port = 0
+	cfg.Authenticator = auth.NewTokenAuthenticator(testTokens)
 	cfg.BookmarkInterval = 200 * time.Millisecond
 	cfg.NamespaceResync = 50 * time.Millisecond
 	for _, m := range mutate {
@@ -61,7 +63,9 @@ func startServer(tb testing.TB, mutate ...func(*apiserver.Config)) *testServer {
 		return resp.StatusCode == http.StatusOK
 	})
 	waitFor(tb, 10*time.Second, "default namespace", func() bool {
-		resp, err := http.Get(ts.url + "/api/v1/namespaces/default")
+		req, _ := http.NewRequest("GET", ts.url+"/api/v1/namespaces/default", nil)
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return false
 		}
@@ -72,8 +76,30 @@ func startServer(tb testing.TB, mutate ...func(*apiserver.Config)) *testServer {
 	return ts
 }
 
+// Tokens of the test identities.
+const (
+	adminToken     = "admin-token-0123456789abcdef0123456789abcdef"
+	studentToken   = "student-token-0123456789abcdef0123456789abcd"
+	schedulerToken = "scheduler-token-0123456789abcdef0123456789ab"
+	nodeAToken     = "node-a-token-0123456789abcdef0123456789abcde"
+	nodeBToken     = "node-b-token-0123456789abcdef0123456789abcde"
+)
+
+var testTokens = []auth.TokenEntry{
+	{Token: adminToken, User: auth.User{Name: "admin", Groups: []string{auth.GroupMasters}}},
+	{Token: studentToken, User: auth.User{Name: "student"}},
+	{Token: schedulerToken, User: auth.User{Name: auth.SchedulerUser}},
+	{Token: nodeAToken, User: auth.User{Name: auth.NodeUserPrefix + "node-a", Groups: []string{auth.GroupNodes}}},
+	{Token: nodeBToken, User: auth.User{Name: auth.NodeUserPrefix + "node-b", Groups: []string{auth.GroupNodes}}},
+}
+
+// restConfig is client-go's configuration as admin.
 func (ts *testServer) restConfig() *rest.Config {
-	return &rest.Config{Host: ts.url, QPS: -1}
+	return ts.restConfigAs(adminToken)
+}
+
+func (ts *testServer) restConfigAs(token string) *rest.Config {
+	return &rest.Config{Host: ts.url, QPS: -1, BearerToken: token}
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -88,17 +114,23 @@ func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool
 	}
 }
 
-// do sends a request and returns status code and body.
+// do sends a request as admin and returns status code and body. Extra
+// header pairs are set on the request ("Authorization", "" sends none).
 func (ts *testServer) do(tb testing.TB, method, path, contentType, body string, header ...string) (int, string) {
 	tb.Helper()
 	req, err := http.NewRequest(method, ts.url+path, strings.NewReader(body))
 	if err != nil {
 		tb.Fatal(err)
 	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] == "" {
+			req.Header.Del(header[i])
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)

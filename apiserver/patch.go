@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/json"
 
+	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
@@ -31,13 +32,13 @@ var patchTypes = []string{string(types.JSONPatchType), string(types.MergePatchTy
 const maxJSONPatchOperations = 10000
 
 func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p params) {
-	h.patchIn(h.e.store, w, r, p)
+	h.patchIn(h.e.store, "", w, r, p)
 }
 
 // patchIn serves PATCH on the resource or a subresource served by store:
 // the patch is applied to the current object inside the update loop, so a
 // concurrent change is never lost.
-func (h *handlers) patchIn(store *registry.Store, w http.ResponseWriter, r *http.Request, p params) {
+func (h *handlers) patchIn(store *registry.Store, subresource string, w http.ResponseWriter, r *http.Request, p params) {
 	o, err := negotiate(r)
 	if err != nil {
 		h.s.writeError(w, r, err)
@@ -67,8 +68,11 @@ func (h *handlers) patchIn(store *registry.Store, w http.ResponseWriter, r *http
 		return
 	}
 	validation := fieldValidation(opts.FieldValidation)
+	dryRun := len(opts.DryRun) > 0
+	attrs := h.admissionAttributes(r, admission.Update, subresource, p.namespace, p.name, dryRun)
+	traceFrom(r.Context()).step("decoded", "ok", fmt.Sprintf("%d bytes of %s", len(body), pt), "contentType", string(pt), "bytes", fmt.Sprint(len(body)))
 	var warnings []string
-	apply := func(_ context.Context, current runtime.Object) (runtime.Object, error) {
+	apply := func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 		m, err := meta.Accessor(current)
 		if err != nil {
 			return nil, err
@@ -82,12 +86,17 @@ func (h *handlers) patchIn(store *registry.Store, w http.ResponseWriter, r *http
 			return nil, err
 		}
 		warnings = ws
-		return obj, nil
+		a := *attrs
+		a.Object, a.OldObject = obj, current
+		return obj, h.s.admit(ctx, &a)
 	}
-	out, _, err := store.Update(r.Context(), p.namespace, p.name, apply, nil, nil, registry.Options{DryRun: len(opts.DryRun) > 0})
+	out, _, err := store.Update(r.Context(), p.namespace, p.name, apply, nil, h.s.updateValidator(attrs), registry.Options{DryRun: dryRun})
 	if err != nil {
 		h.s.writeError(w, r, err)
 		return
+	}
+	if !dryRun {
+		h.traceStored(r.Context(), "update (patch)", out, h.stageOf(admission.Update, subresource))
 	}
 	addWarnings(w, warnings)
 	h.s.writeObject(w, r, http.StatusOK, out, o)

@@ -10,6 +10,10 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -24,6 +28,12 @@ type Server struct {
 	ln      net.Listener
 	// namespaces answers the namespace check of every create.
 	namespaces *registry.NamespaceCache
+	// rbac feeds the RBAC authorizer; authorizer is Node then RBAC.
+	rbac       *registry.RBACCache
+	authorizer auth.Authorizer
+	auditLog   *auditLog
+	// admission runs inside write handlers, just before storage.
+	admission *admission.Chain
 }
 
 // New builds the server on cfg and binds its listener, so URL is known
@@ -37,6 +47,12 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, reg: reg, groups: buildGroups(reg), namespaces: registry.NewNamespaceCache(reg.Namespaces)}
+	s.rbac = registry.NewRBACCache(reg)
+	s.admission = newAdmissionChain(s.namespaces)
+	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
+	if cfg.AuditLog != nil {
+		s.auditLog = &auditLog{w: cfg.AuditLog}
+	}
 	if s.openapi, err = openapi.New(s.openAPIResources()); err != nil {
 		return nil, fmt.Errorf("apiserver: openapi: %w", err)
 	}
@@ -48,8 +64,13 @@ func New(cfg *Config) (*Server, error) {
 	return s, nil
 }
 
-// URL is the server's base URL, e.g. http://127.0.0.1:6443.
-func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+// URL is the server's base URL, e.g. https://127.0.0.1:6443.
+func (s *Server) URL() string {
+	if s.cfg.TLS != nil {
+		return "https://" + s.ln.Addr().String()
+	}
+	return "http://" + s.ln.Addr().String()
+}
 
 // Handler returns the full handler chain (for tests with httptest).
 func (s *Server) Handler() http.Handler { return s.handler }
@@ -67,7 +88,7 @@ const shutdownGrace = 5 * time.Second
 // serves until ctx is done, then ends every request (watches included)
 // and returns. It returns early with an error if it cannot start.
 func (s *Server) Run(ctx context.Context) error {
-	if err := s.reg.Bootstrap(ctx); err != nil {
+	if err := s.bootstrap(ctx); err != nil {
 		s.ln.Close()
 		return fmt.Errorf("apiserver: bootstrap: %w", err)
 	}
@@ -85,10 +106,14 @@ func (s *Server) Run(ctx context.Context) error {
 	defer wg.Wait()
 	ctrlCtx, stopCtrl := context.WithCancel(ctx)
 	defer stopCtrl()
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		s.namespaces.Run(ctrlCtx)
+	}()
+	go func() {
+		defer wg.Done()
+		s.rbac.Run(ctrlCtx)
 	}()
 	go func() {
 		defer wg.Done()
@@ -96,8 +121,20 @@ func (s *Server) Run(ctx context.Context) error {
 		c.Run(ctrlCtx)
 	}()
 
+	// Authorization needs the RBAC objects: serve once they are loaded.
+	if !s.rbac.WaitForSync(ctx) {
+		s.ln.Close()
+		return ctx.Err()
+	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(s.ln) }()
+	if s.cfg.TLS != nil {
+		srv.TLSConfig = s.cfg.TLS.Clone()
+		// ServeTLS with the certificate already in TLSConfig: HTTP/2 is
+		// negotiated through ALPN (h2, http/1.1).
+		go func() { serveErr <- srv.ServeTLS(s.ln, "", "") }()
+	} else {
+		go func() { serveErr <- srv.Serve(s.ln) }()
+	}
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("apiserver: %w", err)
@@ -111,6 +148,27 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("apiserver: %w", err)
+	}
+	return nil
+}
+
+// bootstrap creates what every cluster starts with, if missing: the four
+// namespaces and the default RBAC roles and bindings. Objects an admin has
+// changed are left as they are.
+func (s *Server) bootstrap(ctx context.Context) error {
+	if err := s.reg.Bootstrap(ctx); err != nil {
+		return err
+	}
+	roles, bindings := auth.BootstrapPolicy()
+	for _, r := range roles {
+		if _, err := s.reg.ClusterRoles.Create(ctx, "", r, nil, registry.Options{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("clusterrole %s: %w", r.Name, err)
+		}
+	}
+	for _, b := range bindings {
+		if _, err := s.reg.ClusterRoleBindings.Create(ctx, "", b, nil, registry.Options{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("clusterrolebinding %s: %w", b.Name, err)
+		}
 	}
 	return nil
 }

@@ -36,6 +36,8 @@ var Pods = &Resource{
 	Strategy: Strategy{
 		PrepareForCreate:         preparePodForCreate,
 		PrepareForUpdate:         preparePodForUpdate,
+		Validate:                 validatePodObject,
+		ValidateUpdate:           validatePodUpdateObject,
 		AllowUnconditionalUpdate: true,
 	},
 	Fields: podFields,
@@ -56,6 +58,7 @@ var PodStatusStrategy = Strategy{
 		p.DeletionTimestamp = nil
 		p.OwnerReferences = o.OwnerReferences
 	},
+	ValidateUpdate:           validatePodStatusObject,
 	AllowUnconditionalUpdate: true,
 }
 
@@ -288,6 +291,14 @@ func DefaultPod(obj runtime.Object) {
 		for i := range cs {
 			defaultContainer(&cs[i])
 		}
+	}
+	// status.podIP and status.podIPs[0] say the same; either fills the other.
+	st := &p.Status
+	switch {
+	case st.PodIP != "" && len(st.PodIPs) == 0:
+		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+	case st.PodIP == "" && len(st.PodIPs) > 0:
+		st.PodIP = st.PodIPs[0].IP
 	}
 }
 

@@ -23,6 +23,11 @@ type Registry struct {
 	NamespaceFinalize *Store
 	Events            *Store
 	Leases            *Store
+
+	Roles               *Store
+	ClusterRoles        *Store
+	RoleBindings        *Store
+	ClusterRoleBindings *Store
 }
 
 // New builds the stores on cfg's etcd client.
@@ -34,6 +39,8 @@ func New(cfg StoreConfig) (*Registry, error) {
 	}{
 		{&r.Pods, Pods}, {&r.Nodes, Nodes}, {&r.Namespaces, Namespaces},
 		{&r.Events, Events}, {&r.Leases, Leases},
+		{&r.Roles, Roles}, {&r.ClusterRoles, ClusterRoles},
+		{&r.RoleBindings, RoleBindings}, {&r.ClusterRoleBindings, ClusterRoleBindings},
 	} {
 		st, err := NewStore(s.res, cfg)
 		if err != nil {
@@ -51,7 +58,7 @@ func New(cfg StoreConfig) (*Registry, error) {
 
 // NamespacedContent lists the stores whose objects live in namespaces.
 func (r *Registry) NamespacedContent() []*Store {
-	return []*Store{r.Pods, r.Events, r.Leases}
+	return []*Store{r.Pods, r.Events, r.Leases, r.Roles, r.RoleBindings}
 }
 
 // Bootstrap creates the namespaces every cluster has, if they are missing.

@@ -1,8 +1,10 @@
 package registry
 
 import (
+	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,11 +17,16 @@ import (
 var Scheme = runtime.NewScheme()
 
 // GroupVersions lists the group-versions the server serves, core first.
-var GroupVersions = []schema.GroupVersion{corev1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion}
+var GroupVersions = []schema.GroupVersion{
+	corev1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion,
+	rbacv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion,
+}
 
 func init() {
 	utilruntime.Must(corev1.AddToScheme(Scheme))
 	utilruntime.Must(coordinationv1.AddToScheme(Scheme))
+	utilruntime.Must(rbacv1.AddToScheme(Scheme))
+	utilruntime.Must(authorizationv1.AddToScheme(Scheme))
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
 	// Option types (DeleteOptions...) are also accepted as meta.k8s.io/v1.
 	metav1.AddToGroupVersion(Scheme, metav1.SchemeGroupVersion)

@@ -173,11 +173,11 @@ func (s *Store) beforeCreate(obj runtime.Object, namespace string) error {
 	}
 	m.SetUID(uuid.NewUUID())
 	m.SetCreationTimestamp(metav1.Now())
-	var errs field.ErrorList
+	// Metadata first, then the resource's own rules, as upstream lists them.
+	errs := validation.ValidateObjectMetaAccessor(m, s.Resource.Namespaced, s.Resource.ValidateName, field.NewPath("metadata"))
 	if s.strategy.Validate != nil {
-		errs = s.strategy.Validate(obj)
+		errs = append(errs, s.strategy.Validate(obj)...)
 	}
-	errs = append(errs, validation.ValidateObjectMetaAccessor(m, s.Resource.Namespaced, s.Resource.ValidateName, field.NewPath("metadata"))...)
 	if len(errs) > 0 {
 		return s.invalid(m.GetName(), errs)
 	}

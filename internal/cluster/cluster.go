@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -15,12 +17,13 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
 
 	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/internal/embedetcd"
+	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/internal/pki"
 )
 
 // Defaults used by NewConfig.
@@ -45,6 +48,9 @@ type Config struct {
 	BookmarkInterval time.Duration
 	// UnsafeNoFsync makes etcd skip fsync (tests, benchmarks).
 	UnsafeNoFsync bool
+	// Recorder receives the flow events of every component; nil makes
+	// Start create one (Cluster.Recorder).
+	Recorder *flow.Recorder
 	// ReadyTimeout bounds Start's wait for the API server.
 	ReadyTimeout time.Duration
 }
@@ -72,20 +78,29 @@ func (c *Config) Validate() error {
 type Cluster struct {
 	// DataDir holds etcd's data, logs/ and kubeconfig.
 	DataDir string
-	// Kubeconfig is the path of a kubeconfig for the admin user.
+	// Kubeconfig is the path of a kubeconfig for the admin user (client
+	// certificate, group system:masters).
 	Kubeconfig string
-	// URL is the API server's base URL.
+	// StudentKubeconfig is the path of a kubeconfig for the user student
+	// (bearer token, allowed to view).
+	StudentKubeconfig string
+	// URL is the API server's base URL (https).
 	URL string
+	// Recorder carries the flow events (request traces...).
+	Recorder *flow.Recorder
+	// Authority holds the cluster's CA, certificates and tokens.
+	Authority *pki.Authority
 
-	tempDir bool
-	etcd    *embedetcd.Server
-	api     *apiserver.Server
-	logFile *os.File
-	logSink *logSink
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	runErr  error
-	once    sync.Once
+	tempDir   bool
+	etcd      *embedetcd.Server
+	api       *apiserver.Server
+	logFile   *os.File
+	logSink   *logSink
+	auditFile *os.File
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	runErr    error
+	once      sync.Once
 }
 
 // Start boots etcd and the API server and returns once the API answers.
@@ -119,6 +134,22 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	// writes to the log file, away from the terminal.
 	klog.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(c.logSink, nil)))
 
+	c.Recorder = cfg.Recorder
+	if c.Recorder == nil {
+		c.Recorder = flow.NewRecorder()
+	}
+	pcfg := pki.NewConfig(c.DataDir)
+	if ip := net.ParseIP(cfg.BindAddress); ip != nil && !ip.IsLoopback() && !ip.IsUnspecified() {
+		pcfg.Hosts = append(pcfg.Hosts, cfg.BindAddress)
+	}
+	pcfg.Logf = func(format string, args ...any) { fmt.Fprintf(c.logSink, "pki: "+format+"\n", args...) }
+	if c.Authority, err = pki.Load(pcfg); err != nil {
+		return nil, err
+	}
+	if c.auditFile, err = os.OpenFile(filepath.Join(c.DataDir, "logs", "audit.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+
 	ecfg := embedetcd.NewConfig(c.DataDir)
 	ecfg.UnsafeNoFsync = cfg.UnsafeNoFsync
 	if c.etcd, err = embedetcd.Start(ecfg); err != nil {
@@ -129,6 +160,10 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	acfg.BindAddress, acfg.Port = cfg.BindAddress, cfg.Port
 	acfg.BookmarkInterval = cfg.BookmarkInterval
 	acfg.ErrorLog = log.New(c.logSink, "apiserver: ", log.LstdFlags)
+	acfg.TLS = c.Authority.ServingTLSConfig()
+	acfg.Authenticator = auth.Union(auth.NewTokenAuthenticator(tokenEntries(c.Authority)), auth.NewCertAuthenticator())
+	acfg.Recorder = c.Recorder
+	acfg.AuditLog = c.auditFile
 	if c.api, err = apiserver.New(acfg); err != nil {
 		return nil, err
 	}
@@ -141,21 +176,45 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 		defer c.wg.Done()
 		c.runErr = c.api.Run(runCtx)
 	}()
-	if err := waitReady(ctx, c.URL, cfg.ReadyTimeout); err != nil {
+	if err := waitReady(ctx, c.URL, c.Authority.CAPool(), cfg.ReadyTimeout); err != nil {
 		return nil, err
 	}
 	c.Kubeconfig = filepath.Join(c.DataDir, "kubeconfig")
-	if err := writeKubeconfig(c.Kubeconfig, c.URL); err != nil {
+	if err := c.writeKubeconfig(c.Kubeconfig, pki.Admin(), pki.ClientCertificate); err != nil {
+		return nil, err
+	}
+	c.StudentKubeconfig = filepath.Join(c.DataDir, "student.kubeconfig")
+	if err := c.writeKubeconfig(c.StudentKubeconfig, pki.Student(), pki.BearerToken); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// waitReady polls /readyz until it answers 200.
-func waitReady(ctx context.Context, url string, timeout time.Duration) error {
+// tokenEntries turns the authority's tokens into the authenticator's table.
+func tokenEntries(a *pki.Authority) []auth.TokenEntry {
+	var out []auth.TokenEntry
+	for _, t := range a.Tokens() {
+		out = append(out, auth.TokenEntry{Token: t.Token, User: auth.User{Name: t.User, UID: t.UID, Groups: t.Groups}})
+	}
+	return out
+}
+
+// writeKubeconfig writes a kubeconfig for id.
+func (c *Cluster) writeKubeconfig(path string, id pki.Identity, method pki.AuthMethod) error {
+	kc, err := c.Authority.Kubeconfig(c.URL, id, method)
+	if err != nil {
+		return fmt.Errorf("cluster: kubeconfig for %s: %w", id.User, err)
+	}
+	return pki.WriteKubeconfig(path, kc)
+}
+
+// waitReady polls /readyz (open to anonymous requests) until it answers 200.
+func waitReady(ctx context.Context, url string, ca *x509.CertPool, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := &http.Client{Timeout: time.Second}
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca, MinVersion: tls.VersionTLS12}}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Timeout: time.Second, Transport: tr}
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
 		if err != nil {
@@ -173,19 +232,6 @@ func waitReady(ctx context.Context, url string, timeout time.Duration) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-}
-
-// writeKubeconfig writes a kubeconfig whose current context reaches url.
-func writeKubeconfig(path, url string) error {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["kubesim"] = &clientcmdapi.Cluster{Server: url}
-	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["kubesim"] = &clientcmdapi.Context{Cluster: "kubesim", AuthInfo: "admin", Namespace: "default"}
-	cfg.CurrentContext = "kubesim"
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		return fmt.Errorf("cluster: write kubeconfig: %w", err)
-	}
-	return os.Chmod(path, 0o600)
 }
 
 // Close stops the API server and etcd, and removes a temporary data dir.
@@ -207,6 +253,9 @@ func (c *Cluster) Close() error {
 		}
 		if c.logFile != nil {
 			_ = c.logFile.Close()
+		}
+		if c.auditFile != nil {
+			_ = c.auditFile.Close()
 		}
 		if c.tempDir {
 			_ = os.RemoveAll(c.DataDir)

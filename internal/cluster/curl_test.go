@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/url"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubesim/kubesim/internal/pki"
 )
 
 // watchPath is the legacy watch URL of the articles: one pod, by name.
@@ -117,75 +120,95 @@ func checkEventSequence(tb testing.TB, evs []watchEvent) {
 	}
 }
 
-// TestCurlWatchStreamsChunkedEvents runs the articles' command,
+// TestCurlWatchStreams runs the articles' command over HTTPS with the
+// admin's bearer token,
 //
-//	curl --http1.1 -N <URL>/api/v1/watch/namespaces/default/pods/mysql-0
+//	curl --http1.1 --cacert ca.crt -H "Authorization: Bearer $TOKEN" -N <URL>/api/v1/watch/namespaces/default/pods/mysql-0
 //
-// while mysql-0 is created, changed and deleted with kubectl, and checks
-// the response: 200, chunked, application/json, one event per line.
-func TestCurlWatchStreamsChunkedEvents(t *testing.T) {
+// and the same with --http2, while mysql-0 is created, changed and deleted
+// with kubectl, and checks the response: 200, chunked for HTTP/1.1,
+// application/json, one event per line.
+func TestCurlWatchStreams(t *testing.T) {
 	t.Parallel()
 	curl := lookPath(t, "curl")
 	c := mustStartCluster(t, "")
-	k := newKubectl(t, c)
+	token, err := c.Authority.Token(pki.Admin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := filepath.Join(c.Authority.Dir(), pki.CACertFile)
+	for _, proto := range []struct {
+		flag, status string
+		chunked      bool
+	}{
+		{"--http1.1", "HTTP/1.1 200 OK", true},
+		{"--http2", "HTTP/2 200", false},
+	} {
+		t.Run(proto.flag, func(t *testing.T) {
+			k := newKubectl(t, c)
+			// -D - puts the response headers on stdout, before the body.
+			args := []string{proto.flag, "--cacert", ca, "-H", "Authorization: Bearer " + token, "-N", "-sS", "-D", "-", c.URL + watchPath}
+			s := startLineStream(t, "curl "+proto.flag+" ... "+watchPath, func(ctx context.Context) *exec.Cmd {
+				cmd := exec.CommandContext(ctx, curl, args...)
+				cmd.WaitDelay = time.Second
+				return cmd
+			})
+			// kube-apiserver sends the headers as soon as the watch is set
+			// up, before any event: nothing may change before that.
+			lines := s.waitFor(t, "end of the response headers", func(lines []string) bool { return slices.Contains(lines, "") })
+			status, headers := lines[0], lines[1:slices.Index(lines, "")]
+			if strings.TrimSpace(status) != proto.status {
+				t.Errorf("status line: got %q, want %q", status, proto.status)
+			}
+			want := []string{"content-type: application/json"}
+			if proto.chunked {
+				want = append(want, "transfer-encoding: chunked")
+			}
+			for _, w := range want {
+				if !slices.ContainsFunc(headers, func(h string) bool { return strings.EqualFold(h, w) }) {
+					t.Errorf("headers %q lack %q", headers, w)
+				}
+			}
+			if slices.ContainsFunc(headers, func(h string) bool { return strings.HasPrefix(strings.ToLower(h), "content-length:") }) {
+				t.Errorf("headers %q: a streamed watch has no Content-Length", headers)
+			}
 
-	// -D - puts the response headers on stdout, before the body.
-	args := []string{"--http1.1", "-N", "-sS", "-D", "-", c.URL + watchPath}
-	s := startLineStream(t, "curl "+strings.Join(args, " "), func(ctx context.Context) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, curl, args...)
-		cmd.WaitDelay = time.Second
-		return cmd
-	})
-	// kube-apiserver sends the headers as soon as the watch is set up,
-	// before any event: nothing may change before that.
-	lines := s.waitFor(t, "end of the response headers", func(lines []string) bool { return slices.Contains(lines, "") })
-	status, headers := lines[0], lines[1:slices.Index(lines, "")]
-	if status != "HTTP/1.1 200 OK" {
-		t.Errorf("status line: got %q, want %q", status, "HTTP/1.1 200 OK")
-	}
-	for _, want := range []string{"transfer-encoding: chunked", "content-type: application/json"} {
-		if !slices.ContainsFunc(headers, func(h string) bool { return strings.EqualFold(h, want) }) {
-			t.Errorf("headers %q lack %q", headers, want)
-		}
-	}
-	if slices.ContainsFunc(headers, func(h string) bool { return strings.HasPrefix(strings.ToLower(h), "content-length:") }) {
-		t.Errorf("headers %q: a streamed watch has no Content-Length", headers)
-	}
-
-	var wantTypes []string
-	for _, step := range mysqlSteps() {
-		k.mustWith(t, step.stdin, step.args...)
-		wantTypes = append(wantTypes, step.want...)
-		// Each step's events arrive before the next step starts.
-		s.waitFor(t, fmt.Sprintf("%d events after %s", len(wantTypes), step.name), func(lines []string) bool {
-			return len(lines)-len(headers)-2 >= len(wantTypes)
+			var wantTypes []string
+			for _, step := range mysqlSteps() {
+				k.mustWith(t, step.stdin, step.args...)
+				wantTypes = append(wantTypes, step.want...)
+				// Each step's events arrive before the next step starts.
+				s.waitFor(t, fmt.Sprintf("%d events after %s", len(wantTypes), step.name), func(lines []string) bool {
+					return len(lines)-len(headers)-2 >= len(wantTypes)
+				})
+			}
+			s.stop()
+			lines, _ = s.snapshot()
+			body := lines[len(headers)+2:]
+			var evs []watchEvent
+			var gotTypes []string
+			for _, l := range body {
+				ev := mustDecodeWatchEvent(t, []byte(l))
+				evs = append(evs, ev)
+				gotTypes = append(gotTypes, ev.Type)
+			}
+			if !slices.Equal(gotTypes, wantTypes) {
+				t.Fatalf("event types: got %q, want %q\nbody:\n%s", gotTypes, wantTypes, strings.Join(body, "\n"))
+			}
+			i := 0
+			for _, step := range mysqlSteps() {
+				for range step.want {
+					step.check(t, evs[i])
+					i++
+				}
+			}
+			checkEventSequence(t, evs)
 		})
 	}
-	s.stop()
-	lines, _ = s.snapshot()
-	body := lines[len(headers)+2:]
-	var evs []watchEvent
-	var gotTypes []string
-	for _, l := range body {
-		ev := mustDecodeWatchEvent(t, []byte(l))
-		evs = append(evs, ev)
-		gotTypes = append(gotTypes, ev.Type)
-	}
-	if !slices.Equal(gotTypes, wantTypes) {
-		t.Fatalf("event types: got %q, want %q\nbody:\n%s", gotTypes, wantTypes, strings.Join(body, "\n"))
-	}
-	i := 0
-	for _, step := range mysqlSteps() {
-		for range step.want {
-			step.check(t, evs[i])
-			i++
-		}
-	}
-	checkEventSequence(t, evs)
 }
 
-// TestWatchRawHTTP1OneChunkPerEvent speaks HTTP/1.1 over a plain TCP
-// connection to the watch URL and decodes the chunked body itself: every
+// TestWatchRawHTTP1OneChunkPerEvent speaks HTTP/1.1 over a TLS connection
+// to the watch URL and decodes the chunked body itself: every
 // event must come in a chunk of its own, flushed as soon as it happens
 // (the next change is made only after the chunk has been read).
 func TestWatchRawHTTP1OneChunkPerEvent(t *testing.T) {
@@ -196,12 +219,16 @@ func TestWatchRawHTTP1OneChunkPerEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := net.Dial("tcp", u.Host)
+	token, err := c.Authority.Token(pki.Admin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := tls.Dial("tcp", u.Host, &tls.Config{RootCAs: c.Authority.CAPool(), NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	req := "GET " + watchPath + " HTTP/1.1\r\nHost: " + u.Host + "\r\nAccept: application/json\r\nUser-Agent: kubesim-e2e-raw\r\n\r\n"
+	req := "GET " + watchPath + " HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer " + token + "\r\nAccept: application/json\r\nUser-Agent: kubesim-e2e-raw\r\n\r\n"
 	if _, err := io.WriteString(conn, req); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,98 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+)
+
+// NamespaceLifecycleName is the NamespaceLifecycle plugin's name.
+const NamespaceLifecycleName = "NamespaceLifecycle"
+
+// NamespaceLister tells the phase of a namespace; a namespace that does
+// not exist gives an error for which apierrors.IsNotFound is true.
+// registry.NamespaceCache implements it.
+type NamespaceLister interface {
+	Phase(ctx context.Context, name string) (corev1.NamespacePhase, error)
+}
+
+var (
+	namespaceKind      = schema.GroupKind{Kind: "Namespace"}
+	namespacesResource = schema.GroupResource{Resource: "namespaces"}
+	// accessReviews may be created in any namespace, even a missing one:
+	// saying "not found" would tell which namespaces exist.
+	accessReviews = sets.New(schema.GroupResource{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"})
+)
+
+// NamespaceLifecycle keeps objects out of namespaces that do not exist or
+// are being deleted, and keeps default, kube-system and kube-public from
+// being deleted. kube-apiserver runs it as a mutating and a validating
+// plugin; here it validates. It is safe for concurrent use.
+type NamespaceLifecycle struct {
+	namespaces NamespaceLister
+	immortal   sets.Set[string]
+}
+
+var _ ValidatingPlugin = (*NamespaceLifecycle)(nil)
+
+// NewNamespaceLifecycle returns the plugin, reading namespace phases from
+// namespaces. A lister that finds a namespace missing should look again in
+// storage before saying so (a namespace may have just been created), as
+// registry.NamespaceCache does.
+func NewNamespaceLifecycle(namespaces NamespaceLister) *NamespaceLifecycle {
+	return &NamespaceLifecycle{
+		namespaces: namespaces,
+		immortal:   sets.New(metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic),
+	}
+}
+
+// Name returns "NamespaceLifecycle".
+func (*NamespaceLifecycle) Name() string { return NamespaceLifecycleName }
+
+// Validate rejects
+//   - deleting default, kube-system or kube-public: 403
+//     `namespaces "default" is forbidden: this namespace may not be deleted`;
+//   - creating in a namespace that does not exist: 404
+//     `namespaces "x" not found`;
+//   - creating in a Terminating namespace: 403 `pods "p" is forbidden:
+//     unable to create new content in namespace x because it is being
+//     terminated`, with a NamespaceTerminating cause on metadata.namespace.
+//
+// Cluster-scoped objects, namespaces themselves, access reviews, updates
+// and deletes are not its business (handled=false), except the deletion
+// of a namespace, which it checks.
+func (l *NamespaceLifecycle) Validate(ctx context.Context, a *Attributes) (bool, error) {
+	isNamespace := a.Kind.GroupKind() == namespaceKind || a.Resource.GroupResource() == namespacesResource
+	if isNamespace && a.Operation == Delete {
+		if l.immortal.Has(a.Name) {
+			return true, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, fmt.Errorf("this namespace may not be deleted"))
+		}
+		return true, nil
+	}
+	if isNamespace || a.Namespace == "" || a.Operation != Create || accessReviews.Has(a.Resource.GroupResource()) {
+		return false, nil
+	}
+	phase, err := l.namespaces.Phase(ctx, a.Namespace)
+	switch {
+	case apierrors.IsNotFound(err):
+		return true, apierrors.NewNotFound(namespacesResource, a.Namespace)
+	case err != nil:
+		return true, apierrors.NewInternalError(err)
+	case phase != corev1.NamespaceTerminating:
+		return true, nil
+	}
+	ferr := newForbidden(a, fmt.Errorf("unable to create new content in namespace %s because it is being terminated", a.Namespace))
+	if se, ok := ferr.(*apierrors.StatusError); ok && se.ErrStatus.Details != nil {
+		se.ErrStatus.Details.Causes = append(se.ErrStatus.Details.Causes, metav1.StatusCause{
+			Type:    corev1.NamespaceTerminatingCause,
+			Message: fmt.Sprintf("namespace %s is being terminated", a.Namespace),
+			Field:   "metadata.namespace",
+		})
+	}
+	return true, ferr
+}

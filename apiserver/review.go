@@ -1,0 +1,61 @@
+package apiserver
+
+import (
+	"net/http"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubesim/kubesim/apiserver/auth"
+)
+
+// createSelfSubjectAccessReview answers "may I do this?" for the caller
+// (what kubectl auth can-i asks), with the same authorizers that guard
+// every request. Nothing is stored.
+func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Request, _ params) {
+	o, err := negotiate(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := readBody(r, s.cfg.MaxRequestBodyBytes)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	gvk := authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview")
+	obj, _, err := decodeBody(r, body, gvk, &authorizationv1.SelfSubjectAccessReview{}, "")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	review := obj.(*authorizationv1.SelfSubjectAccessReview)
+	ra, nra := review.Spec.ResourceAttributes, review.Spec.NonResourceAttributes
+	if (ra == nil) == (nra == nil) {
+		s.writeError(w, r, apierrors.NewInvalid(gvk.GroupKind(), "", field.ErrorList{
+			field.Invalid(field.NewPath("spec", "resourceAttributes"), review.Spec.ResourceAttributes,
+				"exactly one of nonResourceAttributes or resourceAttributes must be specified")}))
+		return
+	}
+	caller, _ := requestAttributes(r.Context())
+	a := auth.Attributes{User: caller.User}
+	if ra != nil {
+		a.ResourceRequest = true
+		a.Verb, a.APIGroup, a.APIVersion = ra.Verb, ra.Group, ra.Version
+		a.Resource, a.Subresource, a.Namespace, a.Name = ra.Resource, ra.Subresource, ra.Namespace, ra.Name
+	} else {
+		a.Verb, a.Path = nra.Verb, nra.Path
+	}
+	res, err := s.authorizer.Authorize(r.Context(), a)
+	review.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: err == nil && res.Decision == auth.DecisionAllow, Reason: res.Reason}
+	if err != nil {
+		review.Status.EvaluationError = err.Error()
+	}
+	outcome := "denied"
+	if review.Status.Allowed {
+		outcome = "allowed"
+	}
+	traceFrom(r.Context()).step("reviewed", outcome, auth.ForbiddenMessage(a), "reason", res.Reason, "rule", res.Rule)
+	s.writeObject(w, r, http.StatusCreated, review, o)
+}
