@@ -48,6 +48,11 @@ func withTimeout(h http.Handler, s *Server) http.Handler {
 			tw.flush()
 		case <-ctx.Done():
 			if tw.timeout() {
+				if r.ProtoMajor == 1 {
+					// The handler may not have read the whole body; the
+					// connection cannot carry another request.
+					w.Header().Set("Connection", "close")
+				}
 				s.writeError(w, r, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %v", ctx.Err()), 0))
 			}
 		}
