@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validation"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -140,4 +143,15 @@ type Options struct {
 
 func (s *Store) writeOptions(o Options) storage.WriteOptions {
 	return storage.WriteOptions{TTL: s.Resource.TTLSeconds, DryRun: o.DryRun}
+}
+
+// PodsMatch reports whether pod passes the label and field selectors of
+// opts, after the field selector is checked against what pods support.
+// It is what a list of pods does per object, without storage (fuzzing).
+func PodsMatch(pod *corev1.Pod, opts *metainternalversion.ListOptions) (bool, error) {
+	fs, err := Pods.convertFieldSelector(opts.FieldSelector)
+	if err != nil {
+		return false, apierrors.NewBadRequest(err.Error())
+	}
+	return storage.Predicate{Label: opts.LabelSelector, Field: fs, GetAttrs: Pods.attrs}.Matches(pod)
 }
