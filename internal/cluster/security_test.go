@@ -109,8 +109,8 @@ func auditStages(tb testing.TB, path, auditID string) []string {
 	for sc.Scan() {
 		var ev struct {
 			Kind, APIVersion, Level, AuditID, Stage, Verb string
-			User                                         struct{ Username string }
-			ObjectRef                                    *struct{ Resource, Namespace, Name string }
+			User                                          struct{ Username string }
+			ObjectRef                                     *struct{ Resource, Namespace, Name string }
 		}
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			tb.Fatalf("audit line %q: %v", sc.Text(), err)
