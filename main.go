@@ -7,12 +7,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/internal/pki"
 )
 
 func main() {
@@ -74,6 +78,7 @@ With no command, kubesim runs "serve".`,
 
 func newServeCommand(stdout io.Writer) *cobra.Command {
 	cfg := cluster.NewConfig()
+	var trace bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run etcd and the API server until Ctrl-C",
@@ -83,25 +88,46 @@ directory removed on exit; with it, objects and resourceVersions survive
 restarts.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), cfg, stdout)
+			return runServe(cmd.Context(), cfg, trace, stdout)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.DataDir, "data-dir", "", "keep etcd data, logs and the kubeconfig in `DIR` across restarts (default: a temporary directory removed on exit)")
 	f.StringVar(&cfg.BindAddress, "address", cfg.BindAddress, "IP `address` the API server listens on")
 	f.IntVar(&cfg.Port, "port", cfg.Port, "`port` the API server listens on (0 picks a free one)")
+	f.BoolVar(&trace, "trace", false, "print the step-by-step trace of every API request")
 	return cmd
 }
 
-// runServe runs the control plane until ctx is done.
-func runServe(ctx context.Context, cfg *cluster.Config, out io.Writer) error {
+// runServe runs the control plane until ctx is done; with trace, it
+// prints the trace of every request as it completes.
+func runServe(ctx context.Context, cfg *cluster.Config, trace bool, out io.Writer) error {
 	c, err := cluster.Start(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "kubesim: API server at %s, data in %s (logs in %s/logs)\n", c.URL, c.DataDir, c.DataDir)
+	ca := filepath.Join(c.Authority.Dir(), pki.CACertFile)
+	fmt.Fprintf(out, "kubesim: API server at %s (HTTP/2 and HTTP/1.1), data in %s (logs in %s)\n", c.URL, c.DataDir, filepath.Join(c.DataDir, "logs"))
 	fmt.Fprintf(out, "export KUBECONFIG=%s\n", c.Kubeconfig)
+	fmt.Fprintf(out, "as the student: kubectl --kubeconfig %s get pods\n", c.StudentKubeconfig)
+	fmt.Fprintf(out, "with curl:      curl --cacert %s -H \"Authorization: Bearer $(awk -F, '$2==\"admin\"{print $1}' %s)\" %s/api/v1/namespaces/default/pods\n",
+		ca, c.Authority.TokenFile(), c.URL)
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")
+	var wg sync.WaitGroup
+	if trace {
+		sub := c.Recorder.Subscribe(0)
+		defer wg.Wait()
+		defer sub.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ev := range sub.Events() {
+				if ev.Request != nil {
+					_ = flow.WriteTrace(out, ev.Request)
+				}
+			}
+		}()
+	}
 	<-ctx.Done()
 	err = c.Close()
 	fmt.Fprintln(out, "kubesim: stopped")

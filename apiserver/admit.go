@@ -2,10 +2,8 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -103,23 +101,20 @@ func traceOutcomes(ctx context.Context, outcomes []admission.Outcome) {
 
 // traceDecoded records the decoded request body and the fields that
 // defaulting filled in.
-func traceDecoded(ctx context.Context, contentType string, body []byte, before, after runtime.Object, warnings []string) {
+func traceDecoded(ctx context.Context, contentType string, body []byte, obj runtime.Object, warnings, defaulted []string) {
 	t := traceFrom(ctx)
 	if t == nil {
 		return
 	}
-	kind := after.GetObjectKind().GroupVersionKind()
+	kind := obj.GetObjectKind().GroupVersionKind()
 	ct := parseMediaType(contentType)
 	if ct == "" {
 		ct = mediaJSON
 	}
 	t.step("decoded", "ok", fmt.Sprintf("%d bytes of %s decoded as %s", len(body), ct, kind.Kind),
 		"contentType", ct, "kind", kind.String(), "bytes", fmt.Sprint(len(body)), "warnings", strings.Join(warnings, "; "))
-	if before == nil {
-		return
-	}
-	if fields := changedFields(before, after); len(fields) > 0 {
-		t.step("defaulted", "defaulted", "defaults applied: "+strings.Join(fields, ", "), "fields", strings.Join(fields, ", "))
+	if len(defaulted) > 0 {
+		t.step("defaulted", "defaulted", "defaults applied: "+strings.Join(defaulted, ", "), "fields", strings.Join(defaulted, ", "))
 	}
 }
 
@@ -137,55 +132,5 @@ func (h *handlers) traceStored(ctx context.Context, verb string, obj runtime.Obj
 	t.setObject(flow.ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()}, stage)
 	if ac := auditFrom(ctx); ac != nil {
 		ac.objectName = m.GetName()
-	}
-}
-
-// changedFields lists the leaf fields of after that differ from before,
-// as "path=value" in path order.
-func changedFields(before, after runtime.Object) []string {
-	var b, a any
-	if !toGeneric(before, &b) || !toGeneric(after, &a) {
-		return nil
-	}
-	var out []string
-	diffLeaves("", b, a, &out)
-	sort.Strings(out)
-	return out
-}
-
-func toGeneric(obj runtime.Object, v *any) bool {
-	data, err := json.Marshal(obj)
-	return err == nil && json.Unmarshal(data, v) == nil
-}
-
-func diffLeaves(path string, before, after any, out *[]string) {
-	switch a := after.(type) {
-	case map[string]any:
-		b, _ := before.(map[string]any)
-		if len(a) == 0 && b == nil {
-			*out = append(*out, path+"={}")
-			return
-		}
-		for k, v := range a {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			diffLeaves(p, b[k], v, out)
-		}
-	case []any:
-		b, _ := before.([]any)
-		for i, v := range a {
-			var bv any
-			if i < len(b) {
-				bv = b[i]
-			}
-			diffLeaves(fmt.Sprintf("%s[%d]", path, i), bv, v, out)
-		}
-	default:
-		if before == nil || fmt.Sprint(before) != fmt.Sprint(after) {
-			data, _ := json.Marshal(after)
-			*out = append(*out, path+"="+string(data))
-		}
 	}
 }

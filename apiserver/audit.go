@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -53,15 +55,23 @@ type auditObjectRef struct {
 	Subresource string `json:"subresource,omitempty"`
 }
 
-// auditLog writes audit events as JSON lines. A nil *auditLog writes
-// nothing. Safe for concurrent use.
+// auditFlushInterval bounds how long an audit event waits in the buffer.
+const auditFlushInterval = 100 * time.Millisecond
+
+// auditLog writes audit events as JSON lines through a buffer that
+// flushLoop empties regularly (one write per batch, not per event). A nil
+// *auditLog writes nothing. Safe for concurrent use.
 type auditLog struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu  sync.Mutex
+	buf *bufio.Writer
+}
+
+func newAuditLog(w io.Writer) *auditLog {
+	return &auditLog{buf: bufio.NewWriterSize(w, 64<<10)}
 }
 
 func (l *auditLog) write(ev *auditEvent) {
-	if l == nil || l.w == nil {
+	if l == nil {
 		return
 	}
 	data, err := json.Marshal(ev)
@@ -70,7 +80,29 @@ func (l *auditLog) write(ev *auditEvent) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, _ = l.w.Write(append(data, '\n'))
+	_, _ = l.buf.Write(append(data, '\n'))
+}
+
+func (l *auditLog) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_ = l.buf.Flush()
+}
+
+// flushLoop flushes the buffer every auditFlushInterval until ctx is done,
+// and once more at the end.
+func (l *auditLog) flushLoop(ctx context.Context) {
+	t := time.NewTicker(auditFlushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			l.flush()
+			return
+		case <-t.C:
+			l.flush()
+		}
+	}
 }
 
 // sourceIPs lists the client's address (and X-Forwarded-For, which

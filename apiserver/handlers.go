@@ -129,12 +129,11 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 		traceFrom(r.Context()).step("decoded", "failed", err.Error())
 		return nil, nil, err
 	}
-	var before runtime.Object
+	var defaulted []string
 	if h.e.res.Default != nil {
-		before = obj.DeepCopyObject()
-		h.e.res.Default(obj)
+		defaulted = h.e.res.Default(obj)
 	}
-	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, before, obj, warnings)
+	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, obj, warnings, defaulted)
 	return obj, warnings, nil
 }
 
@@ -337,7 +336,7 @@ func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) {
 		h.s.writeError(w, r, err)
 		return
 	}
-	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, nil, obj, warnings)
+	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, obj, warnings, nil)
 	binding := obj.(*corev1.Binding)
 	name := p.name
 	if name == "" { // legacy POST namespaces/NS/bindings names the pod in the body

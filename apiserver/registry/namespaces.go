@@ -73,16 +73,19 @@ var NamespaceFinalizeStrategy = Strategy{
 }
 
 // defaultNamespace adds the kubernetes.io/metadata.name label, as the
-// defaulting of every namespace write does.
-func defaultNamespace(obj runtime.Object) {
+// defaulting of every namespace write does, and reports it.
+func defaultNamespace(obj runtime.Object) []string {
 	ns := obj.(*corev1.Namespace)
-	if ns.Name == "" {
-		return
+	if ns.Name == "" || ns.Labels[corev1.LabelMetadataName] == ns.Name {
+		return nil
 	}
 	if ns.Labels == nil {
 		ns.Labels = map[string]string{}
 	}
 	ns.Labels[corev1.LabelMetadataName] = ns.Name
+	var d defaulted
+	d.add("metadata.labels."+corev1.LabelMetadataName, ns.Name)
+	return d
 }
 
 // DeleteNamespace starts the deletion of a namespace: the first call marks

@@ -2,8 +2,10 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -256,80 +258,119 @@ func SetPodCondition(status *corev1.PodStatus, c corev1.PodCondition) {
 	status.Conditions = append(status.Conditions, c)
 }
 
-// DefaultPod fills in what kube-apiserver's defaulting fills in for a pod.
-func DefaultPod(obj runtime.Object) {
+// DefaultPod fills in what kube-apiserver's defaulting fills in for a pod,
+// and returns what it set as "path=value" (value in JSON), in order.
+func DefaultPod(obj runtime.Object) []string {
 	p := obj.(*corev1.Pod)
 	s := &p.Spec
-	if s.ServiceAccountName == "" {
+	var d defaulted
+	if s.ServiceAccountName == "" && s.DeprecatedServiceAccount != "" {
 		s.ServiceAccountName = s.DeprecatedServiceAccount
+		d.add("spec.serviceAccountName", s.ServiceAccountName)
 	}
-	s.DeprecatedServiceAccount = s.ServiceAccountName
+	if s.DeprecatedServiceAccount != s.ServiceAccountName {
+		s.DeprecatedServiceAccount = s.ServiceAccountName
+		d.add("spec.serviceAccount", s.DeprecatedServiceAccount)
+	}
 	if s.DNSPolicy == "" {
 		s.DNSPolicy = corev1.DNSClusterFirst
+		d.add("spec.dnsPolicy", s.DNSPolicy)
 	}
 	if s.RestartPolicy == "" {
 		s.RestartPolicy = corev1.RestartPolicyAlways
+		d.add("spec.restartPolicy", s.RestartPolicy)
 	}
 	if s.SecurityContext == nil {
 		s.SecurityContext = &corev1.PodSecurityContext{}
+		d.add("spec.securityContext", s.SecurityContext)
 	}
 	if s.TerminationGracePeriodSeconds == nil {
 		period := int64(corev1.DefaultTerminationGracePeriodSeconds)
 		s.TerminationGracePeriodSeconds = &period
+		d.add("spec.terminationGracePeriodSeconds", period)
 	} else if *s.TerminationGracePeriodSeconds < 0 {
 		one := int64(1)
 		s.TerminationGracePeriodSeconds = &one
+		d.add("spec.terminationGracePeriodSeconds", one)
 	}
 	if s.SchedulerName == "" {
 		s.SchedulerName = corev1.DefaultSchedulerName
+		d.add("spec.schedulerName", s.SchedulerName)
 	}
 	if s.EnableServiceLinks == nil {
 		on := corev1.DefaultEnableServiceLinks
 		s.EnableServiceLinks = &on
+		d.add("spec.enableServiceLinks", on)
 	}
-	for _, cs := range [][]corev1.Container{s.InitContainers, s.Containers} {
-		for i := range cs {
-			defaultContainer(&cs[i])
-		}
+	for i := range s.InitContainers {
+		defaultContainer(&s.InitContainers[i], fmt.Sprintf("spec.initContainers[%d]", i), &d)
+	}
+	for i := range s.Containers {
+		defaultContainer(&s.Containers[i], fmt.Sprintf("spec.containers[%d]", i), &d)
 	}
 	// status.podIP and status.podIPs[0] say the same; either fills the other.
 	st := &p.Status
 	switch {
 	case st.PodIP != "" && len(st.PodIPs) == 0:
 		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+		d.add("status.podIPs", st.PodIPs)
 	case st.PodIP == "" && len(st.PodIPs) > 0:
 		st.PodIP = st.PodIPs[0].IP
+		d.add("status.podIP", st.PodIP)
 	}
+	return d
 }
 
-func defaultContainer(c *corev1.Container) {
+func defaultContainer(c *corev1.Container, path string, d *defaulted) {
 	if c.ImagePullPolicy == "" {
 		if imageTag(c.Image) == "latest" {
 			c.ImagePullPolicy = corev1.PullAlways
 		} else {
 			c.ImagePullPolicy = corev1.PullIfNotPresent
 		}
+		d.add(path+".imagePullPolicy", c.ImagePullPolicy)
 	}
 	if c.TerminationMessagePath == "" {
 		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
+		d.add(path+".terminationMessagePath", c.TerminationMessagePath)
 	}
 	if c.TerminationMessagePolicy == "" {
 		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
+		d.add(path+".terminationMessagePolicy", c.TerminationMessagePolicy)
 	}
 	for i := range c.Ports {
 		if c.Ports[i].Protocol == "" {
 			c.Ports[i].Protocol = corev1.ProtocolTCP
+			d.add(fmt.Sprintf("%s.ports[%d].protocol", path, i), c.Ports[i].Protocol)
 		}
 	}
 	// Requests default to limits where only limits are given.
-	for name, lim := range c.Resources.Limits {
+	names := make([]string, 0, len(c.Resources.Limits))
+	for name := range c.Resources.Limits {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		lim := c.Resources.Limits[corev1.ResourceName(name)]
 		if c.Resources.Requests == nil {
 			c.Resources.Requests = corev1.ResourceList{}
 		}
-		if _, ok := c.Resources.Requests[name]; !ok {
-			c.Resources.Requests[name] = lim.DeepCopy()
+		if _, ok := c.Resources.Requests[corev1.ResourceName(name)]; !ok {
+			c.Resources.Requests[corev1.ResourceName(name)] = lim.DeepCopy()
+			d.add(path+".resources.requests."+name, lim.String())
 		}
 	}
+}
+
+// defaulted collects the fields defaulting set, as "path=value".
+type defaulted []string
+
+func (d *defaulted) add(path string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data = []byte(fmt.Sprint(v))
+	}
+	*d = append(*d, path+"="+string(data))
 }
 
 // imageTag returns the tag of an image reference: "latest" when there is

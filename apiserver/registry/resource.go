@@ -51,8 +51,9 @@ type Resource struct {
 	NewListFunc func() runtime.Object
 
 	// Default fills in defaults, as kube-apiserver does when it decodes a
-	// request body (before admission). Nil: no defaults.
-	Default func(obj runtime.Object)
+	// request body (before admission), and returns the fields it set as
+	// "path=value". Nil: no defaults.
+	Default func(obj runtime.Object) []string
 	// ValidateName checks metadata.name (and generateName).
 	ValidateName validation.ValidateNameFunc
 	// Strategy applies to writes to the resource itself.

@@ -3,7 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -192,15 +192,11 @@ func newBenchClients(tb testing.TB, kubeconfig string, n int) []kubernetes.Inter
 		}
 		rc.QPS = -1 // no client-side rate limit: measure the server
 		rc.UserAgent = fmt.Sprintf("kubesim-bench/%d", i)
-		// The API server speaks plain HTTP/1.1 for now. On an http:// URL
-		// client-go falls back to http.DefaultTransport, which all clients
-		// would share and which keeps only 2 idle connections per host: 16
-		// clients would then reconnect on most requests. A controller
-		// talking to kube-apiserver keeps one HTTPS connection open (HTTP/2);
-		// a transport of its own per client is the HTTP/1.1 equivalent.
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		tb.Cleanup(t.CloseIdleConnections)
-		rc.Transport = t
+		// Each client gets a connection of its own, as 16 separate
+		// programs would: client-go shares one transport (one HTTP/2
+		// connection) between configs with the same TLS settings unless a
+		// dialer of its own makes the transport uncacheable.
+		rc.Dial = (&net.Dialer{}).DialContext
 		cs, err := kubernetes.NewForConfig(rc)
 		if err != nil {
 			tb.Fatalf("clientset: %v", err)
