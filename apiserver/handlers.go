@@ -24,8 +24,10 @@ type params struct {
 	name      string
 }
 
-// handlerFunc is a plain handler; routes adapt it to go-restful.
-type handlerFunc func(w http.ResponseWriter, r *http.Request, p params)
+// handlerFunc is a plain handler; routes adapt it to go-restful. An error
+// it returns is answered as a metav1.Status (it must then not have written
+// anything).
+type handlerFunc func(w http.ResponseWriter, r *http.Request, p params) error
 
 // handlers serves one endpoint.
 type handlers struct {
@@ -33,48 +35,45 @@ type handlers struct {
 	e *endpoint
 }
 
-func (h *handlers) get(w http.ResponseWriter, r *http.Request, p params) {
-	h.getFrom(h.e.store, w, r, p)
+func (h *handlers) get(w http.ResponseWriter, r *http.Request, p params) error {
+	return h.getFrom(h.e.store, w, r, p)
 }
 
-func (h *handlers) getFrom(store *registry.Store, w http.ResponseWriter, r *http.Request, p params) {
+func (h *handlers) getFrom(store *registry.Store, w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r, asTable, asPartial)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	var opts metav1.GetOptions
 	if err := decodeQuery(r, &opts); err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	obj, err := store.Get(r.Context(), p.namespace, p.name, &opts)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if m, err := meta.Accessor(obj); err == nil {
 		key := store.Key(p.namespace, p.name)
 		traceFrom(r.Context()).step("read", "ok", fmt.Sprintf("etcd get %s: revision %s", key, m.GetResourceVersion()), "key", key, "revision", m.GetResourceVersion())
 	}
 	h.s.writeObject(w, r, http.StatusOK, obj, o)
+	return nil
 }
 
 // list serves GET on a collection: a list, or a watch with ?watch=true.
-func (h *handlers) list(w http.ResponseWriter, r *http.Request, p params) {
-	h.listOrWatch(w, r, p, false)
+func (h *handlers) list(w http.ResponseWriter, r *http.Request, p params) error {
+	return h.listOrWatch(w, r, p, false)
 }
 
 // watch serves the legacy /watch/... paths.
-func (h *handlers) watch(w http.ResponseWriter, r *http.Request, p params) {
-	h.listOrWatch(w, r, p, true)
+func (h *handlers) watch(w http.ResponseWriter, r *http.Request, p params) error {
+	return h.listOrWatch(w, r, p, true)
 }
 
-func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p params, forceWatch bool) {
+func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p params, forceWatch bool) error {
 	opts, err := listOptions(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if forceWatch {
 		opts.Watch = true
@@ -86,35 +85,31 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p params,
 			opts.FieldSelector = byName
 		} else {
 			if v, ok := opts.FieldSelector.RequiresExactMatch("metadata.name"); ok && v != p.name {
-				h.s.writeError(w, r, apierrors.NewBadRequest(fmt.Sprintf("fieldSelector metadata.name=%s doesn't match requested name %q", v, p.name)))
-				return
+				return apierrors.NewBadRequest(fmt.Sprintf("fieldSelector metadata.name=%s doesn't match requested name %q", v, p.name))
 			}
 			opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, byName)
 		}
 	}
 	if errs := metainternalversionvalidation.ValidateListOptions(opts, true); len(errs) > 0 {
-		h.s.writeError(w, r, optionsError("ListOptions", errs))
-		return
+		return optionsError("ListOptions", errs)
 	}
 	if opts.Watch {
-		h.s.serveWatch(w, r, h.e, p.namespace, opts)
-		return
+		return h.s.serveWatch(w, r, h.e, p.namespace, opts)
 	}
 	o, err := negotiate(r, asTable, asPartialList)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	list, err := h.e.store.List(r.Context(), p.namespace, opts)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if lm, err := meta.ListAccessor(list); err == nil {
 		traceFrom(r.Context()).step("read", "ok", fmt.Sprintf("etcd range under %s: %d objects at revision %s",
 			h.e.store.Storage().Prefix(), meta.LenList(list), lm.GetResourceVersion()), "revision", lm.GetResourceVersion())
 	}
 	h.s.writeObject(w, r, http.StatusOK, list, o)
+	return nil
 }
 
 // readObject reads and decodes a request body as the endpoint's kind,
@@ -153,67 +148,59 @@ func (h *handlers) stageOf(op admission.Operation, subresource string) flow.Stag
 	return 0
 }
 
-func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) {
+func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	opts, err := createOptions(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	obj, warnings, err := h.readObject(r, opts.FieldValidation)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	m, _ := meta.Accessor(obj)
 	dryRun := len(opts.DryRun) > 0
 	attrs := h.admissionAttributes(r, admission.Create, "", p.namespace, m.GetName(), dryRun)
 	attrs.Object = obj
 	if err := h.s.admit(r.Context(), attrs); err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	out, err := h.e.store.Create(r.Context(), p.namespace, obj, h.s.validator(attrs), registry.Options{DryRun: dryRun})
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if !dryRun {
 		h.traceStored(r.Context(), "create", out, h.stageOf(admission.Create, ""))
 	}
 	addWarnings(w, warnings)
 	h.s.writeObject(w, r, http.StatusCreated, out, o)
+	return nil
 }
 
-func (h *handlers) update(w http.ResponseWriter, r *http.Request, p params) {
-	h.updateIn(h.e.store, "", w, r, p)
+func (h *handlers) update(w http.ResponseWriter, r *http.Request, p params) error {
+	return h.updateIn(h.e.store, "", w, r, p)
 }
 
 // updateIn serves PUT on the resource or a subresource served by store.
-func (h *handlers) updateIn(store *registry.Store, subresource string, w http.ResponseWriter, r *http.Request, p params) {
+func (h *handlers) updateIn(store *registry.Store, subresource string, w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	opts, err := updateOptions(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	obj, warnings, err := h.readObject(r, opts.FieldValidation)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	m, _ := meta.Accessor(obj)
 	if m.GetName() != p.name {
-		h.s.writeError(w, r, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), p.name)))
-		return
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), p.name))
 	}
 	dryRun := len(opts.DryRun) > 0
 	attrs := h.admissionAttributes(r, admission.Update, subresource, p.namespace, p.name, dryRun)
@@ -231,8 +218,7 @@ func (h *handlers) updateIn(store *registry.Store, subresource string, w http.Re
 		return next, h.s.admit(ctx, &a)
 	}, h.s.validator(&createAttrs), h.s.updateValidator(attrs), registry.Options{DryRun: dryRun})
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if !dryRun {
 		h.traceStored(r.Context(), "update", out, h.stageOf(admission.Update, subresource))
@@ -243,24 +229,22 @@ func (h *handlers) updateIn(store *registry.Store, subresource string, w http.Re
 	}
 	addWarnings(w, warnings)
 	h.s.writeObject(w, r, code, out, o)
+	return nil
 }
 
-func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p params) {
+func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	opts, err := deleteOptions(r, h.s.cfg.MaxRequestBodyBytes)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	attrs := h.admissionAttributes(r, admission.Delete, "", p.namespace, p.name, len(opts.DryRun) > 0)
 	out, deleted, err := h.e.delete(r.Context(), p.namespace, p.name, h.s.validator(attrs), opts)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if deleted {
 		key := h.e.store.Key(p.namespace, p.name)
@@ -275,27 +259,24 @@ func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p params) {
 		code = http.StatusAccepted
 	}
 	h.s.writeObject(w, r, code, out, o)
+	return nil
 }
 
-func (h *handlers) deleteCollection(w http.ResponseWriter, r *http.Request, p params) {
+func (h *handlers) deleteCollection(w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	listOpts, err := listOptions(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if errs := metainternalversionvalidation.ValidateListOptions(listOpts, true); len(errs) > 0 {
-		h.s.writeError(w, r, optionsError("ListOptions", errs))
-		return
+		return optionsError("ListOptions", errs)
 	}
 	opts, err := deleteOptions(r, h.s.cfg.MaxRequestBodyBytes)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	attrs := h.admissionAttributes(r, admission.Delete, "", p.namespace, "", len(opts.DryRun) > 0)
 	validate := func(ctx context.Context, obj runtime.Object) error {
@@ -307,34 +288,30 @@ func (h *handlers) deleteCollection(w http.ResponseWriter, r *http.Request, p pa
 	}
 	out, err := h.e.store.DeleteCollection(r.Context(), p.namespace, validate, opts, listOpts)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	h.s.writeObject(w, r, http.StatusOK, out, o)
+	return nil
 }
 
 // bind serves POST pods/NAME/binding and the legacy POST bindings.
-func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) {
+func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	opts, err := createOptions(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	gvk := corev1.SchemeGroupVersion.WithKind("Binding")
 	obj, warnings, err := decodeBody(r, body, gvk, &corev1.Binding{}, fieldValidation(opts.FieldValidation))
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, obj, warnings, nil)
 	binding := obj.(*corev1.Binding)
@@ -346,17 +323,14 @@ func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) {
 	attrs := h.admissionAttributes(r, admission.Create, subBinding, p.namespace, name, dryRun)
 	attrs.Kind, attrs.Object = gvk, binding
 	if err := h.s.admit(r.Context(), attrs); err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if err := h.s.validator(attrs)(r.Context(), binding); err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	st, err := h.s.reg.Binder.Bind(r.Context(), p.namespace, name, binding, registry.Options{DryRun: dryRun})
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if !dryRun {
 		if pod, err := h.e.store.Get(r.Context(), p.namespace, name, nil); err == nil {
@@ -366,4 +340,5 @@ func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) {
 	st.Code = http.StatusCreated
 	addWarnings(w, warnings)
 	h.s.writeObject(w, r, http.StatusCreated, st, o)
+	return nil
 }

@@ -31,41 +31,35 @@ var patchTypes = []string{string(types.JSONPatchType), string(types.MergePatchTy
 // maxJSONPatchOperations caps the operations of one JSON patch.
 const maxJSONPatchOperations = 10000
 
-func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p params) {
-	h.patchIn(h.e.store, "", w, r, p)
+func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p params) error {
+	return h.patchIn(h.e.store, "", w, r, p)
 }
 
 // patchIn serves PATCH on the resource or a subresource served by store:
 // the patch is applied to the current object inside the update loop, so a
 // concurrent change is never lost.
-func (h *handlers) patchIn(store *registry.Store, subresource string, w http.ResponseWriter, r *http.Request, p params) {
+func (h *handlers) patchIn(store *registry.Store, subresource string, w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	pt := types.PatchType(parseMediaType(r.Header.Get("Content-Type")))
 	if !contains(patchTypes, string(pt)) {
-		h.s.writeError(w, r, unsupportedMediaType(patchTypes))
-		return
+		return unsupportedMediaType(patchTypes)
 	}
 	var opts metav1.PatchOptions
 	if err := decodeQuery(r, &opts); err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if errs := metav1validation.ValidatePatchOptions(&opts, pt); len(errs) > 0 {
-		h.s.writeError(w, r, optionsError("PatchOptions", errs))
-		return
+		return optionsError("PatchOptions", errs)
 	}
 	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if !stdjson.Valid(body) {
-		h.s.writeError(w, r, apierrors.NewBadRequest("invalid JSON patch"))
-		return
+		return apierrors.NewBadRequest("invalid JSON patch")
 	}
 	validation := fieldValidation(opts.FieldValidation)
 	dryRun := len(opts.DryRun) > 0
@@ -92,14 +86,14 @@ func (h *handlers) patchIn(store *registry.Store, subresource string, w http.Res
 	}
 	out, _, err := store.Update(r.Context(), p.namespace, p.name, apply, nil, h.s.updateValidator(attrs), registry.Options{DryRun: dryRun})
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if !dryRun {
 		h.traceStored(r.Context(), "update (patch)", out, h.stageOf(admission.Update, subresource))
 	}
 	addWarnings(w, warnings)
 	h.s.writeObject(w, r, http.StatusOK, out, o)
+	return nil
 }
 
 // applyPatch applies a patch to current and decodes the result.

@@ -13,30 +13,26 @@ import (
 // createSelfSubjectAccessReview answers "may I do this?" for the caller
 // (what kubectl auth can-i asks), with the same authorizers that guard
 // every request. Nothing is stored.
-func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Request, _ params) {
+func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Request, _ params) error {
 	o, err := negotiate(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	body, err := readBody(r, s.cfg.MaxRequestBodyBytes)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	gvk := authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview")
 	obj, _, err := decodeBody(r, body, gvk, &authorizationv1.SelfSubjectAccessReview{}, "")
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	review := obj.(*authorizationv1.SelfSubjectAccessReview)
 	ra, nra := review.Spec.ResourceAttributes, review.Spec.NonResourceAttributes
 	if (ra == nil) == (nra == nil) {
-		s.writeError(w, r, apierrors.NewInvalid(gvk.GroupKind(), "", field.ErrorList{
+		return apierrors.NewInvalid(gvk.GroupKind(), "", field.ErrorList{
 			field.Invalid(field.NewPath("spec", "resourceAttributes"), review.Spec.ResourceAttributes,
-				"exactly one of nonResourceAttributes or resourceAttributes must be specified")}))
-		return
+				"exactly one of nonResourceAttributes or resourceAttributes must be specified")})
 	}
 	caller, _ := requestAttributes(r.Context())
 	a := auth.Attributes{User: caller.User}
@@ -58,4 +54,5 @@ func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Re
 	}
 	traceFrom(r.Context()).step("reviewed", outcome, auth.ForbiddenMessage(a), "reason", res.Reason, "rule", res.Rule)
 	s.writeObject(w, r, http.StatusCreated, review, o)
+	return nil
 }

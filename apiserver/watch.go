@@ -21,15 +21,14 @@ import (
 // chunk per event with HTTP/1.1 chunked encoding). The stream ends cleanly
 // after timeoutSeconds (or a random 30-60 minutes), when the client goes
 // away, or after an ERROR event.
-func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint, namespace string, opts *metainternalversion.ListOptions) {
+func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint, namespace string, opts *metainternalversion.ListOptions) error {
 	o, err := negotiate(r, asTable)
 	if err == nil && o.mediaType == mediaYAML {
 		// YAML has no streaming form.
 		err = notAcceptableMsg("only the following media types are accepted: " + mediaJSON + ", " + mediaProtobuf)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	timeout := time.Duration(float64(s.cfg.MinRequestTimeout) * (1 + rand.Float64()))
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
@@ -37,8 +36,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	}
 	wi, err := e.store.Watch(r.Context(), namespace, opts)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	defer wi.Stop()
 
@@ -50,7 +48,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(http.StatusOK)
 	if err := rc.Flush(); err != nil {
-		return
+		return nil
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -58,12 +56,12 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	for {
 		select {
 		case <-r.Context().Done():
-			return
+			return nil
 		case <-timer.C:
-			return
+			return nil
 		case ev, ok := <-wi.ResultChan():
 			if !ok {
-				return
+				return nil
 			}
 			frame, err := watchFrame(r, ev, o, !first)
 			if err != nil {
@@ -72,10 +70,10 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 			}
 			first = false
 			if _, err := w.Write(frame); err != nil {
-				return
+				return nil
 			}
 			if err := rc.Flush(); err != nil {
-				return
+				return nil
 			}
 		}
 	}
