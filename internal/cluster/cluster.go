@@ -129,10 +129,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	c.logSink = &logSink{w: c.logFile}
-	// Libraries (apimachinery, client-go) log through klog, to stderr by
-	// default (errors even when told otherwise): hand klog a logger that
-	// writes to the log file, away from the terminal.
-	klog.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(c.logSink, nil)))
+	routeKlog(c.logSink)
 
 	c.Recorder = cfg.Recorder
 	if c.Recorder == nil {
@@ -249,6 +246,7 @@ func (c *Cluster) Close() error {
 			c.etcd.Close()
 		}
 		if c.logSink != nil {
+			unrouteKlog(c.logSink)
 			c.logSink.close()
 		}
 		if c.logFile != nil {
@@ -295,4 +293,40 @@ func (s *logSink) close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+}
+
+// klog is process-wide: libraries (apimachinery, client-go) log through it,
+// to stderr by default (errors even when told otherwise). It is pointed
+// once at a writer that forwards to the log file of the cluster started
+// last, so nothing reaches the terminal.
+var (
+	klogOnce   sync.Once
+	klogMu     sync.Mutex
+	klogTarget io.Writer
+)
+
+type klogWriter struct{}
+
+func (klogWriter) Write(p []byte) (int, error) {
+	klogMu.Lock()
+	defer klogMu.Unlock()
+	if klogTarget == nil {
+		return len(p), nil
+	}
+	return klogTarget.Write(p)
+}
+
+func routeKlog(w io.Writer) {
+	klogOnce.Do(func() { klog.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(klogWriter{}, nil))) })
+	klogMu.Lock()
+	klogTarget = w
+	klogMu.Unlock()
+}
+
+func unrouteKlog(w io.Writer) {
+	klogMu.Lock()
+	if klogTarget == w {
+		klogTarget = nil
+	}
+	klogMu.Unlock()
 }
