@@ -25,7 +25,67 @@ type Event struct {
 	Summary   string    `json:"summary"`
 
 	// Evidence: one of these is set.
-	Request *RequestTrace `json:"request,omitempty"`
+	Request    *RequestTrace       `json:"request,omitempty"`
+	Scheduling *SchedulingDecision `json:"scheduling,omitempty"`
+	Runtime    *RuntimeAction      `json:"runtime,omitempty"`
+	Status     *StatusReport       `json:"status,omitempty"`
+}
+
+// SchedulingDecision is what the scheduler decided for one pod (stage 4):
+// every node's filter verdict and, for the feasible ones, each scoring
+// plugin's score.
+type SchedulingDecision struct {
+	// Attempt counts the scheduling attempts for this pod, from 1.
+	Attempt int `json:"attempt"`
+	// Nodes holds one verdict per node, in name order.
+	Nodes []NodeVerdict `json:"nodes"`
+	// Chosen is the node the pod is bound to; empty when none fits.
+	Chosen string `json:"chosen,omitempty"`
+	// Message is the FailedScheduling message when no node fits, e.g.
+	// "0/3 nodes are available: 3 Insufficient cpu. ...".
+	Message string `json:"message,omitempty"`
+}
+
+// NodeVerdict is the scheduler's verdict on one node for one pod.
+type NodeVerdict struct {
+	Node     string `json:"node"`
+	Feasible bool   `json:"feasible"`
+	// FailedPlugin is the filter plugin that rejected the node, and
+	// Reasons what it said ("Insufficient cpu").
+	FailedPlugin string   `json:"failedPlugin,omitempty"`
+	Reasons      []string `json:"reasons,omitempty"`
+	// Scores are the normalized (0-100) scores of each scoring plugin,
+	// and Total their weighted sum.
+	Scores []PluginScore `json:"scores,omitempty"`
+	Total  int64         `json:"total,omitempty"`
+}
+
+// PluginScore is one scoring plugin's normalized score for a node.
+type PluginScore struct {
+	Plugin string `json:"plugin"`
+	Score  int64  `json:"score"`
+	Weight int64  `json:"weight"`
+}
+
+// RuntimeAction is one thing the fake container runtime did (stage 6).
+type RuntimeAction struct {
+	// Action is "pull", "create", "start", "kill" or "exit".
+	Action    string        `json:"action"`
+	Container string        `json:"container"`
+	Image     string        `json:"image,omitempty"`
+	Duration  time.Duration `json:"duration"`
+	// Result is "ok", or what went wrong ("ErrImagePull", "exit code 1").
+	Result string `json:"result"`
+}
+
+// StatusReport is a status update a kubelet sent for a pod (stage 7).
+type StatusReport struct {
+	// User is the kubelet's identity, system:node:<name>.
+	User string `json:"user"`
+	// Patch is the body as sent (a strategic merge patch of the status).
+	Patch string `json:"patch"`
+	// Phase is the pod phase the patch reports.
+	Phase string `json:"phase"`
 }
 
 // RequestTrace is the life of one API request, step by step, as the API
