@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/internal/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/kubelet"
 )
 
 func main() {
@@ -79,6 +80,7 @@ With no command, kubesim runs "serve".`,
 func newServeCommand(stdout io.Writer) *cobra.Command {
 	cfg := cluster.NewConfig()
 	var trace bool
+	nodes := cluster.DefaultNodeCount
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run etcd and the API server until Ctrl-C",
@@ -88,6 +90,13 @@ directory removed on exit; with it, objects and resourceVersions survive
 restarts.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if nodes < 0 {
+				return usageError{fmt.Errorf("--nodes must not be negative, got %d", nodes)}
+			}
+			if cfg.Speed < 0 {
+				return usageError{fmt.Errorf("--speed must not be negative, got %g", cfg.Speed)}
+			}
+			cfg.Nodes = kubelet.DefaultNodes(nodes)
 			return runServe(cmd.Context(), cfg, trace, stdout)
 		},
 	}
@@ -96,6 +105,8 @@ restarts.`,
 	f.StringVar(&cfg.BindAddress, "address", cfg.BindAddress, "IP `address` the API server listens on")
 	f.IntVar(&cfg.Port, "port", cfg.Port, "`port` the API server listens on (0 picks a free one)")
 	f.BoolVar(&trace, "trace", false, "print the step-by-step trace of every API request")
+	f.IntVar(&nodes, "nodes", nodes, "how many simulated nodes (node-1..node-N, 4 cpu, 8Gi, 110 pods each) to start")
+	f.Float64Var(&cfg.Speed, "speed", cfg.Speed, "speed of simulated time: 2 halves image pulls, container starts and back-offs; 0 removes them")
 	return cmd
 }
 

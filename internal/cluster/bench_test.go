@@ -56,7 +56,7 @@ func BenchmarkPodCreate(b *testing.B) {
 
 func benchPodCreate(b *testing.B, fsync bool) {
 	ctx := context.Background()
-	cfg := cluster.NewConfig()
+	cfg := cluster.NewConfig().APIOnly()
 	cfg.Port = 0
 	cfg.DataDir = b.TempDir()
 	cfg.UnsafeNoFsync = !fsync

@@ -24,6 +24,7 @@ import (
 	"github.com/kubesim/kubesim/internal/embedetcd"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/kubelet"
 )
 
 // Defaults used by NewConfig.
@@ -51,14 +52,42 @@ type Config struct {
 	// Recorder receives the flow events of every component; nil makes
 	// Start create one (Cluster.Recorder).
 	Recorder *flow.Recorder
+	// Scheduler starts the scheduler.
+	Scheduler bool
+	// Nodes are the simulated nodes, each with its kubelet.
+	Nodes []kubelet.NodeSpec
+	// AttachNodes gives a kubelet to every Node created through the API.
+	AttachNodes bool
+	// Speed divides every simulated delay (image pulls, container start,
+	// back-offs); 0 means no delays at all.
+	Speed float64
 	// ReadyTimeout bounds Start's wait for the API server.
 	ReadyTimeout time.Duration
 }
 
+// DefaultNodeCount is how many nodes a default cluster has.
+const DefaultNodeCount = 3
+
 // NewConfig returns the defaults: a throw-away data dir, the API on
-// 127.0.0.1:6443.
+// 127.0.0.1:6443, the scheduler, DefaultNodeCount nodes of 4 cpu and 8Gi,
+// kubelets attached to Nodes created through the API, speed 1.
 func NewConfig() *Config {
-	return &Config{BindAddress: DefaultBindAddress, Port: DefaultPort, ReadyTimeout: DefaultReadyTimeout}
+	return &Config{
+		BindAddress:  DefaultBindAddress,
+		Port:         DefaultPort,
+		ReadyTimeout: DefaultReadyTimeout,
+		Scheduler:    true,
+		Nodes:        kubelet.DefaultNodes(DefaultNodeCount),
+		AttachNodes:  true,
+		Speed:        kubelet.DefaultSpeed,
+	}
+}
+
+// APIOnly turns c into etcd and the API server alone: no scheduler, no
+// kubelets (tests of the API, and of the components themselves).
+func (c *Config) APIOnly() *Config {
+	c.Scheduler, c.Nodes, c.AttachNodes = false, nil, false
+	return c
 }
 
 // Validate reports the first problem with c.
@@ -70,6 +99,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("cluster: address %q is not an IP address", c.BindAddress)
 	case c.Port < 0 || c.Port > 65535:
 		return fmt.Errorf("cluster: port %d out of range", c.Port)
+	case c.Speed < 0:
+		return fmt.Errorf("cluster: speed %g is negative", c.Speed)
 	}
 	return nil
 }
@@ -94,6 +125,8 @@ type Cluster struct {
 	tempDir   bool
 	etcd      *embedetcd.Server
 	api       *apiserver.Server
+	runCtx    context.Context
+	speed     float64
 	logFile   *os.File
 	logSink   *logSink
 	auditFile *os.File
@@ -101,6 +134,11 @@ type Cluster struct {
 	wg        sync.WaitGroup
 	runErr    error
 	once      sync.Once
+
+	compMu    sync.Mutex
+	scheduler *component
+	kubelets  map[string]*component
+	specs     map[string]kubelet.NodeSpec
 }
 
 // Start boots etcd and the API server and returns once the API answers.
@@ -110,7 +148,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Cluster{DataDir: cfg.DataDir}
+	c := &Cluster{DataDir: cfg.DataDir, speed: cfg.Speed, kubelets: map[string]*component{}, specs: map[string]kubelet.NodeSpec{}}
 	if c.DataDir == "" {
 		if c.DataDir, err = os.MkdirTemp("", "kubesim-"); err != nil {
 			return nil, fmt.Errorf("cluster: data dir: %w", err)
@@ -167,7 +205,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	c.URL = c.api.URL()
 
 	runCtx, cancel := context.WithCancel(ctx)
-	c.cancel = cancel
+	c.cancel, c.runCtx = cancel, runCtx
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -183,6 +221,19 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	c.StudentKubeconfig = filepath.Join(c.DataDir, "student.kubeconfig")
 	if err := c.writeKubeconfig(c.StudentKubeconfig, pki.Student(), pki.BearerToken); err != nil {
 		return nil, err
+	}
+	for _, spec := range cfg.Nodes {
+		if err := c.StartKubelet(spec); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.AttachNodes {
+		c.runComponent(c.watchNodes)
+	}
+	if cfg.Scheduler {
+		if err := c.StartScheduler(); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -235,6 +286,8 @@ func waitReady(ctx context.Context, url string, ca *x509.CertPool, timeout time.
 // It returns the API server's error, if it failed while running.
 func (c *Cluster) Close() error {
 	c.once.Do(func() {
+		// Clients first, while the API server still answers them.
+		c.stopComponents()
 		if c.cancel != nil {
 			c.cancel()
 		}

@@ -49,7 +49,7 @@ func mustStartCluster(tb testing.TB, dataDir string) *cluster.Cluster {
 	if dataDir == "" {
 		dataDir = tb.TempDir()
 	}
-	cfg := cluster.NewConfig()
+	cfg := cluster.NewConfig().APIOnly()
 	cfg.Port = 0
 	cfg.UnsafeNoFsync = true
 	cfg.DataDir = dataDir

@@ -1,0 +1,253 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/scheduler"
+)
+
+// component is a running scheduler or kubelet: cancel stops it, done closes
+// when its Run has returned.
+type component struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+func (c *component) stop() error {
+	c.cancel()
+	<-c.done
+	if errors.Is(c.err, context.Canceled) {
+		return nil
+	}
+	return c.err
+}
+
+// runComponent runs run in a goroutine owned by the cluster.
+func (c *Cluster) runComponent(run func(ctx context.Context) error) *component {
+	ctx, cancel := context.WithCancel(c.runCtx)
+	comp := &component{cancel: cancel, done: make(chan struct{})}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(comp.done)
+		comp.err = run(ctx)
+	}()
+	return comp
+}
+
+// restConfigFor returns a client configuration authenticated as id by
+// client certificate (the certificate is created on first use).
+func (c *Cluster) restConfigFor(id pki.Identity) (*rest.Config, error) {
+	kc, err := c.Authority.Kubeconfig(c.URL, id, pki.ClientCertificate)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := clientcmd.NewDefaultClientConfig(*kc, nil).ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = 200, 400
+	return cfg, nil
+}
+
+func (c *Cluster) clientFor(id pki.Identity) (kubernetes.Interface, error) {
+	cfg, err := c.restConfigFor(id)
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
+// AdminClient returns a client-go clientset acting as admin.
+func (c *Cluster) AdminClient() (kubernetes.Interface, error) { return c.clientFor(pki.Admin()) }
+
+// StartScheduler starts the scheduler, as system:kube-scheduler. It is an
+// error if it already runs.
+func (c *Cluster) StartScheduler() error {
+	c.compMu.Lock()
+	defer c.compMu.Unlock()
+	if c.scheduler != nil {
+		return errors.New("cluster: the scheduler is already running")
+	}
+	client, err := c.clientFor(pki.Scheduler())
+	if err != nil {
+		return err
+	}
+	cfg := scheduler.NewConfig(client)
+	cfg.Recorder = c.Recorder
+	s, err := scheduler.New(cfg)
+	if err != nil {
+		return err
+	}
+	c.scheduler = c.runComponent(s.Run)
+	return nil
+}
+
+// StopScheduler stops the scheduler; pods created meanwhile stay Pending.
+func (c *Cluster) StopScheduler() error {
+	c.compMu.Lock()
+	s := c.scheduler
+	c.scheduler = nil
+	c.compMu.Unlock()
+	if s == nil {
+		return errors.New("cluster: the scheduler is not running")
+	}
+	return s.stop()
+}
+
+// StartKubelet starts a kubelet for spec, as system:node:<name>; it
+// registers its Node. It is an error if one already runs for that name.
+func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
+	c.compMu.Lock()
+	defer c.compMu.Unlock()
+	if _, ok := c.kubelets[spec.Name]; ok {
+		return fmt.Errorf("cluster: a kubelet already runs for node %s", spec.Name)
+	}
+	client, err := c.clientFor(pki.Node(spec.Name))
+	if err != nil {
+		return err
+	}
+	cfg := kubelet.NewConfig(spec, client)
+	cfg.Recorder = c.Recorder
+	cfg.Speed = c.speed
+	k, err := kubelet.New(cfg)
+	if err != nil {
+		return err
+	}
+	c.kubelets[spec.Name] = c.runComponent(k.Run)
+	c.specs[spec.Name] = spec
+	return nil
+}
+
+// StopKubelet stops the kubelet of a node; its Node object stays (and
+// goes NotReady in a real cluster once its lease expires).
+func (c *Cluster) StopKubelet(name string) error {
+	c.compMu.Lock()
+	k, ok := c.kubelets[name]
+	delete(c.kubelets, name)
+	c.compMu.Unlock()
+	if !ok {
+		return fmt.Errorf("cluster: no kubelet runs for node %s", name)
+	}
+	return k.stop()
+}
+
+// RemoveNode stops a node's kubelet and deletes its Node object.
+func (c *Cluster) RemoveNode(ctx context.Context, name string) error {
+	if err := c.StopKubelet(name); err != nil {
+		return err
+	}
+	c.compMu.Lock()
+	delete(c.specs, name)
+	c.compMu.Unlock()
+	admin, err := c.AdminClient()
+	if err != nil {
+		return err
+	}
+	if err := admin.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// Kubelets lists the nodes whose kubelet runs, by name.
+func (c *Cluster) Kubelets() []string {
+	c.compMu.Lock()
+	defer c.compMu.Unlock()
+	names := make([]string, 0, len(c.kubelets))
+	for n := range c.kubelets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// stopComponents stops the scheduler and every kubelet.
+func (c *Cluster) stopComponents() {
+	c.compMu.Lock()
+	comps := make([]*component, 0, len(c.kubelets)+1)
+	if c.scheduler != nil {
+		comps = append(comps, c.scheduler)
+	}
+	for _, k := range c.kubelets {
+		comps = append(comps, k)
+	}
+	c.scheduler, c.kubelets = nil, map[string]*component{}
+	c.compMu.Unlock()
+	var wg sync.WaitGroup
+	for _, comp := range comps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = comp.stop()
+		}()
+	}
+	wg.Wait()
+}
+
+// watchNodes attaches a kubelet to every Node created through the API
+// that has none (kubectl create -f node.yaml adds a working node), with
+// the capacity in its status.capacity, or the default node's.
+func (c *Cluster) watchNodes(ctx context.Context) error {
+	admin, err := c.AdminClient()
+	if err != nil {
+		return err
+	}
+	factory := informers.NewSharedInformerFactory(admin, 0)
+	inf := factory.Core().V1().Nodes().Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			node, ok := obj.(*corev1.Node)
+			if !ok {
+				return
+			}
+			c.compMu.Lock()
+			_, known := c.specs[node.Name]
+			c.compMu.Unlock()
+			if known || node.DeletionTimestamp != nil {
+				return
+			}
+			_ = c.StartKubelet(specFromNode(node))
+		},
+	}); err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	<-ctx.Done()
+	factory.Shutdown()
+	return nil
+}
+
+// specFromNode describes the simulated machine behind a Node created
+// through the API.
+func specFromNode(n *corev1.Node) kubelet.NodeSpec {
+	spec := kubelet.DefaultNodeSpec(n.Name)
+	if q, ok := n.Status.Capacity[corev1.ResourceCPU]; ok {
+		spec.CPU = q
+	}
+	if q, ok := n.Status.Capacity[corev1.ResourceMemory]; ok {
+		spec.Memory = q
+	}
+	if q, ok := n.Status.Capacity[corev1.ResourcePods]; ok {
+		spec.Pods = q.Value()
+	}
+	spec.Labels = n.Labels
+	spec.Taints = n.Spec.Taints
+	return spec
+}

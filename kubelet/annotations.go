@@ -1,0 +1,106 @@
+package kubelet
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Annotations that tell the fake runtime how a pod's containers behave.
+// On their own they apply to every app container of the pod; with
+// ".<container>" appended (kubesim.io/exit-after.migrate) to that one
+// container, init or app, and win over the pod-wide value. Durations are
+// Go durations ("5s", "1m30s") or whole seconds ("5"), and are divided by
+// the kubelet's speed like every simulated delay.
+const (
+	// AnnotationExitAfter: the container exits that long after it
+	// started. Without it an app container runs until it is stopped, and
+	// an init container exits as soon as it has started.
+	AnnotationExitAfter = "kubesim.io/exit-after"
+	// AnnotationExitCode: the code the container exits with (default 0).
+	AnnotationExitCode = "kubesim.io/exit-code"
+	// AnnotationReadyAfter: the container becomes ready that long after
+	// it started (default: Delays.ReadinessDefault, plus a readiness
+	// probe's initialDelaySeconds).
+	AnnotationReadyAfter = "kubesim.io/ready-after"
+	// AnnotationStopAfter: how long the container takes to exit once it
+	// is asked to stop (SIGTERM), default 0. Past the grace period it is
+	// killed (SIGKILL) and exits with 137.
+	AnnotationStopAfter = "kubesim.io/stop-after"
+)
+
+// behaviour is how one container behaves, from the annotations, in base
+// (unscaled) durations.
+type behaviour struct {
+	exits      bool // it exits on its own, exitAfter after it started
+	exitAfter  time.Duration
+	exitCode   int32
+	readyAfter time.Duration
+	stopAfter  time.Duration
+	problems   []string // annotations that could not be read
+}
+
+// containerBehaviour reads the annotations that apply to container c of
+// pod (init: an init container).
+func containerBehaviour(pod *corev1.Pod, c *corev1.Container, init bool, readinessDefault time.Duration) behaviour {
+	b := behaviour{readyAfter: readinessDefault}
+	if init {
+		b.exits = true
+	}
+	if c.ReadinessProbe != nil {
+		b.readyAfter += time.Duration(c.ReadinessProbe.InitialDelaySeconds) * time.Second
+	}
+	lookup := func(key string) (string, string, bool) {
+		if v, ok := pod.Annotations[key+"."+c.Name]; ok {
+			return key + "." + c.Name, v, true
+		}
+		if init {
+			return "", "", false
+		}
+		v, ok := pod.Annotations[key]
+		return key, v, ok
+	}
+	duration := func(key string, dst *time.Duration) bool {
+		k, v, ok := lookup(key)
+		if !ok {
+			return false
+		}
+		d, err := parseDuration(v)
+		if err != nil {
+			b.problems = append(b.problems, fmt.Sprintf("annotation %s=%q: %v", k, v, err))
+			return false
+		}
+		*dst = d
+		return true
+	}
+	if duration(AnnotationExitAfter, &b.exitAfter) {
+		b.exits = true
+	}
+	duration(AnnotationReadyAfter, &b.readyAfter)
+	duration(AnnotationStopAfter, &b.stopAfter)
+	if k, v, ok := lookup(AnnotationExitCode); ok {
+		code, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || code < 0 || code > 255 {
+			b.problems = append(b.problems, fmt.Sprintf("annotation %s=%q: want an exit code from 0 to 255", k, v))
+		} else {
+			b.exitCode = int32(code)
+		}
+	}
+	return b
+}
+
+// parseDuration reads "5s", "1m30s" or "5" (seconds).
+func parseDuration(s string) (time.Duration, error) {
+	var d time.Duration
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		d = time.Duration(n) * time.Second
+	} else if d, err = time.ParseDuration(s); err != nil {
+		return 0, fmt.Errorf("not a duration")
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("negative duration")
+	}
+	return d, nil
+}

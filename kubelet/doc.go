@@ -1,0 +1,85 @@
+// Package kubelet is kubesim's fake kubelet: one per simulated node. It
+// talks to the API server only through client-go, over HTTPS, as
+// system:node:<node> in group system:nodes, so the Node authorizer and
+// the NodeRestriction admission plugin judge it as they judge a real
+// kubelet. It never imports the apiserver package.
+//
+// A Kubelet does what a real one does that can be seen from the API:
+//
+//   - Registers its Node (create; on 409 AlreadyExists it updates the
+//     existing one): capacity and allocatable (allocatable keeps back the
+//     default eviction thresholds, 100Mi of memory and 10% of ephemeral
+//     storage), the conditions MemoryPressure, DiskPressure, PIDPressure
+//     (False) and Ready (True, KubeletReady), nodeInfo, addresses
+//     (InternalIP, Hostname), spec.podCIDR, its labels and taints. It then
+//     patches nodes/<node>/status with fresh heartbeats every
+//     StatusUpdateFrequency, and renews its Lease in kube-node-lease every
+//     quarter of LeaseDuration.
+//   - Watches only its own pods (an informer with the field selector
+//     spec.nodeName=<node>, the only pod list the Node authorizer allows).
+//   - Runs them in a fake container runtime, one pod worker per pod: the
+//     sandbox (the pod IP, from the node's PodCIDR), then the init
+//     containers one after another, then the app containers, each pulled
+//     (once per node for imagePullPolicy IfNotPresent, every start for
+//     Always), created and started. It records the kubelet's events
+//     (Pulling, Pulled, Created, Started, Killing, BackOff, Failed) with
+//     v1.37's wording, and reports every runtime action to the flow
+//     recorder (stage kubelet-notified).
+//   - Writes pod status as the status manager does: a strategic merge
+//     patch of pods/<name>/status (with $setElementOrder for the
+//     conditions, and metadata.uid as a precondition) computed from the
+//     stored status, skipped when it would change nothing. Each patch is
+//     reported to the flow recorder (stage status-reported) with the body
+//     as sent.
+//   - Restarts exited containers as the restart policy says, with the
+//     CrashLoopBackOff back-off (10s doubling to 5 min, reset after 10
+//     minutes without trouble); retries failed pulls with the
+//     ImagePullBackOff back-off (the same numbers).
+//   - On graceful deletion stops the containers within the grace period,
+//     writes the final status, and deletes the pod with
+//     gracePeriodSeconds=0.
+//   - When a new Kubelet starts for a node that already has pods (the
+//     same data dir), adopts them from their status: running containers
+//     keep their IDs and start times and get no new events.
+//
+// # Speed
+//
+// Every simulated delay (pull, create, start, readiness, the annotations
+// below, grace periods) and every back-off is divided by Config.Speed.
+// Speed 0 means no simulated delay at all; back-offs then run as at speed
+// 1000 (ZeroSpeedBackOffDivisor), so that a crash loop does not spin. The
+// lease and node status intervals are not scaled.
+//
+// # Simulated containers
+//
+// A container runs until it is stopped, unless annotations on its pod say
+// otherwise. Each annotation applies to every app container of the pod;
+// with ".<container>" appended to its key, to that container only (init
+// containers too), overriding the pod-wide value. Durations are Go
+// durations ("5s", "1m30s") or whole seconds ("5").
+//
+//	kubesim.io/exit-after: 5s       the container exits 5s after it started
+//	kubesim.io/exit-code: "1"       ... with this code (default 0)
+//	kubesim.io/ready-after: 3s      it is ready 3s after it started
+//	                                (default: at once, or a readiness
+//	                                probe's initialDelaySeconds)
+//	kubesim.io/stop-after: 10s      it takes 10s to exit when stopped;
+//	                                past the grace period it is killed
+//	                                with exit code 137
+//	kubesim.io/exit-after.migrate: 2s   only the container "migrate"
+//
+// Init containers exit as soon as they have started unless
+// kubesim.io/exit-after.<name> says otherwise; kubesim.io/exit-code.<name>
+// makes one fail.
+//
+// An image whose tag is "does-not-exist" (nginx:does-not-exist) cannot be
+// pulled: ErrImagePull, then ImagePullBackOff.
+//
+// With restartPolicy Always a container that exits is restarted; with
+// OnFailure only after a non-zero exit code; with Never the pod ends
+// Succeeded (every container exited 0) or Failed.
+//
+// Not simulated: restartable init containers (sidecars) run as plain init
+// containers; probes other than a readiness probe's initial delay; resizes;
+// changes to a running pod's spec; volumes; static and mirror pods.
+package kubelet

@@ -1,0 +1,236 @@
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// UserPrefix and Group are a kubelet's identity: system:node:<node> in
+// system:nodes.
+const (
+	UserPrefix = "system:node:"
+	Group      = "system:nodes"
+)
+
+// Kubelet is the fake kubelet of one node.
+type Kubelet struct {
+	cfg   Config
+	clock clock.WithTicker
+	scale scaler
+	rt    *fakeRuntime
+	user  string
+
+	started  atomic.Bool
+	recorder record.EventRecorder
+	nodeUID  atomic.Value          // types.UID, once registered
+	lease    *coordinationv1.Lease // the lease loop's
+
+	mu       sync.Mutex
+	ctx      context.Context // the pod workers'
+	closing  bool
+	workers  map[types.UID]*podWorker
+	finished map[types.UID]bool // pods whose worker is done, until they are deleted
+	wg       sync.WaitGroup     // the pod workers
+}
+
+// New returns a kubelet for cfg (validated; cfg is copied).
+func New(cfg *Config) (*Kubelet, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	k := &Kubelet{
+		cfg:      *cfg,
+		clock:    cfg.Clock,
+		scale:    scaler{speed: cfg.Speed},
+		user:     UserPrefix + cfg.Node.Name,
+		workers:  map[types.UID]*podWorker{},
+		finished: map[types.UID]bool{},
+	}
+	if k.clock == nil {
+		k.clock = clock.RealClock{}
+	}
+	var err error
+	if k.rt, err = newRuntime(cfg.Node.Name, cfg.NodeIP, cfg.PodCIDR); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// NodeName is the name of the kubelet's node.
+func (k *Kubelet) NodeName() string { return k.cfg.Node.Name }
+
+// Run registers the node, keeps its lease and status fresh, and runs the
+// pods bound to it, until ctx is done; then it stops its goroutines,
+// waits for them, and returns nil. Stopping leaves the pods as they are
+// (a kubelet that stops does not stop its containers): a new kubelet for
+// the same node adopts them. Run may be called once.
+func (k *Kubelet) Run(ctx context.Context) error {
+	if !k.started.CompareAndSwap(false, true) {
+		return errors.New("kubelet: Run called twice")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	logger := klog.FromContext(ctx).WithValues("node", k.cfg.Node.Name)
+	ctx = klog.NewContext(ctx, logger)
+
+	sink := newEventSink(ctx, k.cfg.Client.CoreV1().Events(""))
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(sink)
+	k.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: k.cfg.Node.Name})
+	defer func() {
+		broadcaster.Shutdown()
+		sink.close()
+	}()
+
+	if err := k.registerNode(ctx); err != nil {
+		return nil // ctx is done
+	}
+
+	var loops sync.WaitGroup
+	loops.Add(2)
+	go func() {
+		defer loops.Done()
+		k.leaseLoop(ctx)
+	}()
+	go func() {
+		defer loops.Done()
+		k.statusLoop(ctx)
+	}()
+
+	k.mu.Lock()
+	k.ctx = ctx
+	k.mu.Unlock()
+	selector := fields.OneTermEqualSelector("spec.nodeName", k.cfg.Node.Name).String()
+	factory := informers.NewSharedInformerFactoryWithOptions(k.cfg.Client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = selector }))
+	informer := factory.Core().V1().Pods().Informer()
+	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { k.podChanged(obj) },
+		UpdateFunc: func(_, obj any) { k.podChanged(obj) },
+		DeleteFunc: k.podDeleted,
+	}); err != nil {
+		logger.Error(err, "Cannot watch pods")
+	}
+	stop := make(chan struct{})
+	factory.Start(stop)
+	logger.Info("Kubelet started", "podCIDR", k.cfg.PodCIDR, "nodeIP", k.cfg.NodeIP, "speed", k.cfg.Speed)
+
+	<-ctx.Done()
+	close(stop)
+	factory.Shutdown() // no more handler calls after this
+	k.mu.Lock()
+	k.closing = true
+	k.mu.Unlock()
+	k.wg.Wait()
+	loops.Wait()
+	logger.Info("Kubelet stopped")
+	return nil
+}
+
+// leaseLoop renews the node lease every quarter of its duration; a
+// failed renewal is retried sooner (200ms doubling up to the interval).
+func (k *Kubelet) leaseLoop(ctx context.Context) {
+	interval := k.cfg.LeaseDuration / 4
+	retry := 200 * time.Millisecond
+	for {
+		wait := interval
+		if err := k.renewLease(ctx); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			klog.FromContext(ctx).Error(err, "Failed to renew the node lease")
+			wait, retry = min(retry, interval), min(2*retry, interval)
+		} else {
+			retry = 200 * time.Millisecond
+		}
+		t := k.clock.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		}
+	}
+}
+
+// statusLoop reports the node's status every StatusUpdateFrequency.
+func (k *Kubelet) statusLoop(ctx context.Context) {
+	t := k.clock.NewTicker(k.cfg.StatusUpdateFrequency)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+		}
+		if err := k.updateNodeStatus(ctx); err != nil && ctx.Err() == nil {
+			klog.FromContext(ctx).Error(err, "Unable to update node status")
+		}
+	}
+}
+
+// podChanged hands a pod's new version to its worker, starting one for a
+// pod the kubelet has not seen. Called by the informer; does not block.
+func (k *Kubelet) podChanged(obj any) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok || pod.Spec.NodeName != k.cfg.Node.Name {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closing || k.ctx == nil || k.finished[pod.UID] {
+		return
+	}
+	w := k.workers[pod.UID]
+	if w == nil {
+		if p := pod.Status.Phase; (p == corev1.PodSucceeded || p == corev1.PodFailed) && pod.DeletionTimestamp == nil {
+			return // nothing will run again
+		}
+		w = newPodWorker(k, pod)
+		k.workers[pod.UID] = w
+		k.wg.Add(1)
+		go func() {
+			defer k.wg.Done()
+			w.run(k.ctx)
+			k.mu.Lock()
+			defer k.mu.Unlock()
+			delete(k.workers, pod.UID)
+			if !w.isRemoved() && k.ctx.Err() == nil {
+				k.finished[pod.UID] = true
+			}
+		}()
+	}
+	w.update(pod)
+}
+
+// podDeleted tells a pod's worker that the pod is gone from the API.
+func (k *Kubelet) podDeleted(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.finished, pod.UID)
+	if w := k.workers[pod.UID]; w != nil {
+		w.remove()
+	}
+}

@@ -1,0 +1,311 @@
+package kubelet
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// FailingImageTag is the tag of images that do not exist: pulling them
+// fails with ErrImagePull.
+const FailingImageTag = "does-not-exist"
+
+// imageName is an image reference resolved as containerd resolves it.
+type imageName struct {
+	repo   string // docker.io/library/nginx
+	tag    string // 1.27; empty with a digest
+	digest string // sha256:...; empty with a tag
+}
+
+// parseImage normalizes a reference: "nginx:1.27" is
+// docker.io/library/nginx:1.27, a reference without tag or digest gets
+// :latest.
+func parseImage(ref string) imageName {
+	var n imageName
+	name := ref
+	if i := strings.IndexByte(name, '@'); i >= 0 {
+		name, n.digest = name[:i], name[i+1:]
+	}
+	if i := strings.LastIndexByte(name, ':'); i > strings.LastIndexByte(name, '/') {
+		name, n.tag = name[:i], name[i+1:]
+	}
+	if n.tag == "" && n.digest == "" {
+		n.tag = "latest"
+	}
+	first, _, hasSlash := strings.Cut(name, "/")
+	switch {
+	case !hasSlash:
+		name = "docker.io/library/" + name
+	case !strings.ContainsAny(first, ".:") && first != "localhost":
+		name = "docker.io/" + name
+	}
+	n.repo = name
+	return n
+}
+
+// String is the normalized reference, what containerd reports as a
+// container's image.
+func (n imageName) String() string {
+	if n.digest != "" {
+		return n.repo + "@" + n.digest
+	}
+	return n.repo + ":" + n.tag
+}
+
+// id is the image's digested reference, a container's imageID: the
+// reference's own digest, or a digest made up from the name.
+func (n imageName) id() string {
+	if n.digest != "" {
+		return n.repo + "@" + n.digest
+	}
+	sum := sha256.Sum256([]byte("kubesim image " + n.String()))
+	return n.repo + "@sha256:" + hex.EncodeToString(sum[:])
+}
+
+// size is the image's made-up size in bytes (30 to 120 MB).
+func (n imageName) size() int64 {
+	h := fnv.New32a()
+	h.Write([]byte(n.String()))
+	return 30_000_000 + int64(h.Sum32()%90_000_000)
+}
+
+// exists reports whether the registry has the image.
+func (n imageName) exists() bool { return n.tag != FailingImageTag }
+
+// pullError is the error the runtime reports for an image the registry
+// does not have, worded as containerd's.
+func (n imageName) pullError() string {
+	return fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: failed to resolve reference %q: %s: not found", n, n, n)
+}
+
+// image is an image the node has.
+type image struct {
+	name imageName
+	id   string
+	size int64
+}
+
+// pullJob is a pull under way. Pods that need the same image while it is
+// pulled wait for it rather than pulling again.
+type pullJob struct {
+	name  imageName
+	begin time.Time
+	done  time.Time
+	fail  bool
+}
+
+// fakeRuntime is one node's fake container runtime: the images it has, the
+// pulls under way, and the pod IP addresses. It is shared by the node's
+// pod machines and safe for concurrent use.
+type fakeRuntime struct {
+	node   string
+	hostIP string
+
+	mu     sync.Mutex
+	images map[string]image    // by normalized reference
+	pulls  map[string]*pullJob // by normalized reference
+	ipam   *ipam
+}
+
+func newRuntime(node, hostIP, podCIDR string) (*fakeRuntime, error) {
+	a, err := newIPAM(podCIDR)
+	if err != nil {
+		return nil, err
+	}
+	return &fakeRuntime{node: node, hostIP: hostIP, images: map[string]image{}, pulls: map[string]*pullJob{}, ipam: a}, nil
+}
+
+// settle finishes, under r.mu, the pull of n if it is done by now.
+func (r *fakeRuntime) settle(n imageName, now time.Time) {
+	j := r.pulls[n.String()]
+	if j == nil || now.Before(j.done) {
+		return
+	}
+	delete(r.pulls, n.String())
+	if !j.fail {
+		r.images[n.String()] = image{name: n, id: n.id(), size: n.size()}
+	}
+}
+
+// image returns the image named n if the node has it at now.
+func (r *fakeRuntime) image(n imageName, now time.Time) (image, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.settle(n, now)
+	img, ok := r.images[n.String()]
+	return img, ok
+}
+
+// pull starts pulling n at now, taking d (fail: a failing pull), or
+// returns the pull of n already under way.
+func (r *fakeRuntime) pull(n imageName, now time.Time, d time.Duration, fail bool) *pullJob {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.settle(n, now)
+	if j := r.pulls[n.String()]; j != nil {
+		return j
+	}
+	j := &pullJob{name: n, begin: now, done: now.Add(d), fail: fail}
+	r.pulls[n.String()] = j
+	return j
+}
+
+// finish completes j (its time has come).
+func (r *fakeRuntime) finish(j *pullJob) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.settle(j.name, j.done)
+	if !j.fail {
+		// A later pull may have replaced j; the image is there either way.
+		r.images[j.name.String()] = image{name: j.name, id: j.name.id(), size: j.name.size()}
+	}
+}
+
+// adoptImage records an image the node had before the kubelet started
+// (seen in a container's status).
+func (r *fakeRuntime) adoptImage(ref string) {
+	n := parseImage(ref)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.images[n.String()]; !ok {
+		r.images[n.String()] = image{name: n, id: n.id(), size: n.size()}
+	}
+}
+
+// imageList is the node's images for status.images, largest first, as
+// the kubelet sorts them.
+func (r *fakeRuntime) imageList() []corev1.ContainerImage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]corev1.ContainerImage, 0, len(r.images))
+	for _, img := range r.images {
+		names := []string{img.id}
+		if img.name.tag != "" {
+			names = append(names, img.name.String())
+		}
+		out = append(out, corev1.ContainerImage{Names: names, SizeBytes: img.size})
+	}
+	sortImages(out)
+	return out
+}
+
+func sortImages(imgs []corev1.ContainerImage) {
+	for i := 1; i < len(imgs); i++ {
+		for j := i; j > 0 && imageLess(imgs[j], imgs[j-1]); j-- {
+			imgs[j], imgs[j-1] = imgs[j-1], imgs[j]
+		}
+	}
+}
+
+func imageLess(a, b corev1.ContainerImage) bool {
+	if a.SizeBytes != b.SizeBytes {
+		return a.SizeBytes > b.SizeBytes
+	}
+	return a.Names[0] < b.Names[0]
+}
+
+// containerID makes the ID of a container: the same node, pod, container
+// and attempt always give the same ID.
+func containerID(node string, pod types.UID, container string, attempt int32) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("kubesim container %s/%s/%s/%d", node, pod, container, attempt)))
+	return hex.EncodeToString(sum[:])
+}
+
+// ipam hands out pod IPs from the node's pod CIDR the way the host-local
+// CNI plugin does: the network address, the gateway (the first address)
+// and the broadcast address are never given out, and addresses are taken
+// round robin after the last one given.
+type ipam struct {
+	mu    sync.Mutex
+	base  uint32
+	size  uint32
+	last  uint32
+	inUse map[uint32]types.UID
+}
+
+func newIPAM(cidr string) (*ipam, error) {
+	ip, ipnet, err := net.ParseCIDR(cidr)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: pod CIDR %q: %w", cidr, err)
+	}
+	if ip.To4() == nil {
+		return nil, fmt.Errorf("kubelet: pod CIDR %q is not IPv4", cidr)
+	}
+	ones, bits := ipnet.Mask.Size()
+	if bits-ones < 2 || bits-ones > 16 {
+		return nil, fmt.Errorf("kubelet: pod CIDR %q must be a /16 to a /30", cidr)
+	}
+	base := binary.BigEndian.Uint32(ipnet.IP.To4())
+	return &ipam{base: base, size: 1 << (bits - ones), last: 1, inUse: map[uint32]types.UID{}}, nil
+}
+
+func (a *ipam) addr(off uint32) string {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], a.base+off)
+	return net.IP(b[:]).String()
+}
+
+func (a *ipam) offset(ip string) (uint32, bool) {
+	p := net.ParseIP(ip).To4()
+	if p == nil {
+		return 0, false
+	}
+	v := binary.BigEndian.Uint32(p)
+	if v < a.base || v >= a.base+a.size {
+		return 0, false
+	}
+	return v - a.base, true
+}
+
+// allocate gives pod an address.
+func (a *ipam) allocate(pod types.UID) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	first, last := uint32(2), a.size-2
+	for i := uint32(0); i <= last-first; i++ {
+		off := first + (a.last-first+1+i)%(last-first+1)
+		if _, used := a.inUse[off]; !used {
+			a.inUse[off] = pod
+			a.last = off
+			return a.addr(off), nil
+		}
+	}
+	return "", fmt.Errorf("no IP addresses available in range set: %s-%s", a.addr(first), a.addr(last))
+}
+
+// reserve records that pod already has ip (a pod the kubelet adopts).
+func (a *ipam) reserve(ip string, pod types.UID) bool {
+	off, ok := a.offset(ip)
+	if !ok {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if owner, used := a.inUse[off]; used && owner != pod {
+		return false
+	}
+	a.inUse[off] = pod
+	return true
+}
+
+// release gives back pod's ip.
+func (a *ipam) release(ip string, pod types.UID) {
+	off, ok := a.offset(ip)
+	if !ok {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.inUse[off] == pod {
+		delete(a.inUse, off)
+	}
+}

@@ -1,0 +1,97 @@
+package scheduler
+
+import (
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// Defaults used by NewConfig.
+const (
+	// DefaultSchedulerName is the spec.schedulerName of the pods this
+	// scheduler takes (what the API server defaults it to).
+	DefaultSchedulerName = corev1.DefaultSchedulerName
+	// DefaultInitialBackoff and DefaultMaxBackoff bound the wait before a
+	// pod that failed is tried again (kube-scheduler's
+	// podInitialBackoffSeconds and podMaxBackoffSeconds).
+	DefaultInitialBackoff = 1 * time.Second
+	DefaultMaxBackoff     = 10 * time.Second
+	// DefaultParallelAPICalls bounds the bindings and failure reports
+	// (event, pod status) in flight at once.
+	DefaultParallelAPICalls = 16
+)
+
+// Config configures a Scheduler.
+type Config struct {
+	// Client talks to the API server, authenticated as
+	// system:kube-scheduler.
+	Client kubernetes.Interface
+	// Recorder receives a flow event per scheduling attempt; nil records
+	// nothing.
+	Recorder *flow.Recorder
+	// SchedulerName selects the pods to schedule by spec.schedulerName and
+	// is the source of the events written.
+	SchedulerName string
+	// InitialBackoff and MaxBackoff: a pod that failed waits InitialBackoff,
+	// doubled with every further failure, up to MaxBackoff.
+	InitialBackoff, MaxBackoff time.Duration
+	// Clock drives backoff and timestamps; nil means the real clock.
+	Clock clock.WithTicker
+	// TieBreaker picks among the nodes that share the best score; nil
+	// picks at random, as kube-scheduler does. FirstByName makes the
+	// choice repeatable.
+	TieBreaker TieBreaker
+	// ParallelAPICalls bounds the bindings and failure reports in flight
+	// (0: DefaultParallelAPICalls).
+	ParallelAPICalls int
+}
+
+// NewConfig returns the defaults for client.
+func NewConfig(client kubernetes.Interface) *Config {
+	return &Config{
+		Client:           client,
+		SchedulerName:    DefaultSchedulerName,
+		InitialBackoff:   DefaultInitialBackoff,
+		MaxBackoff:       DefaultMaxBackoff,
+		ParallelAPICalls: DefaultParallelAPICalls,
+	}
+}
+
+// Validate reports the first problem with c.
+func (c *Config) Validate() error {
+	switch {
+	case c.Client == nil:
+		return errors.New("scheduler: no client")
+	case c.SchedulerName == "":
+		return errors.New("scheduler: empty scheduler name")
+	case c.InitialBackoff <= 0:
+		return errors.New("scheduler: initial backoff must be positive")
+	case c.MaxBackoff < c.InitialBackoff:
+		return errors.New("scheduler: max backoff must not be shorter than the initial backoff")
+	case c.ParallelAPICalls < 0:
+		return errors.New("scheduler: parallel API calls must not be negative")
+	}
+	return nil
+}
+
+// TieBreaker picks one of the nodes that share the highest score; names
+// holds at least one name, sorted. It is called from the scheduling loop
+// only, never concurrently.
+type TieBreaker func(names []string) string
+
+// FirstByName picks the first name in sort order: the same cluster state
+// always gives the same choice.
+func FirstByName(names []string) string { return names[0] }
+
+// NewRandomTieBreaker picks uniformly at random, from a sequence fixed by
+// seed.
+func NewRandomTieBreaker(seed uint64) TieBreaker {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	return func(names []string) string { return names[r.IntN(len(names))] }
+}

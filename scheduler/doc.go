@@ -1,0 +1,33 @@
+// Package scheduler is kubesim's kube-scheduler: it places each pod that
+// waits for a node (spec.nodeName empty, spec.schedulerName ours) on one,
+// talking to the API server only through client-go, as the user
+// system:kube-scheduler.
+//
+// One scheduling attempt, as in kube-scheduler:
+//
+//  1. The pod arrives through an informer watching unscheduled pods and
+//     enters the scheduling queue (queue.go), ordered by priority.
+//  2. The scheduling loop pops it and refreshes its snapshot of the nodes
+//     and the pods on them (cache.go: bound pods from a second informer,
+//     plus pods assumed but not yet bound).
+//  3. Filter plugins rule nodes out, each with a reason a person can read
+//     ("Insufficient cpu"); the first rejection per node counts.
+//  4. Score plugins rank the nodes left, 0-100 each, times a weight; the
+//     highest total wins (ties: Config.TieBreaker).
+//  5. The pod is assumed on the node at once, so the next attempt sees the
+//     room taken, and bound in the background: POST pods/<name>/binding,
+//     then a Scheduled event.
+//  6. When no node fits, the FailedScheduling event and the condition
+//     PodScheduled=False carry kube-scheduler's message ("0/3 nodes are
+//     available: 3 Insufficient cpu. preemption: ..."), and the pod waits
+//     in the queue for a cluster change that could help it.
+//
+// Each attempt is also recorded as a flow.Event (stage "scheduled") with
+// every node's verdict and scores.
+//
+// The plugins, one file each, keep kube-scheduler's names, reasons, order
+// and weights: NodeName, NodeUnschedulable, TaintToleration,
+// NodeAffinity, NodeResourcesFit (filter: cpu, memory, pod count; score:
+// LeastAllocated) and NodeResourcesBalancedAllocation. Preemption is not
+// implemented; its message is worked out by a dry run (preemption.go).
+package scheduler

@@ -1,0 +1,362 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// In a large cluster the search for feasible nodes stops once it has found
+// enough of them (kube-scheduler's percentageOfNodesToScore, adaptive):
+// every node below 100 nodes, then 50% minus 1% per 125 nodes, at least 5%
+// and at least 100 nodes. Each search starts where the last one stopped.
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// numFeasibleNodesToFind is how many feasible nodes are enough among n.
+func numFeasibleNodesToFind(n int) int {
+	if n < minFeasibleNodesToFind {
+		return n
+	}
+	pct := max(50-n/125, minFeasibleNodesPercentageToFind)
+	return max(n*pct/100, minFeasibleNodesToFind)
+}
+
+// attempt is one scheduling attempt: what was found and decided.
+type attempt struct {
+	pod    *corev1.Pod
+	number int // the pod's attempt count, from 1
+	// numNodes is how many nodes the snapshot had.
+	numNodes int
+	// host is the chosen node; err why there is none.
+	host string
+	err  error
+	// rejectors are the plugins that rejected the pod somewhere.
+	rejectors []string
+	// decision is the flow evidence, built while the snapshot is at hand
+	// (nil when nobody records).
+	decision *flow.SchedulingDecision
+}
+
+// scheduleOne runs one attempt for a popped pod: filter and score against
+// a fresh snapshot, then assume the pod on the chosen node and bind it in
+// the background, or report why it fits nowhere and put it back.
+func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
+	pod := qp.pod
+	if pod.DeletionTimestamp != nil || s.cache.HasPod(pod.UID) {
+		// Being deleted, or already placed (it was updated while its
+		// binding was under way).
+		s.queue.Done(pod.UID)
+		return
+	}
+	s.cache.UpdateSnapshot(s.snap)
+	a := s.schedulePod(ctx, pod)
+	a.number = qp.attempts
+	if a.err != nil {
+		s.handleFailure(ctx, qp, a)
+		return
+	}
+	// Count the pod on its node now, so that the next attempt sees the
+	// room taken, whatever the binding's progress.
+	assumed := pod.DeepCopy()
+	assumed.Spec.NodeName = a.host
+	if err := s.cache.AssumePod(assumed); err != nil {
+		a.err, a.host = err, ""
+		s.handleFailure(ctx, qp, a)
+		return
+	}
+	s.goAPI(func() { s.bind(ctx, qp, a, assumed) })
+}
+
+// schedulePod finds the node for pod: PreFilter, Filter over the nodes
+// until enough feasible ones are found, then (with more than one) Score
+// and the best total.
+func (s *Scheduler) schedulePod(ctx context.Context, pod *corev1.Pod) *attempt {
+	nodes := s.snap.nodes
+	a := &attempt{pod: pod, numNodes: len(nodes)}
+	var d *flow.SchedulingDecision
+	if s.recorder.enabled() {
+		d = &flow.SchedulingDecision{Nodes: []flow.NodeVerdict{}}
+		a.decision = d
+	}
+	if len(nodes) == 0 {
+		a.err = ErrNoNodesAvailable
+		return a
+	}
+	state := NewCycleState()
+	skip, st := s.fwk.runPreFilter(ctx, state, pod)
+	if !st.IsSuccess() {
+		if !st.IsRejected() {
+			a.err = st.AsError()
+			return a
+		}
+		a.rejectors = []string{st.Plugin()}
+		fe := &FitError{Pod: pod, NumAllNodes: len(nodes), AbsentStatus: st, PreFilterMsg: st.Message()}
+		fe.PostFilterMsg = s.preemptionMessage(ctx, state, skip, pod, nodes, nil)
+		a.err = fe
+		if d != nil {
+			for _, n := range nodes {
+				d.Nodes = append(d.Nodes, flow.NodeVerdict{Node: n.Name(), FailedPlugin: st.Plugin(), Reasons: st.Reasons()})
+			}
+		}
+		return a
+	}
+
+	feasible, statuses, err := s.findFeasible(ctx, state, skip, pod, nodes)
+	if err != nil {
+		a.err = err
+		return a
+	}
+	var scores []pluginScores
+	var active []bool
+	switch {
+	case len(feasible) == 0:
+		seen := map[string]bool{}
+		for _, st := range statuses {
+			if p := st.Plugin(); !seen[p] {
+				seen[p] = true
+				a.rejectors = append(a.rejectors, p)
+			}
+		}
+		slices.Sort(a.rejectors)
+		fe := &FitError{Pod: pod, NumAllNodes: len(nodes), NodeStatuses: statuses}
+		fe.PostFilterMsg = s.preemptionMessage(ctx, state, skip, pod, nodes, statuses)
+		a.err = fe
+	case len(feasible) == 1:
+		// Nothing to compare: kube-scheduler does not score a single node.
+		a.host = feasible[0].Name()
+	default:
+		var st *Status
+		scores, active, st = s.fwk.runScore(ctx, state, pod, feasible)
+		if !st.IsSuccess() {
+			a.err = st.AsError()
+			return a
+		}
+		a.host = s.selectHost(scores)
+	}
+	if d != nil {
+		s.fillVerdicts(d, nodes, statuses, feasible, scores, active)
+	}
+	return a
+}
+
+// findFeasible runs the filters over the nodes, starting where the last
+// search stopped, until numFeasibleNodesToFind nodes passed or all were
+// tried. It returns the nodes that passed and the rejections.
+func (s *Scheduler) findFeasible(ctx context.Context, state *CycleState, skip skipSet, pod *corev1.Pod, nodes []*NodeInfo) ([]*NodeInfo, map[string]*Status, error) {
+	want := numFeasibleNodesToFind(len(nodes))
+	feasible := make([]*NodeInfo, 0, min(want, len(nodes)))
+	statuses := map[string]*Status{}
+	start := s.nextStartNode % len(nodes)
+	tried := 0
+	for ; tried < len(nodes) && len(feasible) < want; tried++ {
+		n := nodes[(start+tried)%len(nodes)]
+		st := s.fwk.runFilter(ctx, state, skip, pod, n)
+		switch {
+		case st.IsSuccess():
+			feasible = append(feasible, n)
+		case st.IsRejected():
+			statuses[n.Name()] = st
+		default:
+			return nil, nil, st.AsError()
+		}
+	}
+	s.nextStartNode = (start + tried) % len(nodes)
+	return feasible, statuses, nil
+}
+
+// selectHost returns the node with the highest total, asking the
+// TieBreaker when several share it.
+func (s *Scheduler) selectHost(scores []pluginScores) string {
+	best := make([]string, 0, len(scores))
+	top := int64(-1)
+	for _, ns := range scores {
+		switch {
+		case ns.total > top:
+			top, best = ns.total, append(best[:0], ns.node)
+		case ns.total == top:
+			best = append(best, ns.node)
+		}
+	}
+	if len(best) == 1 {
+		return best[0]
+	}
+	slices.Sort(best)
+	return s.tieBreak(best)
+}
+
+// bind writes the binding and settles the attempt: on success the pod
+// leaves the queue and the Scheduled event is written. On failure the
+// assumption is dropped (which frees room, so pods waiting for room are
+// moved). A 409 Conflict means the pod was bound by someone else or is
+// being deleted: the scheduler lets it go. Any other error puts the pod
+// back with backoff.
+func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, a *attempt, assumed *corev1.Pod) {
+	logger := klog.FromContext(ctx)
+	pod := a.pod
+	err := s.binder.Bind(ctx, assumed, a.host)
+	if err == nil {
+		logger.V(2).Info("Successfully bound pod to node", "pod", klog.KObj(pod), "node", a.host, "attempt", a.number)
+		s.eventf(pod, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, a.host)
+		s.record(a, fmt.Sprintf("%s → %s", pod.Name, a.host))
+		s.queue.Done(pod.UID)
+		return
+	}
+	if ferr := s.cache.ForgetPod(assumed); ferr != nil {
+		logger.Error(ferr, "Forgetting the assumed pod failed", "pod", klog.KObj(pod))
+	}
+	s.queue.Move(ClusterEvent{Resource: AssignedPod, ActionType: ActionDelete}, func(p *corev1.Pod) bool { return p.UID == pod.UID })
+	if ctx.Err() != nil {
+		// Shutting down.
+		s.queue.Done(pod.UID)
+		return
+	}
+	host := a.host
+	a.host = ""
+	if apierrors.IsConflict(err) {
+		logger.V(2).Info("Binding rejected with a conflict; leaving the pod alone", "pod", klog.KObj(pod), "node", host, "err", err)
+		if a.decision != nil {
+			a.decision.Message = err.Error()
+		}
+		s.record(a, fmt.Sprintf("%s: binding to %s rejected", pod.Name, host))
+		s.queue.Done(pod.UID)
+		return
+	}
+	a.err = fmt.Errorf("binding pod to node %s: %w", host, err)
+	s.handleFailure(ctx, qp, a)
+}
+
+// handleFailure reports an attempt that placed nothing and puts the pod
+// back in the queue (unless it is gone or bound meanwhile). The report, as
+// kube-scheduler's: a FailedScheduling Warning event with the message, and
+// the condition PodScheduled=False (reason Unschedulable when no node
+// fits, SchedulerError on an error) patched into the pod's status.
+func (s *Scheduler) handleFailure(ctx context.Context, qp *queuedPod, a *attempt) {
+	logger := klog.FromContext(ctx)
+	pod := a.pod
+	msg := a.err.Error()
+	var fe *FitError
+	reason := corev1.PodReasonSchedulerError
+	summary := fmt.Sprintf("%s: %s", pod.Name, msg)
+	if errors.As(a.err, &fe) || errors.Is(a.err, ErrNoNodesAvailable) {
+		reason = corev1.PodReasonUnschedulable
+		summary = fmt.Sprintf("%s: 0/%d nodes available", pod.Name, a.numNodes)
+		logger.V(2).Info("Unable to schedule pod; no fit; waiting", "pod", klog.KObj(pod), "err", msg)
+	} else {
+		logger.Error(a.err, "Error scheduling pod; retrying", "pod", klog.KObj(pod))
+	}
+	if a.decision != nil {
+		a.decision.Message = msg
+	}
+	s.record(a, summary)
+
+	// Retry with the current object; a pod deleted or bound since is not
+	// retried nor reported.
+	cur := pod
+	if s.podLister != nil {
+		cur = nil
+		if p, err := s.podLister.Pods(pod.Namespace).Get(pod.Name); err == nil && p.UID == pod.UID {
+			cur = p
+		}
+	}
+	s.queue.Requeue(qp, cur, a.rejectors, len(a.rejectors) == 0)
+	if cur == nil || s.client == nil || ctx.Err() != nil {
+		return
+	}
+	s.goAPI(func() { s.reportFailure(ctx, cur, reason, msg) })
+}
+
+// reportFailure writes the FailedScheduling event and the PodScheduled
+// condition.
+func (s *Scheduler) reportFailure(ctx context.Context, pod *corev1.Pod, reason, msg string) {
+	s.eventf(pod, corev1.EventTypeWarning, "FailedScheduling", "%s", truncateMessage(msg))
+	status := pod.Status.DeepCopy()
+	changed := setPodCondition(status, corev1.PodCondition{
+		Type:               corev1.PodScheduled,
+		Status:             corev1.ConditionFalse,
+		ObservedGeneration: pod.Generation,
+		Reason:             reason,
+		Message:            msg,
+		LastTransitionTime: metav1.NewTime(s.now()),
+	})
+	if !changed {
+		return
+	}
+	if err := patchPodStatus(ctx, s.client, pod, status); err != nil && ctx.Err() == nil {
+		klog.FromContext(ctx).Error(err, "Updating the pod's PodScheduled condition failed", "pod", klog.KObj(pod))
+	}
+}
+
+// eventf writes a core/v1 Event about pod (once Run has started the
+// broadcaster).
+func (s *Scheduler) eventf(pod *corev1.Pod, eventType, reason, format string, args ...any) {
+	if s.events != nil {
+		s.events.Eventf(pod, eventType, reason, format, args...)
+	}
+}
+
+// fillVerdicts writes one verdict per node that was looked at, by name:
+// the rejecting plugin and its reasons, or the scores.
+func (s *Scheduler) fillVerdicts(d *flow.SchedulingDecision, nodes []*NodeInfo, statuses map[string]*Status, feasible []*NodeInfo, scores []pluginScores, active []bool) {
+	byNode := make(map[string]*pluginScores, len(scores))
+	for i := range scores {
+		byNode[scores[i].node] = &scores[i]
+	}
+	passed := make(map[string]bool, len(feasible))
+	for _, n := range feasible {
+		passed[n.Name()] = true
+	}
+	for _, n := range nodes {
+		name := n.Name()
+		if st, ok := statuses[name]; ok {
+			d.Nodes = append(d.Nodes, flow.NodeVerdict{Node: name, FailedPlugin: st.Plugin(), Reasons: st.Reasons()})
+			continue
+		}
+		if !passed[name] {
+			continue // not looked at: enough feasible nodes were found first
+		}
+		v := flow.NodeVerdict{Node: name, Feasible: true}
+		if ps, ok := byNode[name]; ok {
+			for j, wp := range s.fwk.score {
+				if active[j] {
+					v.Scores = append(v.Scores, flow.PluginScore{Plugin: wp.Plugin.Name(), Score: ps.scores[j], Weight: wp.Weight})
+				}
+			}
+			v.Total = ps.total
+		}
+		d.Nodes = append(d.Nodes, v)
+	}
+}
+
+// record sends the attempt's flow event.
+func (s *Scheduler) record(a *attempt, summary string) {
+	if a.decision == nil {
+		return
+	}
+	a.decision.Attempt = a.number
+	a.decision.Chosen = a.host
+	s.recorder.record(flow.Event{
+		Stage:      flow.StageScheduled,
+		Component:  "scheduler",
+		Object:     flow.ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: a.pod.Namespace, Name: a.pod.Name, UID: a.pod.UID},
+		Time:       s.now(),
+		Summary:    summary,
+		Scheduling: a.decision,
+	})
+}
+
+// flowRecorder wraps a possibly nil *flow.Recorder.
+type flowRecorder struct{ r *flow.Recorder }
+
+func (f flowRecorder) enabled() bool       { return f.r != nil }
+func (f flowRecorder) record(e flow.Event) { f.r.Record(e) }

@@ -1,0 +1,371 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// Field selectors of the two pod informers: pods waiting for a node, and
+// pods on one. Finished pods (Succeeded, Failed) are in neither: they hold
+// no resources.
+var (
+	unscheduledSelector = fields.AndSelectors(
+		fields.OneTermEqualSelector("spec.nodeName", ""),
+		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
+		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
+	).String()
+	assignedSelector = fields.AndSelectors(
+		fields.OneTermNotEqualSelector("spec.nodeName", ""),
+		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
+		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
+	).String()
+)
+
+// Scheduler assigns pods to nodes: it watches pods and nodes through
+// informers, takes the pods waiting for it from its queue one at a time,
+// runs the filter and score plugins against a snapshot of the nodes, and
+// binds each pod to the best node through the API. Create it with New and
+// start it with Run.
+type Scheduler struct {
+	name     string
+	clock    clock.WithTicker
+	recorder flowRecorder
+	fwk      *framework
+	queue    *schedulingQueue
+	cache    *schedulerCache
+	snap     *snapshot
+	tieBreak TieBreaker
+	// nextStartNode is where the next search for feasible nodes starts,
+	// so that in large clusters every node gets its turn.
+	nextStartNode int
+
+	// The API side; the in-memory benchmark leaves it unset.
+	client    kubernetes.Interface
+	factories []informers.SharedInformerFactory
+	podLister corelisters.PodLister // pods waiting for a node
+	handlers  []cache.ResourceEventHandlerRegistration
+	binder    binder
+	events    record.EventRecorder // set by Run
+	apiCalls  chan struct{}        // bounds the API calls in flight
+	apiWG     sync.WaitGroup       // the goroutines making them
+	started   atomic.Bool
+	hasSynced atomic.Bool
+}
+
+// New returns a scheduler for cfg, with its informers set up but not
+// started.
+func New(cfg *Config) (*Scheduler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := newScheduler(cfg)
+	s.client = cfg.Client
+	s.binder = apiBinder{client: cfg.Client}
+
+	// Three factories, because a factory holds one informer per type and
+	// applies one set of list options to all of them.
+	nodes := informers.NewSharedInformerFactory(cfg.Client, 0)
+	unscheduled := informers.NewSharedInformerFactoryWithOptions(cfg.Client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = unscheduledSelector }))
+	assigned := informers.NewSharedInformerFactoryWithOptions(cfg.Client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = assignedSelector }))
+	s.factories = []informers.SharedInformerFactory{nodes, unscheduled, assigned}
+
+	pending := unscheduled.Core().V1().Pods()
+	s.podLister = pending.Lister()
+	for _, h := range []struct {
+		informer cache.SharedIndexInformer
+		handler  cache.ResourceEventHandler
+	}{
+		{nodes.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{
+			AddFunc: s.addNode, UpdateFunc: s.updateNode, DeleteFunc: s.deleteNode,
+		}},
+		{pending.Informer(), cache.FilteringResourceEventHandler{
+			FilterFunc: s.responsibleFor,
+			Handler: cache.ResourceEventHandlerFuncs{
+				AddFunc: s.addPendingPod, UpdateFunc: s.updatePendingPod, DeleteFunc: s.deletePendingPod,
+			},
+		}},
+		{assigned.Core().V1().Pods().Informer(), cache.ResourceEventHandlerFuncs{
+			AddFunc: s.addAssignedPod, UpdateFunc: s.updateAssignedPod, DeleteFunc: s.deleteAssignedPod,
+		}},
+	} {
+		reg, err := h.informer.AddEventHandler(h.handler)
+		if err != nil {
+			return nil, fmt.Errorf("scheduler: %w", err)
+		}
+		s.handlers = append(s.handlers, reg)
+	}
+	return s, nil
+}
+
+// newScheduler builds the scheduling core: queue, cache, plugins. It
+// talks to no API.
+func newScheduler(cfg *Config) *Scheduler {
+	clk := cfg.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	tb := cfg.TieBreaker
+	if tb == nil {
+		tb = NewRandomTieBreaker(rand.Uint64())
+	}
+	parallel := cfg.ParallelAPICalls
+	if parallel == 0 {
+		parallel = DefaultParallelAPICalls
+	}
+	fwk := defaultFramework()
+	return &Scheduler{
+		name:     cfg.SchedulerName,
+		clock:    clk,
+		recorder: flowRecorder{r: cfg.Recorder},
+		fwk:      fwk,
+		queue:    newSchedulingQueue(clk, cfg.InitialBackoff, cfg.MaxBackoff, fwk.events),
+		cache:    newSchedulerCache(),
+		snap:     newSnapshot(),
+		tieBreak: tb,
+		apiCalls: make(chan struct{}, parallel),
+	}
+}
+
+// HasSynced reports whether the informers have delivered their initial
+// lists to the scheduler (false before Run). Safe for concurrent use.
+func (s *Scheduler) HasSynced() bool {
+	if s.hasSynced.Load() {
+		return true
+	}
+	if !s.started.Load() {
+		return false
+	}
+	for _, h := range s.handlers {
+		if !h.HasSynced() {
+			return false
+		}
+	}
+	s.hasSynced.Store(true)
+	return true
+}
+
+// Run schedules pods until ctx is done, then waits for everything it
+// started (informers, bindings, event delivery) and returns. It may be
+// called once. Only a failure to start is returned as an error.
+func (s *Scheduler) Run(ctx context.Context) error {
+	if s.client == nil {
+		return errors.New("scheduler: not created by New")
+	}
+	if !s.started.CompareAndSwap(false, true) {
+		return errors.New("scheduler: Run called twice")
+	}
+	logger := klog.FromContext(ctx).WithName("scheduler")
+	ctx = klog.NewContext(ctx, logger)
+
+	// Events go out as core/v1 Events, written by the broadcaster's own
+	// goroutine; Shutdown stops it (last, after every event was handed to
+	// it).
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	defer broadcaster.Shutdown()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.client.CoreV1().Events("")})
+	s.events = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: s.name})
+
+	for _, f := range s.factories {
+		f.Start(ctx.Done())
+	}
+	// Shutdown waits for the informers' goroutines, which end with ctx.
+	defer func() {
+		for _, f := range s.factories {
+			f.Shutdown()
+		}
+	}()
+	var synced []cache.InformerSynced
+	for _, h := range s.handlers {
+		synced = append(synced, h.HasSynced)
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return nil // ctx ended first
+	}
+	logger.V(1).Info("Informers synced; scheduling", "schedulerName", s.name)
+
+	var loops sync.WaitGroup
+	loops.Go(func() { s.flushLoop(ctx) })
+	loops.Go(func() {
+		<-ctx.Done()
+		s.queue.Close()
+	})
+	for {
+		qp, ok := s.queue.Pop()
+		if !ok {
+			break
+		}
+		s.scheduleOne(ctx, qp)
+	}
+	loops.Wait()
+	s.apiWG.Wait()
+	return nil
+}
+
+// flushLoop moves pods out of backoffQ every second and out of the
+// unschedulable ones every 30 seconds, until ctx is done.
+func (s *Scheduler) flushLoop(ctx context.Context) {
+	backoff := s.clock.NewTicker(backoffFlushPeriod)
+	defer backoff.Stop()
+	leftover := s.clock.NewTicker(unschedulableFlushPeriod)
+	defer leftover.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-backoff.C():
+			s.queue.flushBackoffCompleted()
+		case <-leftover.C():
+			s.queue.flushUnschedulableLeftover()
+		}
+	}
+}
+
+// goAPI runs f on a goroutine of its own, waiting while ParallelAPICalls
+// others are running. Run waits for them.
+func (s *Scheduler) goAPI(f func()) {
+	s.apiCalls <- struct{}{}
+	s.apiWG.Go(func() {
+		defer func() { <-s.apiCalls }()
+		f()
+	})
+}
+
+// podFrom returns the pod in an informer notification (unwrapping a
+// tombstone), or nil.
+func podFrom(obj any) *corev1.Pod {
+	switch t := obj.(type) {
+	case *corev1.Pod:
+		return t
+	case cache.DeletedFinalStateUnknown:
+		p, _ := t.Obj.(*corev1.Pod)
+		return p
+	}
+	return nil
+}
+
+func nodeFrom(obj any) *corev1.Node {
+	switch t := obj.(type) {
+	case *corev1.Node:
+		return t
+	case cache.DeletedFinalStateUnknown:
+		n, _ := t.Obj.(*corev1.Node)
+		return n
+	}
+	return nil
+}
+
+// responsibleFor selects the pods whose spec.schedulerName is ours.
+func (s *Scheduler) responsibleFor(obj any) bool {
+	p := podFrom(obj)
+	return p != nil && p.Spec.SchedulerName == s.name
+}
+
+func (s *Scheduler) addPendingPod(obj any) {
+	if p := podFrom(obj); p != nil && p.DeletionTimestamp == nil {
+		s.queue.Add(p)
+	}
+}
+
+func (s *Scheduler) updatePendingPod(_, obj any) {
+	p := podFrom(obj)
+	switch {
+	case p == nil:
+	case p.DeletionTimestamp != nil:
+		// Being deleted: no point in placing it.
+		s.queue.Delete(p)
+	default:
+		s.queue.Update(p)
+	}
+}
+
+func (s *Scheduler) deletePendingPod(obj any) {
+	if p := podFrom(obj); p != nil {
+		s.queue.Delete(p)
+	}
+}
+
+func (s *Scheduler) addAssignedPod(obj any) {
+	if p := podFrom(obj); p != nil {
+		s.cache.AddPod(p)
+	}
+}
+
+func (s *Scheduler) updateAssignedPod(_, obj any) {
+	if p := podFrom(obj); p != nil {
+		s.cache.UpdatePod(p)
+	}
+}
+
+func (s *Scheduler) deleteAssignedPod(obj any) {
+	if p := podFrom(obj); p != nil {
+		s.cache.RemovePod(p)
+		s.queue.Move(ClusterEvent{Resource: AssignedPod, ActionType: ActionDelete}, nil)
+	}
+}
+
+func (s *Scheduler) addNode(obj any) {
+	if n := nodeFrom(obj); n != nil {
+		s.cache.AddNode(n)
+		s.queue.Move(ClusterEvent{Resource: NodeResource, ActionType: ActionAdd}, nil)
+	}
+}
+
+func (s *Scheduler) updateNode(oldObj, obj any) {
+	old, n := nodeFrom(oldObj), nodeFrom(obj)
+	if n == nil {
+		return
+	}
+	s.cache.UpdateNode(n)
+	if old == nil {
+		return
+	}
+	if change := nodeChange(old, n); change != 0 {
+		s.queue.Move(ClusterEvent{Resource: NodeResource, ActionType: change}, nil)
+	}
+}
+
+func (s *Scheduler) deleteNode(obj any) {
+	if n := nodeFrom(obj); n != nil {
+		s.cache.RemoveNode(n)
+	}
+}
+
+// nodeChange tells what changed in a node that could matter to a
+// pending pod. Status heartbeats and conditions do not count.
+func nodeChange(old, n *corev1.Node) ActionType {
+	var a ActionType
+	if !equality.Semantic.DeepEqual(old.Status.Allocatable, n.Status.Allocatable) {
+		a |= ActionUpdateNodeAllocatable
+	}
+	if !equality.Semantic.DeepEqual(old.Labels, n.Labels) {
+		a |= ActionUpdateNodeLabel
+	}
+	if !equality.Semantic.DeepEqual(old.Spec.Taints, n.Spec.Taints) || old.Spec.Unschedulable != n.Spec.Unschedulable {
+		a |= ActionUpdateNodeTaint
+	}
+	return a
+}
+
+// now is the clock's time.
+func (s *Scheduler) now() time.Time { return s.clock.Now() }

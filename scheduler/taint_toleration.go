@@ -1,0 +1,158 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// TaintTolerationName is the name of the TaintToleration plugin.
+const TaintTolerationName = "TaintToleration"
+
+// ErrReasonUntoleratedTaint is TaintToleration's reason for rejecting a
+// node. kube-scheduler v1.37 says "taint(s)" without naming the taint
+// (older releases printed "node(s) had untolerated taint {key: value}"),
+// so that nodes with different taints add up to one count in the
+// FailedScheduling message; the scheduler's log names the taint.
+const ErrReasonUntoleratedTaint = "node(s) had untolerated taint(s)"
+
+// tolerateAllCompareOps is whether tolerations may use the Gt and Lt
+// operators: the TaintTolerationComparisonOperators feature, alpha and off
+// in v1.37.
+const tolerateAllCompareOps = false
+
+// TaintToleration keeps pods off nodes with NoSchedule and NoExecute
+// taints they do not tolerate (filter), and prefers nodes with fewer
+// PreferNoSchedule taints they do not tolerate (score).
+type TaintToleration struct{}
+
+var (
+	_ FilterPlugin      = (*TaintToleration)(nil)
+	_ PreScorePlugin    = (*TaintToleration)(nil)
+	_ ScorePlugin       = (*TaintToleration)(nil)
+	_ EnqueueExtensions = (*TaintToleration)(nil)
+)
+
+// Name returns TaintTolerationName.
+func (*TaintToleration) Name() string { return TaintTolerationName }
+
+// Filter rejects a node with a NoSchedule or NoExecute taint that none of
+// the pod's tolerations matches.
+func (*TaintToleration) Filter(ctx context.Context, _ *CycleState, pod *corev1.Pod, nodeInfo *NodeInfo) *Status {
+	logger := klog.FromContext(ctx)
+	taint, ok := firstUntoleratedTaint(logger, nodeInfo.Node().Spec.Taints, pod.Spec.Tolerations)
+	if !ok {
+		return nil
+	}
+	logger.V(4).Info("Node has a taint the pod does not tolerate", "pod", klog.KObj(pod), "node", nodeInfo.Name(), "taint", formatTaint(taint))
+	return NewStatus(UnschedulableAndUnresolvable, ErrReasonUntoleratedTaint)
+}
+
+// firstUntoleratedTaint returns the first NoSchedule or NoExecute taint no
+// toleration matches.
+func firstUntoleratedTaint(logger klog.Logger, taints []corev1.Taint, tolerations []corev1.Toleration) (*corev1.Taint, bool) {
+	for i := range taints {
+		t := &taints[i]
+		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
+			continue
+		}
+		if !tolerates(logger, tolerations, t) {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// tolerates reports whether any of the tolerations matches the taint
+// (same key or an empty key with Exists, same value or Exists, same effect
+// or an empty effect).
+func tolerates(logger klog.Logger, tolerations []corev1.Toleration, taint *corev1.Taint) bool {
+	for i := range tolerations {
+		if tolerations[i].ToleratesTaint(logger, taint, tolerateAllCompareOps) {
+			return true
+		}
+	}
+	return false
+}
+
+// formatTaint writes a taint as key=value:Effect.
+func formatTaint(t *corev1.Taint) string {
+	if t.Value == "" {
+		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
+	}
+	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
+}
+
+const taintTolerationStateKey = "PreScore" + TaintTolerationName
+
+// PreScore keeps the tolerations that can match a PreferNoSchedule taint
+// (effect PreferNoSchedule or empty).
+func (*TaintToleration) PreScore(_ context.Context, state *CycleState, pod *corev1.Pod, _ []*NodeInfo) *Status {
+	var prefer []corev1.Toleration
+	for _, t := range pod.Spec.Tolerations {
+		if t.Effect == "" || t.Effect == corev1.TaintEffectPreferNoSchedule {
+			prefer = append(prefer, t)
+		}
+	}
+	state.Write(taintTolerationStateKey, prefer)
+	return nil
+}
+
+// Score counts the node's PreferNoSchedule taints the pod does not
+// tolerate; NormalizeScore turns the count around (fewer is better).
+func (*TaintToleration) Score(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeInfo *NodeInfo) (int64, *Status) {
+	v, ok := state.Read(taintTolerationStateKey)
+	if !ok {
+		return 0, AsStatus(fmt.Errorf("%s: PreScore did not run", TaintTolerationName))
+	}
+	tolerations := v.([]corev1.Toleration)
+	logger := klog.FromContext(ctx)
+	var count int64
+	for i := range nodeInfo.Node().Spec.Taints {
+		t := &nodeInfo.Node().Spec.Taints[i]
+		if t.Effect == corev1.TaintEffectPreferNoSchedule && !tolerates(logger, tolerations, t) {
+			count++
+		}
+	}
+	return count, nil
+}
+
+// NormalizeScore gives MaxNodeScore to the nodes with the fewest
+// intolerable taints and 0 to those with the most (all MaxNodeScore when
+// no node has any).
+func (*TaintToleration) NormalizeScore(_ context.Context, _ *CycleState, _ *corev1.Pod, scores []NodeScore) *Status {
+	defaultNormalizeScore(MaxNodeScore, true, scores)
+	return nil
+}
+
+// EventsToRegister: a new node, or a node whose taints changed.
+func (*TaintToleration) EventsToRegister() []ClusterEvent {
+	return []ClusterEvent{{Resource: NodeResource, ActionType: ActionAdd | ActionUpdateNodeTaint}}
+}
+
+// defaultNormalizeScore scales scores from [0, highest] to [0, maxScore];
+// with reverse, a high raw score becomes a low one. When every raw score
+// is 0, all become 0 (or maxScore with reverse).
+func defaultNormalizeScore(maxScore int64, reverse bool, scores []NodeScore) {
+	var highest int64
+	for _, s := range scores {
+		highest = max(highest, s.Score)
+	}
+	if highest == 0 {
+		if reverse {
+			for i := range scores {
+				scores[i].Score = maxScore
+			}
+		}
+		return
+	}
+	for i := range scores {
+		s := maxScore * scores[i].Score / highest
+		if reverse {
+			s = maxScore - s
+		}
+		scores[i].Score = s
+	}
+}
