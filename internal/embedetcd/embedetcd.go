@@ -3,15 +3,16 @@ package embedetcd
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
-	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
 )
 
 // Defaults used by NewConfig.
@@ -76,6 +77,7 @@ func (c *Config) Validate() error {
 type Server struct {
 	etcd      *embed.Etcd
 	client    *clientv3.Client
+	cleanup   func()
 	closeOnce sync.Once
 }
 
@@ -98,45 +100,101 @@ func Start(cfg *Config) (*Server, error) {
 	// One member elects itself: short ticks make start-up take milliseconds.
 	ecfg.TickMs = 10
 	ecfg.ElectionMs = 100
-	// Loopback only, on ports the kernel picks: the API server uses the
-	// in-process client, so nobody needs to know them.
-	loopback := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	ecfg.ListenClientUrls = []url.URL{loopback}
-	ecfg.AdvertiseClientUrls = []url.URL{loopback}
-	ecfg.ListenPeerUrls = []url.URL{loopback}
-	ecfg.AdvertisePeerUrls = []url.URL{loopback}
+	// Clients and peers reach the member through unix sockets in its data
+	// directory (mode 0700): nobody else on the machine can talk to etcd
+	// behind the API server's back. If that path is too long for a
+	// socket, they go in a private temporary directory instead.
+	sockDir, err := socketDir(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cleanup := func() {
+		if sockDir != cfg.Dir {
+			os.RemoveAll(sockDir)
+		}
+	}
+	client := url.URL{Scheme: "unix", Path: filepath.Join(sockDir, "client.sock")}
+	peer := url.URL{Scheme: "unix", Path: filepath.Join(sockDir, "peer.sock")}
+	ecfg.ListenClientUrls = []url.URL{client}
+	ecfg.AdvertiseClientUrls = []url.URL{client}
+	ecfg.ListenPeerUrls = []url.URL{peer}
+	ecfg.AdvertisePeerUrls = []url.URL{peer}
 	ecfg.InitialCluster = ecfg.InitialClusterFromName(ecfg.Name)
 	// Metrics and the HTTP gateway are not used.
 	ecfg.EnableGRPCGateway = false
-
 	e, err := embed.StartEtcd(ecfg)
 	if err != nil {
+		cleanup()
 		return nil, fmt.Errorf("etcd: start: %w", err)
 	}
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
 		e.Close()
+		cleanup()
 		return nil, fmt.Errorf("etcd: %w", err)
 	case <-time.After(cfg.StartTimeout):
 		e.Server.Stop()
 		e.Close()
+		cleanup()
 		return nil, fmt.Errorf("etcd: not ready after %s (logs: %s)", cfg.StartTimeout, cfg.LogFile)
 	}
-	return &Server{etcd: e, client: v3client.New(e.Server)}, nil
+	c, err := clientv3.New(clientv3.Config{
+		Endpoints:   []string{client.String()},
+		DialTimeout: cfg.StartTimeout,
+		Logger:      e.GetLogger(),
+		// Objects up to the API server's limit, and lists of many.
+		MaxCallSendMsgSize: int(cfg.MaxRequestBytes) + 1<<20,
+		MaxCallRecvMsgSize: math.MaxInt32,
+	})
+	if err != nil {
+		e.Close()
+		cleanup()
+		return nil, fmt.Errorf("etcd: client: %w", err)
+	}
+	return &Server{etcd: e, client: c, cleanup: cleanup}, nil
 }
 
-// Client returns the in-process client. It is valid until Close and safe for
-// concurrent use.
+// maxSocketPath is the longest unix socket path Linux accepts, less one.
+const maxSocketPath = 107
+
+// socketDir returns the directory for the member's sockets: its data
+// directory, created with mode 0700, or a new private temporary directory
+// if a socket path there would be too long or holds a character etcd's
+// initial-cluster string cannot carry.
+func socketDir(dataDir string) (string, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return "", fmt.Errorf("etcd: create data dir: %w", err)
+	}
+	if socketPathOK(dataDir) {
+		return dataDir, nil
+	}
+	dir, err := os.MkdirTemp("", "kubesim-etcd-") // mode 0700
+	if err != nil {
+		return "", fmt.Errorf("etcd: socket dir: %w", err)
+	}
+	if !socketPathOK(dir) {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("etcd: socket path %s is too long; set TMPDIR to a short directory without ',' or '='", filepath.Join(dir, "client.sock"))
+	}
+	return dir, nil
+}
+
+func socketPathOK(dir string) bool {
+	p := filepath.Join(dir, "client.sock")
+	return len(p) <= maxSocketPath && !strings.ContainsAny(p, ",=")
+}
+
+// Client returns a client of the member (gRPC over its socket). It is
+// valid until Close and safe for concurrent use.
 func (s *Server) Client() *clientv3.Client { return s.client }
 
 // Close stops the member. It waits for in-flight requests and is safe to call
 // more than once.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
-		// The in-process client's Close only cancels its context and
-		// reports that as an error; there is nothing to act on.
 		_ = s.client.Close()
 		s.etcd.Close()
+		s.cleanup()
 	})
 }

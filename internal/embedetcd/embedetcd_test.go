@@ -83,3 +83,30 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestOnlyThisUserReachesTheMember(t *testing.T) {
+	dir := t.TempDir()
+	cfg := embedetcd.NewConfig(dir)
+	s, err := embedetcd.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fi, err := os.Stat(cfg.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		t.Errorf("etcd data dir mode %v, want no access for group and others", fi.Mode().Perm())
+	}
+	sock, err := os.Stat(filepath.Join(cfg.Dir, "client.sock"))
+	if err != nil {
+		t.Fatalf("client socket: %v", err)
+	}
+	if sock.Mode()&os.ModeSocket == 0 {
+		t.Errorf("%s is not a socket", sock.Name())
+	}
+	if _, err := s.Client().Put(context.Background(), "/k", "v"); err != nil {
+		t.Errorf("put through the socket: %v", err)
+	}
+}
