@@ -25,6 +25,10 @@ func (activeNamespaces) Phase(context.Context, string) (corev1.NamespacePhase, e
 	return corev1.NamespaceActive, nil
 }
 
+func (n activeNamespaces) LivePhase(ctx context.Context, name string) (corev1.NamespacePhase, error) {
+	return n.Phase(ctx, name)
+}
+
 // clientError reports whether err is an API error a client caused (4xx),
 // the only kind bad input may produce.
 func clientError(err error) bool {

@@ -3,6 +3,8 @@ package admission
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,11 +17,18 @@ import (
 const NamespaceLifecycleName = "NamespaceLifecycle"
 
 // NamespaceLister tells the phase of a namespace; a namespace that does
-// not exist gives an error for which apierrors.IsNotFound is true.
-// registry.NamespaceCache implements it.
+// not exist gives an error for which apierrors.IsNotFound is true. Phase
+// may answer from a cache; LivePhase reads storage. registry.NamespaceCache
+// implements it.
 type NamespaceLister interface {
 	Phase(ctx context.Context, name string) (corev1.NamespacePhase, error)
+	LivePhase(ctx context.Context, name string) (corev1.NamespacePhase, error)
 }
+
+// liveLookupTTL is how long after a namespace's deletion was admitted the
+// plugin reads its phase from storage rather than the cache, which may
+// not have seen the deletion yet (kube-apiserver's forceLiveLookupTTL).
+const liveLookupTTL = 30 * time.Second
 
 var (
 	namespaceKind      = schema.GroupKind{Kind: "Namespace"}
@@ -36,6 +45,10 @@ var (
 type NamespaceLifecycle struct {
 	namespaces NamespaceLister
 	immortal   sets.Set[string]
+
+	mu      sync.Mutex
+	deleted map[string]time.Time // namespace → end of its live lookups
+	now     func() time.Time
 }
 
 var _ ValidatingPlugin = (*NamespaceLifecycle)(nil)
@@ -48,7 +61,27 @@ func NewNamespaceLifecycle(namespaces NamespaceLister) *NamespaceLifecycle {
 	return &NamespaceLifecycle{
 		namespaces: namespaces,
 		immortal:   sets.New(metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic),
+		deleted:    map[string]time.Time{},
+		now:        time.Now,
 	}
+}
+
+// recentlyDeleted notes that name's deletion is under way, or reports
+// whether it was within liveLookupTTL, forgetting what has expired.
+func (l *NamespaceLifecycle) recentlyDeleted(name string, note bool) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	if note {
+		l.deleted[name] = now.Add(liveLookupTTL)
+		return true
+	}
+	until, ok := l.deleted[name]
+	if ok && !now.Before(until) {
+		delete(l.deleted, name)
+		return false
+	}
+	return ok
 }
 
 // Name returns "NamespaceLifecycle".
@@ -65,19 +98,26 @@ func (*NamespaceLifecycle) Name() string { return NamespaceLifecycleName }
 //
 // Cluster-scoped objects, namespaces themselves, access reviews, updates
 // and deletes are not its business (handled=false), except the deletion
-// of a namespace, which it checks.
+// of a namespace, which it checks. For liveLookupTTL after a namespace's
+// deletion passes, creates there check its phase in storage: the cache
+// may still say Active.
 func (l *NamespaceLifecycle) Validate(ctx context.Context, a *Attributes) (bool, error) {
 	isNamespace := a.Kind.GroupKind() == namespaceKind || a.Resource.GroupResource() == namespacesResource
 	if isNamespace && a.Operation == Delete {
 		if l.immortal.Has(a.Name) {
 			return true, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, fmt.Errorf("this namespace may not be deleted"))
 		}
+		l.recentlyDeleted(a.Name, true)
 		return true, nil
 	}
 	if isNamespace || a.Namespace == "" || a.Operation != Create || accessReviews.Has(a.Resource.GroupResource()) {
 		return false, nil
 	}
-	phase, err := l.namespaces.Phase(ctx, a.Namespace)
+	lookup := l.namespaces.Phase
+	if l.recentlyDeleted(a.Namespace, false) {
+		lookup = l.namespaces.LivePhase
+	}
+	phase, err := lookup(ctx, a.Namespace)
 	switch {
 	case apierrors.IsNotFound(err):
 		return true, apierrors.NewNotFound(namespacesResource, a.Namespace)

@@ -23,14 +23,29 @@ type fakeNamespaces struct {
 	phases map[string]corev1.NamespacePhase
 	err    error
 	asked  []string
+	live   []string // names asked with LivePhase
+	// stale, if set, is what the cache says instead of phases.
+	stale map[string]corev1.NamespacePhase
+}
+
+func (f *fakeNamespaces) LivePhase(ctx context.Context, name string) (corev1.NamespacePhase, error) {
+	f.live = append(f.live, name)
+	return f.lookup(f.phases, name)
 }
 
 func (f *fakeNamespaces) Phase(_ context.Context, name string) (corev1.NamespacePhase, error) {
 	f.asked = append(f.asked, name)
+	if f.stale != nil {
+		return f.lookup(f.stale, name)
+	}
+	return f.lookup(f.phases, name)
+}
+
+func (f *fakeNamespaces) lookup(phases map[string]corev1.NamespacePhase, name string) (corev1.NamespacePhase, error) {
 	if f.err != nil {
 		return "", f.err
 	}
-	p, ok := f.phases[name]
+	p, ok := phases[name]
 	if !ok {
 		return "", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 	}
@@ -111,6 +126,33 @@ func TestNamespaceLifecycleTerminatingCause(t *testing.T) {
 	}}}
 	if st.Details == nil || st.Details.Name != want.Name || st.Details.Kind != want.Kind || len(st.Details.Causes) != 1 || st.Details.Causes[0] != want.Causes[0] {
 		t.Errorf("details = %+v, want %+v", st.Details, want)
+	}
+}
+
+// Right after a namespace's deletion is admitted the cache may still say
+// Active: creates there read the phase from storage.
+func TestNamespaceLifecycleLiveLookupAfterDelete(t *testing.T) {
+	ctx := context.Background()
+	ns := &fakeNamespaces{
+		phases: map[string]corev1.NamespacePhase{"team": corev1.NamespaceTerminating, "other": corev1.NamespaceActive},
+		stale:  map[string]corev1.NamespacePhase{"team": corev1.NamespaceActive, "other": corev1.NamespaceActive},
+	}
+	l := admission.NewNamespaceLifecycle(ns)
+	if _, err := l.Validate(ctx, podAttrs(admission.Create, "team", simplePod("early"))); err != nil {
+		t.Fatalf("before the delete the cache answers: %v", err)
+	}
+	del := &admission.Attributes{Operation: admission.Delete, Name: "team",
+		Resource: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}}
+	if _, err := l.Validate(ctx, del); err != nil {
+		t.Fatal(err)
+	}
+	_, err := l.Validate(ctx, podAttrs(admission.Create, "team", simplePod("late")))
+	checkErr(t, err, forbidden(`pods "late" is forbidden: unable to create new content in namespace team because it is being terminated`))
+	if _, err := l.Validate(ctx, podAttrs(admission.Create, "other", simplePod("p"))); err != nil {
+		t.Errorf("other namespace: %v", err)
+	}
+	if len(ns.live) != 1 || ns.live[0] != "team" {
+		t.Errorf("live lookups = %v, want [team]", ns.live)
 	}
 }
 

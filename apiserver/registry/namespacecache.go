@@ -29,6 +29,11 @@ func (c *NamespaceCache) Phase(ctx context.Context, name string) (corev1.Namespa
 	if obj, ok := c.cache.get("", name); ok {
 		return obj.(*corev1.Namespace).Status.Phase, nil
 	}
+	return c.LivePhase(ctx, name)
+}
+
+// LivePhase reads the phase of a namespace from etcd.
+func (c *NamespaceCache) LivePhase(ctx context.Context, name string) (corev1.NamespacePhase, error) {
 	obj, err := c.cache.store.Get(ctx, "", name, nil)
 	if err != nil {
 		return "", err
