@@ -116,7 +116,11 @@ func (s *Server) Run(ctx context.Context) error {
 			s.auditLog.flushLoop(ctrlCtx)
 		}()
 	}
-	wg.Add(3)
+	wg.Add(4)
+	go func() {
+		defer wg.Done()
+		s.reg.RunWatchCaches(ctrlCtx)
+	}()
 	go func() {
 		defer wg.Done()
 		s.namespaces.Run(ctrlCtx)

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,6 +55,24 @@ func New(cfg StoreConfig) (*Registry, error) {
 	r.NamespaceStatus = r.Namespaces.WithStrategy(NamespaceStatusStrategy)
 	r.NamespaceFinalize = r.Namespaces.WithStrategy(NamespaceFinalizeStrategy)
 	return &r, nil
+}
+
+// RunWatchCaches keeps the watch cache of every resource until ctx is
+// done: each resource's changes are read from etcd and decoded once, and
+// watchers are fed from there (storage.Store.Run). It returns when all
+// have stopped.
+func (r *Registry) RunWatchCaches(ctx context.Context) {
+	stores := []*Store{r.Pods, r.Nodes, r.Namespaces, r.Events, r.Leases,
+		r.Roles, r.ClusterRoles, r.RoleBindings, r.ClusterRoleBindings}
+	var wg sync.WaitGroup
+	for _, st := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st.Storage().Run(ctx)
+		}()
+	}
+	wg.Wait()
 }
 
 // NamespacedContent lists the stores whose objects live in namespaces.

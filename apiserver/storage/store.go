@@ -33,6 +33,9 @@ type Config struct {
 	// BookmarkInterval is how often an idle watch that allows bookmarks
 	// gets one; 0 means DefaultBookmarkInterval.
 	BookmarkInterval time.Duration
+	// WatchCacheSize is how many recent changes the watch cache keeps
+	// (0: DefaultWatchCacheSize). The cache works while Run runs.
+	WatchCacheSize int
 }
 
 // DefaultBookmarkInterval is how often kube-apiserver's watch cache sends
@@ -47,6 +50,7 @@ type Store struct {
 	newFunc func() runtime.Object
 	newList func() runtime.Object
 	leases  *leaseManager
+	cache   *watchCache
 
 	bookmarkInterval time.Duration
 }
@@ -66,7 +70,7 @@ func New(cfg Config) (*Store, error) {
 	if cfg.BookmarkInterval == 0 {
 		cfg.BookmarkInterval = DefaultBookmarkInterval
 	}
-	return &Store{
+	s := &Store{
 		bookmarkInterval: cfg.BookmarkInterval,
 		client:           cfg.Client,
 		codec:            cfg.Codec,
@@ -74,7 +78,13 @@ func New(cfg Config) (*Store, error) {
 		newFunc:          cfg.NewFunc,
 		newList:          cfg.NewListFunc,
 		leases:           newLeaseManager(cfg.Client),
-	}, nil
+	}
+	size := cfg.WatchCacheSize
+	if size <= 0 {
+		size = DefaultWatchCacheSize
+	}
+	s.cache = &watchCache{s: s, size: size}
+	return s, nil
 }
 
 // Prefix returns the key prefix of the resource, ending in "/".

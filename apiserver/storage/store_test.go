@@ -38,14 +38,48 @@ type env struct {
 	client *clientv3.Client
 }
 
+// newStore returns a store on a fresh etcd member, with its watch cache
+// running (so watches use it whenever it holds what they need).
 func newStore(t *testing.T) env {
 	t.Helper()
-	e := etcdtest.Start(t)
+	return newStoreWith(t, true)
+}
+
+func storeCodec() runtime.Codec {
 	ser := json.NewSerializerWithOptions(json.DefaultMetaFactory, scheme.Scheme, scheme.Scheme, json.SerializerOptions{})
-	codec := runtime.NewCodec(runtime.WithVersionEncoder{Version: corev1.SchemeGroupVersion, Encoder: ser, ObjectTyper: scheme.Scheme}, ser)
+	return runtime.NewCodec(runtime.WithVersionEncoder{Version: corev1.SchemeGroupVersion, Encoder: ser, ObjectTyper: scheme.Scheme}, ser)
+}
+
+// storeWithCodec returns a second store on e's etcd with its own codec and
+// its watch cache running.
+func storeWithCodec(t *testing.T, e env, codec runtime.Codec) *storage.Store {
+	t.Helper()
+	s, err := storage.New(storage.Config{
+		Client:      e.client,
+		Codec:       codec,
+		Prefix:      prefix,
+		NewFunc:     func() runtime.Object { return &corev1.Pod{} },
+		NewListFunc: func() runtime.Object { return &corev1.PodList{} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	for !storage.WatchCacheRunning(s) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return s
+}
+
+func newStoreWith(t *testing.T, cache bool) env {
+	t.Helper()
+	e := etcdtest.Start(t)
 	s, err := storage.New(storage.Config{
 		Client:      e.Client(),
-		Codec:       codec,
+		Codec:       storeCodec(),
 		Prefix:      prefix,
 		NewFunc:     func() runtime.Object { return &corev1.Pod{} },
 		NewListFunc: func() runtime.Object { return &corev1.PodList{} },
@@ -54,6 +88,19 @@ func newStore(t *testing.T) env {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cache {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { s.Run(ctx); close(done) }()
+		t.Cleanup(func() { cancel(); <-done })
+		deadline := time.Now().Add(10 * time.Second)
+		for !storage.WatchCacheRunning(s) {
+			if time.Now().After(deadline) {
+				t.Fatal("watch cache not running after 10s")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 	return env{store: s, client: e.Client()}
 }

@@ -3,18 +3,15 @@ package storage
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
 
-	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -113,72 +110,85 @@ func (w *watcher) Stop() {
 func (w *watcher) run() {
 	defer close(w.done)
 	defer close(w.result)
+	// Whatever ends the watch also ends its etcd watch (a cancelled
+	// context is what releases it in etcd's client).
+	defer w.cancel()
 	if w.initial {
 		if !w.sendInitialState() {
 			return
 		}
 	}
-	opts := []clientv3.OpOption{clientv3.WithRev(w.startRev + 1), clientv3.WithPrevKV()}
-	if w.recursive {
-		opts = append(opts, clientv3.WithPrefix())
-	}
-	if w.bookmarks {
-		opts = append(opts, clientv3.WithProgressNotify())
-	}
+	replay, items, stop := w.s.changesAfter(w.ctx, w.key, w.startRev, w.bookmarks)
+	defer stop()
+
 	// processed is the revision up to which every change under the key
 	// has been looked at (sent, or hidden by the selectors): what a
 	// BOOKMARK may promise.
 	processed := w.startRev
+	sentSinceTick := false
+	// handle shows one item to the client; false ends the watch.
+	handle := func(it item) bool {
+		switch {
+		case it.err != nil:
+			w.sendError(it.err)
+			return false
+		case it.change == nil:
+			processed = max(processed, it.rev)
+			return true
+		case it.change.rev <= w.startRev || !w.covers(it.change.key):
+			return true
+		}
+		out, err := w.transform(it.change)
+		if err != nil {
+			w.sendError(apierrors.NewInternalError(err))
+			return false
+		}
+		processed = max(processed, it.change.rev)
+		if out == nil {
+			return true
+		}
+		sentSinceTick = true
+		return w.send(*out)
+	}
+	for _, it := range replay {
+		if !handle(it) {
+			return
+		}
+	}
 	var tick <-chan time.Time
 	if w.bookmarks {
 		t := time.NewTicker(w.s.bookmarkInterval)
 		defer t.Stop()
 		tick = t.C
 	}
-	sentSinceTick := false
-	changes := w.s.client.Watch(w.ctx, w.key, opts...)
 	for {
 		select {
+		case <-w.ctx.Done():
+			return
 		case <-tick:
 			if !sentSinceTick && !w.sendBookmark(processed, false) {
 				return
 			}
 			sentSinceTick = false
-			continue
-		case resp, ok := <-changes:
+		case it, ok := <-items:
 			if !ok {
-				// The channel closes when ctx is done; closed with ctx
-				// alive means etcd went away.
-				if w.ctx.Err() == nil {
-					w.sendError(apierrors.NewInternalError(errors.New("watch channel closed by etcd")))
-				}
+				// The source ended (the watch cache dropped a watcher
+				// that fell too far behind): the client watches again.
 				return
 			}
-			if err := resp.Err(); err != nil {
-				w.sendError(watchError(err))
+			if !handle(it) {
 				return
-			}
-			if resp.IsProgressNotify() {
-				processed = max(processed, resp.Header.Revision)
-				continue
-			}
-			for _, ev := range resp.Events {
-				out, err := w.transform(ev)
-				if err != nil {
-					w.sendError(apierrors.NewInternalError(err))
-					return
-				}
-				processed = max(processed, ev.Kv.ModRevision)
-				if out == nil {
-					continue
-				}
-				if !w.send(*out) {
-					return
-				}
-				sentSinceTick = true
 			}
 		}
 	}
+}
+
+// covers reports whether the watch is about key.
+func (w *watcher) covers(key string) bool {
+	if w.recursive {
+		return strings.HasPrefix(key, w.key)
+	}
+	return key == w.key
 }
 
 // sendInitialState sends the current objects as ADDED events and records
@@ -215,67 +225,49 @@ func (w *watcher) sendInitialState() bool {
 	return true
 }
 
-// transform turns an etcd event into the API event this watcher shows,
-// or nil when the selectors hide it.
-func (w *watcher) transform(ev *clientv3.Event) (*watch.Event, error) {
-	rev := ev.Kv.ModRevision
+// transform turns a change into the API event this watcher shows, or nil
+// when the selectors hide it.
+func (w *watcher) transform(c *change) (*watch.Event, error) {
 	switch {
-	case ev.Type == mvccpb.DELETE:
-		if ev.PrevKv == nil {
-			return nil, fmt.Errorf("delete of %s without its previous value", ev.Kv.Key)
-		}
+	case c.deleted:
 		// The last state, stamped with the revision of its deletion.
-		old, err := w.s.decode(ev.PrevKv.Value, rev)
-		if err != nil {
+		if ok, err := w.pred.Matches(c.prev); err != nil || !ok {
 			return nil, err
 		}
-		if ok, err := w.pred.Matches(old); err != nil || !ok {
+		return &watch.Event{Type: watch.Deleted, Object: c.prev}, nil
+	case c.created:
+		if ok, err := w.pred.Matches(c.cur); err != nil || !ok {
 			return nil, err
 		}
-		return &watch.Event{Type: watch.Deleted, Object: old}, nil
-	case ev.IsCreate():
-		cur, err := w.s.decode(ev.Kv.Value, rev)
-		if err != nil {
-			return nil, err
-		}
-		if ok, err := w.pred.Matches(cur); err != nil || !ok {
-			return nil, err
-		}
-		return &watch.Event{Type: watch.Added, Object: cur}, nil
+		return &watch.Event{Type: watch.Added, Object: c.cur}, nil
+	case w.acceptsAll:
+		return &watch.Event{Type: watch.Modified, Object: c.cur}, nil
 	}
-	cur, err := w.s.decode(ev.Kv.Value, rev)
-	if err != nil {
-		return nil, err
-	}
-	if w.acceptsAll {
-		return &watch.Event{Type: watch.Modified, Object: cur}, nil
-	}
-	curOK, err := w.pred.Matches(cur)
+	curOK, err := w.pred.Matches(c.cur)
 	if err != nil {
 		return nil, err
 	}
 	oldOK := false
-	var old runtime.Object
-	if ev.PrevKv != nil {
-		if old, err = w.s.decode(ev.PrevKv.Value, rev); err != nil {
-			return nil, err
-		}
-		if oldOK, err = w.pred.Matches(old); err != nil {
+	if c.prev != nil {
+		if oldOK, err = w.pred.Matches(c.prev); err != nil {
 			return nil, err
 		}
 	}
 	switch {
 	case curOK && oldOK:
-		return &watch.Event{Type: watch.Modified, Object: cur}, nil
+		return &watch.Event{Type: watch.Modified, Object: c.cur}, nil
 	case curOK:
-		return &watch.Event{Type: watch.Added, Object: cur}, nil
+		return &watch.Event{Type: watch.Added, Object: c.cur}, nil
 	case oldOK:
-		return &watch.Event{Type: watch.Deleted, Object: old}, nil
+		return &watch.Event{Type: watch.Deleted, Object: c.prev}, nil
 	}
 	return nil, nil
 }
 
 func (w *watcher) send(ev watch.Event) bool {
+	if w.ctx.Err() != nil {
+		return false // stopped: nothing more reaches the reader
+	}
 	select {
 	case w.result <- ev:
 		return true

@@ -1,0 +1,321 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// change is one etcd change, decoded. Its objects are shared by every
+// watcher that sees them and must not be modified.
+type change struct {
+	key     string
+	rev     int64
+	created bool
+	deleted bool
+	// cur is the new state (nil for a delete); prev the one before (for a
+	// delete: the last state, stamped with the deletion's revision).
+	cur, prev runtime.Object
+}
+
+// item is what a watcher reads from its source: a change, a revision
+// reached (progress), or an error that ends the watch.
+type item struct {
+	change *change
+	rev    int64
+	err    error
+}
+
+// decodeChange decodes an etcd event.
+func (s *Store) decodeChange(ev *clientv3.Event) (*change, error) {
+	rev := ev.Kv.ModRevision
+	c := &change{key: string(ev.Kv.Key), rev: rev, created: ev.IsCreate(), deleted: ev.Type == mvccpb.DELETE}
+	var err error
+	if !c.deleted {
+		if c.cur, err = s.decode(ev.Kv.Value, rev); err != nil {
+			return nil, err
+		}
+	}
+	if ev.PrevKv != nil {
+		if c.prev, err = s.decode(ev.PrevKv.Value, rev); err != nil {
+			return nil, err
+		}
+	} else if c.deleted {
+		return nil, fmt.Errorf("delete of %s without its previous value", ev.Kv.Key)
+	}
+	return c, nil
+}
+
+// changesAfter returns the changes under the store's prefix with a
+// revision above after, in order: first replay (already known), then
+// what items delivers. They come from the watch cache when it holds them
+// all, else from a watch of its own on etcd. stop releases the source.
+func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool) (replay []item, items <-chan item, stop func()) {
+	if sub := s.cache.subscribe(after); sub != nil {
+		stop := func() { s.cache.unsubscribe(sub) }
+		// The cache may hold (or still receive) history that etcd has
+		// compacted away; a watch from there must fail as etcd's would.
+		_, err := s.client.Get(ctx, s.prefix, clientv3.WithRev(after+1), clientv3.WithCountOnly())
+		if err != nil && !errors.Is(err, rpctypes.ErrFutureRev) {
+			stop()
+			if ctx.Err() != nil {
+				return nil, nil, func() {} // the watch was stopped meanwhile
+			}
+			return []item{{err: watchError(err)}}, nil, func() {}
+		}
+		return sub.replay, sub.ch, stop
+	}
+	items, stop = s.etcdChanges(ctx, key, after, progress)
+	return nil, items, stop
+}
+
+// etcdChanges watches key on etcd from after+1, decoding each change. The
+// goroutine it starts ends when ctx is done; stop waits for it.
+func (s *Store) etcdChanges(ctx context.Context, key string, after int64, progress bool) (<-chan item, func()) {
+	opts := []clientv3.OpOption{clientv3.WithRev(after + 1), clientv3.WithPrevKV()}
+	if len(key) > 0 && key[len(key)-1] == '/' {
+		opts = append(opts, clientv3.WithPrefix())
+	}
+	if progress {
+		opts = append(opts, clientv3.WithProgressNotify())
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	out := make(chan item, watchBuffer)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(out)
+		send := func(it item) bool {
+			select {
+			case out <- it:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for resp := range s.client.Watch(ctx, key, opts...) {
+			if err := resp.Err(); err != nil {
+				send(item{err: watchError(err)})
+				return
+			}
+			if resp.IsProgressNotify() {
+				if !send(item{rev: resp.Header.Revision}) {
+					return
+				}
+				continue
+			}
+			for _, ev := range resp.Events {
+				c, err := s.decodeChange(ev)
+				if err != nil {
+					send(item{err: apierrors.NewInternalError(err)})
+					return
+				}
+				if !send(item{change: c}) {
+					return
+				}
+			}
+		}
+		if ctx.Err() == nil {
+			send(item{err: apierrors.NewInternalError(errors.New("watch channel closed by etcd"))})
+		}
+	}()
+	return out, func() {
+		cancel()
+		<-done
+	}
+}
+
+// DefaultWatchCacheSize is how many recent changes a watch cache keeps.
+const DefaultWatchCacheSize = 4096
+
+// subscriptionBuffer is how many changes a watcher of the cache may fall
+// behind before the cache drops it.
+const subscriptionBuffer = 1024
+
+// watchCache keeps one etcd watch per resource and the recent changes,
+// decoded once, and hands them to every watcher (as kube-apiserver's watch
+// cache does): a hundred kubelets watching pods cost one etcd watch and
+// one decoding per change, not a hundred. A watcher that starts before
+// the oldest change kept is served by a watch of its own on etcd (where a
+// compacted revision gives 410 Expired). A watcher that falls
+// subscriptionBuffer changes behind is dropped: its stream ends and the
+// client watches again from its last resourceVersion. Safe for concurrent
+// use; the zero value is not running and serves nobody.
+type watchCache struct {
+	s         *Store
+	size      int
+	subBuffer int // subscriptionBuffer unless a test says otherwise
+
+	mu      sync.Mutex
+	running bool
+	ring    []*change // oldest first
+	base    int64     // every change after base is in ring (or yet to come)
+	rev     int64     // revision reached
+	subs    map[*subscription]struct{}
+}
+
+// subscription is one watcher's feed from the cache.
+type subscription struct {
+	replay []item
+	ch     chan item
+	closed bool
+}
+
+// Run keeps the store's watch cache until ctx is done. Without it every
+// watch watches etcd itself.
+func (s *Store) Run(ctx context.Context) {
+	s.cache.run(ctx)
+}
+
+func (c *watchCache) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := c.follow(ctx)
+		c.stop(err)
+		if ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// follow watches the whole prefix from the current revision and records
+// every change until the watch fails or ctx is done.
+func (c *watchCache) follow(ctx context.Context) error {
+	// A watch from "now" is in step with etcd from its creation, which
+	// says the revision it starts after. (A watch from an explicit
+	// revision could be caught by a compaction before it catches up.)
+	wch := c.s.client.Watch(ctx, c.s.prefix, clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithProgressNotify(), clientv3.WithCreatedNotify())
+	for resp := range wch {
+		if err := resp.Err(); err != nil {
+			return err
+		}
+		if resp.Created {
+			start := resp.Header.Revision
+			c.mu.Lock()
+			c.running, c.ring, c.base, c.rev = true, nil, start, start
+			if c.subs == nil {
+				c.subs = map[*subscription]struct{}{}
+			}
+			c.mu.Unlock()
+			continue
+		}
+		if resp.IsProgressNotify() {
+			c.advance(resp.Header.Revision)
+			continue
+		}
+		changes := make([]*change, 0, len(resp.Events))
+		for _, ev := range resp.Events {
+			ch, err := c.s.decodeChange(ev)
+			if err != nil {
+				return err
+			}
+			changes = append(changes, ch)
+		}
+		c.record(changes)
+	}
+	return ctx.Err()
+}
+
+// record appends changes and hands them to every subscriber.
+func (c *watchCache) record(changes []*change) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ch := range changes {
+		c.ring = append(c.ring, ch)
+		if len(c.ring) > c.size {
+			c.base = c.ring[0].rev
+			c.ring[0] = nil
+			c.ring = c.ring[1:]
+		}
+		c.rev = max(c.rev, ch.rev)
+		for sub := range c.subs {
+			c.deliver(sub, item{change: ch})
+		}
+	}
+}
+
+// advance notes a revision reached without changes under the prefix.
+func (c *watchCache) advance(rev int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rev = max(c.rev, rev)
+	for sub := range c.subs {
+		select {
+		case sub.ch <- item{rev: rev}:
+		default: // progress can wait for the next one
+		}
+	}
+}
+
+// deliver gives sub an item, or drops sub if it is too far behind. Called
+// with c.mu held.
+func (c *watchCache) deliver(sub *subscription, it item) {
+	select {
+	case sub.ch <- it:
+	default:
+		c.drop(sub)
+	}
+}
+
+func (c *watchCache) drop(sub *subscription) {
+	if !sub.closed {
+		sub.closed = true
+		close(sub.ch)
+	}
+	delete(c.subs, sub)
+}
+
+// stop ends every subscription: the cache no longer knows what comes next.
+func (c *watchCache) stop(error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.running, c.ring = false, nil
+	for sub := range c.subs {
+		c.drop(sub)
+	}
+}
+
+// subscribe returns a feed of the changes after rev, or nil if the cache
+// does not hold them all (not running, or rev before its oldest change).
+func (c *watchCache) subscribe(after int64) *subscription {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.running || after < c.base {
+		return nil
+	}
+	buffer := c.subBuffer
+	if buffer <= 0 {
+		buffer = subscriptionBuffer
+	}
+	sub := &subscription{ch: make(chan item, buffer)}
+	for _, ch := range c.ring {
+		if ch.rev > after {
+			sub.replay = append(sub.replay, item{change: ch})
+		}
+	}
+	if c.rev > after {
+		sub.replay = append(sub.replay, item{rev: c.rev})
+	}
+	c.subs[sub] = struct{}{}
+	return sub
+}
+
+func (c *watchCache) unsubscribe(sub *subscription) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drop(sub)
+}
