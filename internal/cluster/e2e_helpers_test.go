@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -330,3 +331,5 @@ spec:
     image: %s
 `, name, image)
 }
+
+func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }

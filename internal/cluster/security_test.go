@@ -126,3 +126,20 @@ func auditStages(tb testing.TB, path, auditID string) []string {
 	}
 	return stages
 }
+
+// auditHasWatchStarted reports whether the audit log shows a watch whose
+// request URI starts with prefix reaching ResponseStarted.
+func auditHasWatchStarted(tb testing.TB, path, prefix string) bool {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var ev struct{ Stage, Verb, RequestURI string }
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Stage == "ResponseStarted" && ev.Verb == "watch" && strings.HasPrefix(ev.RequestURI, prefix) {
+			return true
+		}
+	}
+	return false
+}
