@@ -15,7 +15,9 @@ import (
 )
 
 // change is one etcd change, decoded. Its objects are shared by every
-// watcher that sees them and must not be modified.
+// watcher that sees them and must not be modified. They keep the
+// apiVersion and kind they were stored with, so that encoding them for a
+// client (runtime.WithVersionEncoder) has nothing to set on them.
 type change struct {
 	key     string
 	rev     int64
