@@ -17,18 +17,74 @@ type ObjectRef struct {
 }
 
 // Event is one thing a component observed, with its evidence.
+//
+// Stage is the stage of the pod's creation the event belongs to, or 0 for
+// an event that belongs to none (the trace of any other request, a later
+// status write, a runtime action of a restart). For each pod the staged
+// events are recorded in stage order: 1 before 2 before 3..., so a reader
+// can follow one pod by its Object.UID. (A stage-1 event is recorded
+// before the create's etcd write; the whole request's trace comes again,
+// with stage 0, when the request ends.)
 type Event struct {
+	// Seq numbers the events of one Recorder in the order it recorded
+	// them, from 1; Record sets it.
+	Seq       uint64    `json:"seq"`
 	Stage     Stage     `json:"stage"`
-	Component string    `json:"component"` // "apiserver", "scheduler", "kubelet/node-1"
+	Component string    `json:"component"` // "apiserver", "scheduler", "kubelet/node-1", "gate"
 	Object    ObjectRef `json:"object"`
 	Time      time.Time `json:"time"`
 	Summary   string    `json:"summary"`
 
 	// Evidence: one of these is set.
 	Request    *RequestTrace       `json:"request,omitempty"`
+	Etcd       *EtcdWrite          `json:"etcd,omitempty"`
+	Watch      *WatchDelivery      `json:"watch,omitempty"`
 	Scheduling *SchedulingDecision `json:"scheduling,omitempty"`
 	Runtime    *RuntimeAction      `json:"runtime,omitempty"`
 	Status     *StatusReport       `json:"status,omitempty"`
+	Hold       *Hold               `json:"hold,omitempty"`
+}
+
+// EtcdWrite is a write the API server made to etcd (stages 2, 5 and 8).
+type EtcdWrite struct {
+	// Op is "create", "update" or "delete".
+	Op  string `json:"op"`
+	Key string `json:"key"`
+	// Revision is the write's revision: the object's new resourceVersion.
+	Revision int64 `json:"revision"`
+	// PrevRevision is the revision of the value it replaced (0 for a
+	// create); etcd keeps it in its MVCC history until compaction.
+	PrevRevision int64 `json:"prevRevision,omitempty"`
+	// Value is the stored value (JSON), as written.
+	Value string `json:"value,omitempty"`
+}
+
+// WatchDelivery is one watch event the API server wrote to a watcher's
+// connection (stages 3 and 6).
+type WatchDelivery struct {
+	// User is the watcher: system:kube-scheduler, system:node:node-1...
+	User string `json:"user"`
+	// URI is the watch request, e.g.
+	// "/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-1&watch=true".
+	URI   string `json:"uri"`
+	Proto string `json:"proto"` // "HTTP/1.1", "HTTP/2.0"
+	// ContentType is the stream's media type.
+	ContentType string `json:"contentType"`
+	// Type and ResourceVersion are the watch event's.
+	Type            string `json:"type"`
+	ResourceVersion string `json:"resourceVersion"`
+	// Frame is the exact bytes written for the event: a JSON line, or a
+	// length-prefixed protobuf frame. The HTTP layer then sends it as one
+	// HTTP/1.1 chunk (its size in hex, CRLF, the bytes, CRLF) or in
+	// HTTP/2 DATA frames.
+	Frame []byte `json:"frame"`
+}
+
+// Hold says that the system is held at a boundary (Released false), or
+// that it went on (Released true). See Gate.
+type Hold struct {
+	Boundary Boundary `json:"boundary"`
+	Released bool     `json:"released"`
 }
 
 // SchedulingDecision is what the scheduler decided for one pod (stage 4):

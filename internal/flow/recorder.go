@@ -10,11 +10,14 @@ const DefaultBuffer = 1024
 
 // Recorder fans events out to subscribers. Record never blocks: each
 // subscriber has a bounded buffer, and an event that does not fit is
-// dropped for that subscriber only and counted in its Dropped. The zero
-// Recorder is not usable; use NewRecorder. A nil *Recorder ignores Record.
-// Safe for concurrent use.
+// dropped for that subscriber only and counted in its Dropped (a slow
+// subscriber loses events, the system never waits for it). Every
+// subscriber receives the events it keeps in the order they were
+// recorded, numbered by Seq. The zero Recorder is not usable; use
+// NewRecorder. A nil *Recorder ignores Record. Safe for concurrent use.
 type Recorder struct {
-	mu   sync.RWMutex
+	mu   sync.Mutex
+	seq  uint64
 	subs map[*Subscription]struct{}
 }
 
@@ -23,13 +26,16 @@ func NewRecorder() *Recorder {
 	return &Recorder{subs: map[*Subscription]struct{}{}}
 }
 
-// Record delivers e to every current subscriber that has room for it.
+// Record numbers e and delivers it to every current subscriber that has
+// room for it.
 func (r *Recorder) Record(e Event) {
 	if r == nil {
 		return
 	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	e.Seq = r.seq
 	for s := range r.subs {
 		select {
 		case s.ch <- e:
