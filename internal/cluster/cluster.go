@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,6 +65,9 @@ type Config struct {
 	Speed float64
 	// ReadyTimeout bounds Start's wait for the API server.
 	ReadyTimeout time.Duration
+	// Gate holds the components at the stage boundaries of every pod's
+	// creation (step-through); nil lets everything pass.
+	Gate *flow.Gate
 }
 
 // DefaultNodeCount is how many nodes a default cluster has.
@@ -119,13 +124,15 @@ type Cluster struct {
 	URL string
 	// Recorder carries the flow events (request traces...).
 	Recorder *flow.Recorder
+	// Gate is Config.Gate (nil: none).
+	Gate *flow.Gate
 	// Authority holds the cluster's CA, certificates and tokens.
 	Authority *pki.Authority
 
 	tempDir   bool
 	etcd      *embedetcd.Server
-	api       *apiserver.Server
 	runCtx    context.Context
+	readyWait time.Duration
 	speed     float64
 	logFile   *os.File
 	logSink   *logSink
@@ -134,6 +141,14 @@ type Cluster struct {
 	wg        sync.WaitGroup
 	runErr    error
 	once      sync.Once
+
+	// The API server: its configuration (reused by RestartAPIServer),
+	// and the running one.
+	apiMu     sync.Mutex
+	apiCfg    *apiserver.Config
+	api       *apiserver.Server
+	apiCancel context.CancelFunc
+	apiDone   chan struct{}
 
 	compMu    sync.Mutex
 	scheduler *component
@@ -148,7 +163,8 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Cluster{DataDir: cfg.DataDir, speed: cfg.Speed, kubelets: map[string]*component{}, specs: map[string]kubelet.NodeSpec{}}
+	c := &Cluster{DataDir: cfg.DataDir, speed: cfg.Speed, Gate: cfg.Gate, readyWait: cfg.ReadyTimeout,
+		kubelets: map[string]*component{}, specs: map[string]kubelet.NodeSpec{}}
 	if c.DataDir == "" {
 		if c.DataDir, err = os.MkdirTemp("", "kubesim-"); err != nil {
 			return nil, fmt.Errorf("cluster: data dir: %w", err)
@@ -199,19 +215,11 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	acfg.Authenticator = auth.Union(auth.NewTokenAuthenticator(tokenEntries(c.Authority)), auth.NewCertAuthenticator())
 	acfg.Recorder = c.Recorder
 	acfg.AuditLog = c.auditFile
-	if c.api, err = apiserver.New(acfg); err != nil {
-		return nil, err
-	}
-	c.URL = c.api.URL()
+	c.apiCfg = acfg
 
 	runCtx, cancel := context.WithCancel(ctx)
 	c.cancel, c.runCtx = cancel, runCtx
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		c.runErr = c.api.Run(runCtx)
-	}()
-	if err := waitReady(ctx, c.URL, c.Authority.CAPool(), cfg.ReadyTimeout); err != nil {
+	if err := c.startAPI(ctx); err != nil {
 		return nil, err
 	}
 	c.Kubeconfig = filepath.Join(c.DataDir, "kubeconfig")
@@ -282,6 +290,77 @@ func waitReady(ctx context.Context, url string, ca *x509.CertPool, timeout time.
 	}
 }
 
+// startAPI creates and runs an API server from c.apiCfg, in a goroutine
+// owned by the cluster, and waits until it answers.
+func (c *Cluster) startAPI(ctx context.Context) error {
+	api, err := apiserver.New(c.apiCfg)
+	if err != nil {
+		return err
+	}
+	apiCtx, cancel := context.WithCancel(c.runCtx)
+	done := make(chan struct{})
+	c.apiMu.Lock()
+	c.api, c.apiCancel, c.apiDone = api, cancel, done
+	if c.URL == "" {
+		c.URL = api.URL() // a restart listens on the same address
+	}
+	c.apiMu.Unlock()
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(done)
+		if err := api.Run(apiCtx); err != nil {
+			c.apiMu.Lock()
+			c.runErr = err
+			c.apiMu.Unlock()
+		}
+	}()
+	return waitReady(ctx, c.URL, c.Authority.CAPool(), c.readyWait)
+}
+
+// RestartAPIServer stops the API server and starts a new one on the same
+// address, as a restart of kube-apiserver would: every watch ends, and
+// clients (the scheduler, the kubelets, kubectl -w) reconnect and carry
+// on from their last resourceVersion. Etcd and the other components keep
+// running. It returns once the new server answers.
+func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	c.apiMu.Lock()
+	cancel, done, url := c.apiCancel, c.apiDone, c.URL
+	c.apiMu.Unlock()
+	// (c.URL is set once, by Start, before anyone reads it.)
+	if cancel == nil {
+		return errors.New("cluster: the API server is not running")
+	}
+	// Hold the group open across the gap, so that Wait does not return.
+	c.wg.Add(1)
+	defer c.wg.Done()
+	cancel()
+	<-done
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(url, "https://"))
+	if err != nil {
+		return fmt.Errorf("cluster: restart: %w", err)
+	}
+	if c.apiCfg.Port, err = strconv.Atoi(port); err != nil {
+		return fmt.Errorf("cluster: restart: %w", err)
+	}
+	return c.startAPI(ctx)
+}
+
+// CompactEtcd compacts etcd's history up to its current revision, as
+// kube-apiserver does every five minutes: watches from an older
+// resourceVersion then get 410 Gone. It returns the revision.
+func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
+	resp, err := c.etcd.Client().Get(ctx, "compact-probe")
+	if err != nil {
+		return 0, err
+	}
+	rev := resp.Header.Revision
+	if _, err := c.etcd.Client().Compact(ctx, rev); err != nil {
+		return 0, err
+	}
+	return rev, nil
+}
+
 // Close stops the API server and etcd, and removes a temporary data dir.
 // It returns the API server's error, if it failed while running.
 func (c *Cluster) Close() error {
@@ -292,9 +371,6 @@ func (c *Cluster) Close() error {
 			c.cancel()
 		}
 		c.wg.Wait()
-		if c.api != nil && c.cancel == nil {
-			_ = c.api.Close()
-		}
 		if c.etcd != nil {
 			c.etcd.Close()
 		}
@@ -312,6 +388,8 @@ func (c *Cluster) Close() error {
 			_ = os.RemoveAll(c.DataDir)
 		}
 	})
+	c.apiMu.Lock()
+	defer c.apiMu.Unlock()
 	return c.runErr
 }
 
@@ -322,6 +400,8 @@ func (c *Cluster) Etcd() *embedetcd.Server { return c.etcd }
 // returns its error.
 func (c *Cluster) Wait() error {
 	c.wg.Wait()
+	c.apiMu.Lock()
+	defer c.apiMu.Unlock()
 	return c.runErr
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -72,6 +73,34 @@ func (c *Cluster) clientFor(id pki.Identity) (kubernetes.Interface, error) {
 		return nil, err
 	}
 	return kubernetes.NewForConfig(cfg)
+}
+
+// IdentityOf returns the identity behind a user name the cluster knows:
+// admin, student, system:kube-scheduler or system:node:<node>.
+func IdentityOf(user string) (pki.Identity, error) {
+	switch {
+	case user == pki.AdminUser:
+		return pki.Admin(), nil
+	case user == pki.StudentUser:
+		return pki.Student(), nil
+	case user == pki.SchedulerUser:
+		return pki.Scheduler(), nil
+	case strings.HasPrefix(user, pki.NodeUserPrefix) && len(user) > len(pki.NodeUserPrefix):
+		return pki.Node(strings.TrimPrefix(user, pki.NodeUserPrefix)), nil
+	}
+	return pki.Identity{}, fmt.Errorf("cluster: unknown user %q (known: %s, %s, %s, %s<node>)",
+		user, pki.AdminUser, pki.StudentUser, pki.SchedulerUser, pki.NodeUserPrefix)
+}
+
+// RESTConfigAs returns a client configuration acting as user (see
+// IdentityOf), authenticated by a client certificate signed by the
+// cluster's CA, without rate limits worth noticing.
+func (c *Cluster) RESTConfigAs(user string) (*rest.Config, error) {
+	id, err := IdentityOf(user)
+	if err != nil {
+		return nil, err
+	}
+	return c.restConfigFor(id)
 }
 
 // AdminClient returns a client-go clientset acting as admin.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesim/kubesim/internal/cluster"
 )
@@ -333,3 +337,28 @@ spec:
 }
 
 func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }
+
+// createPod creates a one-container pod named name in default.
+func createPod(tb testing.TB, c kubernetes.Interface, name string) *corev1.Pod {
+	tb.Helper()
+	p, err := c.CoreV1().Pods("default").Create(context.Background(), &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		tb.Fatalf("create pod %s: %v", name, err)
+	}
+	return p
+}
+
+// waitPhase waits until the pod default/name is in phase.
+func waitPhase(tb testing.TB, c kubernetes.Interface, name string, phase corev1.PodPhase) {
+	tb.Helper()
+	eventually(tb, fmt.Sprintf("pod %s %s", name, phase), func() (bool, string) {
+		p, err := c.CoreV1().Pods("default").Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return p.Status.Phase == phase, string(p.Status.Phase)
+	})
+}

@@ -1,9 +1,16 @@
 package cluster_test
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // TestRestartKeepsObjectsAndResourceVersions stops a cluster and starts a
@@ -58,5 +65,62 @@ func TestRestartKeepsObjectsAndResourceVersions(t *testing.T) {
 	rvNew := k.must(t, "get", "pod", "db", "-o", "jsonpath={.metadata.resourceVersion}")
 	if n, err := strconv.ParseUint(rvNew, 10, 64); err != nil || n <= after {
 		t.Errorf("resourceVersion of a pod created after restart: got %q, want an integer above %d", rvNew, after)
+	}
+}
+
+// TestRestartAPIServer restarts the API server alone: the scheduler and
+// the kubelets reconnect their watches, so a pod created after the
+// restart still runs, and one created before is still there.
+func TestRestartAPIServer(t *testing.T) {
+	t.Parallel()
+	c, admin := startFullCluster(t, 1, 0)
+	ctx := context.Background()
+	before := createPod(t, admin, "before")
+	waitPhase(t, admin, before.Name, corev1.PodRunning)
+	if err := c.RestartAPIServer(ctx); err != nil {
+		t.Fatalf("RestartAPIServer: %v", err)
+	}
+	after := createPod(t, admin, "after")
+	waitPhase(t, admin, after.Name, corev1.PodRunning)
+	got, err := admin.CoreV1().Pods("default").Get(ctx, before.Name, metav1.GetOptions{})
+	if err != nil || got.UID != before.UID || got.Status.Phase != corev1.PodRunning {
+		t.Errorf("pod from before the restart: %v, err %v", got.Status.Phase, err)
+	}
+}
+
+// TestCompactEtcd compacts to the current revision: a watch from an
+// older resourceVersion then gets 410 Expired.
+func TestCompactEtcd(t *testing.T) {
+	t.Parallel()
+	c := mustStartCluster(t, "")
+	admin, err := c.AdminClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	first := createPod(t, admin, "first")
+	// Two writes after it: the one right after first stays readable
+	// (etcd keeps the compaction revision itself) only if it is the last.
+	createPod(t, admin, "second")
+	createPod(t, admin, "third")
+	rev, err := c.CompactEtcd(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if firstRV, _ := strconv.ParseInt(first.ResourceVersion, 10, 64); rev <= firstRV {
+		t.Fatalf("compacted at %d, not after the first pod's %d", rev, firstRV)
+	}
+	w, err := admin.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{ResourceVersion: first.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	select {
+	case ev := <-w.ResultChan():
+		if ev.Type != watch.Error || !apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)) {
+			t.Errorf("got %s, want an ERROR with 410 Expired", ev.Type)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event from a watch on a compacted resourceVersion")
 	}
 }
