@@ -1,0 +1,22 @@
+package flow
+
+// Text is a piece of prose in the two languages kubesim speaks. Scenarios,
+// the plain printer and the TUI share it.
+type Text struct {
+	En string `json:"en" yaml:"en"`
+	Zh string `json:"zh" yaml:"zh"`
+}
+
+// In returns the text in lang ("en" or "zh"); any other value, or a missing
+// translation, falls back to English.
+func (t Text) In(lang string) string {
+	if lang == "zh" && t.Zh != "" {
+		return t.Zh
+	}
+	return t.En
+}
+
+// Title returns the stage's title in lang ("en" or "zh", English otherwise).
+func (i StageInfo) Title(lang string) string {
+	return Text{En: i.TitleEN, Zh: i.TitleZH}.In(lang)
+}
