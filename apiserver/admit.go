@@ -85,6 +85,17 @@ func (s *Server) updateValidator(attrs *admission.Attributes) registry.ValidateO
 	}
 }
 
+// updateValidator is the validating admission of an update (PUT or
+// PATCH) of the endpoint or its subresource: for pods/status (not a dry
+// run) it may record stage 7 and hold (admitPodStatus).
+func (h *handlers) updateValidator(attrs *admission.Attributes, subresource string, dryRun bool) registry.ValidateObjectUpdateFunc {
+	validate := h.s.updateValidator(attrs)
+	if h.e.res == registry.Pods && subresource == subStatus && !dryRun {
+		validate = h.s.admitPodStatus(validate)
+	}
+	return validate
+}
+
 func traceOutcomes(ctx context.Context, outcomes []admission.Outcome) {
 	t := traceFrom(ctx)
 	for _, o := range outcomes {
@@ -118,8 +129,9 @@ func traceDecoded(ctx context.Context, contentType string, body []byte, obj runt
 	}
 }
 
-// traceStored records where a write went in etcd.
-func (h *handlers) traceStored(ctx context.Context, verb string, obj runtime.Object, stage flow.Stage) {
+// traceStored records where a write went in etcd, and the object the
+// request is about.
+func (h *handlers) traceStored(ctx context.Context, verb string, obj runtime.Object) {
 	t := traceFrom(ctx)
 	m, err := meta.Accessor(obj)
 	if t == nil || err != nil {
@@ -129,7 +141,7 @@ func (h *handlers) traceStored(ctx context.Context, verb string, obj runtime.Obj
 	t.step("stored", "ok", fmt.Sprintf("etcd %s %s at revision %s", verb, key, m.GetResourceVersion()),
 		"key", key, "revision", m.GetResourceVersion())
 	gvk := h.e.gvk()
-	t.setObject(flow.ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()}, stage)
+	t.setObject(flow.ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()})
 	if ac := auditFrom(ctx); ac != nil {
 		ac.objectName = m.GetName()
 	}

@@ -69,8 +69,17 @@ type Config struct {
 	TLS *tls.Config
 	// Authenticator identifies the caller of each request (required).
 	Authenticator auth.Authenticator
-	// Recorder receives the trace of every request. Nil records nothing.
+	// Recorder receives the trace of every request, every write of a pod
+	// to etcd, and the stages of the creation of the pods created through
+	// this server (see podTracker). Nil records nothing.
 	Recorder *flow.Recorder
+	// Gate holds a pod's creation at the API server's points:
+	// flow.PointBeforePersist and flow.PointBeforeStatusPersist inside the
+	// request (whose timeout does not count the hold),
+	// flow.PointBeforeSchedulerWatch and flow.PointBeforeKubeletWatch
+	// before the watch frame is written (the watch stays open). Each
+	// point holds a pod at most once. Nil lets everything pass.
+	Gate *flow.Gate
 	// AuditLog receives audit.k8s.io/v1 events as JSON lines. Nil: none.
 	AuditLog io.Writer
 }

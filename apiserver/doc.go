@@ -11,4 +11,14 @@
 // Clients see what kube-apiserver would show them: discovery (legacy and
 // aggregated), OpenAPI v3, watches as chunked JSON streams, the same status
 // codes, reasons and messages.
+//
+// With a flow.Recorder (Config.Recorder) the server records the trace of
+// every request (Stage 0) and every write of a pod to etcd, and the stages
+// of the creation of the pods created through it: 1 (admitted), 2
+// (persisted), 3 (the scheduler's watch frame), 5 (binding persisted), 6
+// (the kubelet's watch frame), 7 (the kubelet's status patch) and 8
+// (status persisted), each with the evidence taken where it happened (see
+// flowstages.go). With a flow.Gate (Config.Gate) it holds a pod at the
+// gate's API server points, once per pod, without timing out requests or
+// closing watches.
 package apiserver

@@ -12,10 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/registry"
-	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // params are the path parameters of a route.
@@ -132,22 +132,6 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 	return obj, warnings, nil
 }
 
-// stageOf says which pod-flow stage a successful write stands for.
-func (h *handlers) stageOf(op admission.Operation, subresource string) flow.Stage {
-	if h.e.res != registry.Pods {
-		return 0
-	}
-	switch {
-	case op == admission.Create && subresource == "":
-		return flow.StageAdmitted
-	case subresource == subBinding:
-		return flow.StageScheduled
-	case subresource == subStatus:
-		return flow.StageStatusReported
-	}
-	return 0
-}
-
 func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r)
 	if err != nil {
@@ -168,12 +152,18 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) erro
 	if err := h.s.admit(r.Context(), attrs); err != nil {
 		return err
 	}
-	out, err := h.e.store.Create(r.Context(), p.namespace, obj, h.s.validator(attrs), registry.Options{DryRun: dryRun})
+	validate := h.s.validator(attrs)
+	var tracked types.UID
+	if h.e.res == registry.Pods && !dryRun {
+		validate = h.s.admitPodCreate(validate, &tracked)
+	}
+	out, err := h.e.store.Create(r.Context(), p.namespace, obj, validate, registry.Options{DryRun: dryRun})
 	if err != nil {
+		h.s.tracker.abandon(tracked)
 		return err
 	}
 	if !dryRun {
-		h.traceStored(r.Context(), "create", out, h.stageOf(admission.Create, ""))
+		h.traceStored(r.Context(), "create", out)
 	}
 	addWarnings(w, warnings)
 	h.s.writeObject(w, r, http.StatusCreated, out, o)
@@ -216,12 +206,12 @@ func (h *handlers) updateIn(store *registry.Store, subresource string, w http.Re
 		}
 		a.Object = next
 		return next, h.s.admit(ctx, &a)
-	}, h.s.validator(&createAttrs), h.s.updateValidator(attrs), registry.Options{DryRun: dryRun})
+	}, h.s.validator(&createAttrs), h.updateValidator(attrs, subresource, dryRun), registry.Options{DryRun: dryRun})
 	if err != nil {
 		return err
 	}
 	if !dryRun {
-		h.traceStored(r.Context(), "update", out, h.stageOf(admission.Update, subresource))
+		h.traceStored(r.Context(), "update", out)
 	}
 	code := http.StatusOK
 	if created {
@@ -250,7 +240,7 @@ func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p params) erro
 		key := h.e.store.Key(p.namespace, p.name)
 		traceFrom(r.Context()).step("stored", "ok", "etcd delete "+key, "key", key)
 	} else if len(opts.DryRun) == 0 {
-		h.traceStored(r.Context(), "update (graceful deletion)", out, 0)
+		h.traceStored(r.Context(), "update (graceful deletion)", out)
 	}
 	code := http.StatusOK
 	// 202 when the object stays and the client asked for dependents to
@@ -334,7 +324,7 @@ func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) error 
 	}
 	if !dryRun {
 		if pod, err := h.e.store.Get(r.Context(), p.namespace, name, nil); err == nil {
-			h.traceStored(r.Context(), "update (spec.nodeName="+binding.Target.Name+")", pod, flow.StageScheduled)
+			h.traceStored(r.Context(), "update (spec.nodeName="+binding.Target.Name+")", pod)
 		}
 	}
 	st.Code = http.StatusCreated

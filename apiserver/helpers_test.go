@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/internal/etcdtest"
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // testServer is a running API server on its own etcd.
@@ -31,8 +32,18 @@ type testServer struct {
 // when the test ends.
 func startServer(tb testing.TB, mutate ...func(*apiserver.Config)) *testServer {
 	tb.Helper()
-	e := etcdtest.Start(tb)
-	cfg := apiserver.NewConfig(e.Client())
+	return startServerWith(tb, etcdtest.Start(tb).Client(), mutate...)
+}
+
+// startServerOn starts a second API server on the etcd of other.
+func startServerOn(tb testing.TB, other *testServer, mutate ...func(*apiserver.Config)) *testServer {
+	tb.Helper()
+	return startServerWith(tb, other.etcd, mutate...)
+}
+
+func startServerWith(tb testing.TB, etcd *clientv3.Client, mutate ...func(*apiserver.Config)) *testServer {
+	tb.Helper()
+	cfg := apiserver.NewConfig(etcd)
 	cfg.Port = 0
 	cfg.Authenticator = auth.NewTokenAuthenticator(testTokens)
 	cfg.BookmarkInterval = 200 * time.Millisecond
@@ -53,7 +64,7 @@ func startServer(tb testing.TB, mutate ...func(*apiserver.Config)) *testServer {
 			tb.Errorf("server Run: %v", err)
 		}
 	})
-	ts := &testServer{url: srv.URL(), etcd: e.Client(), srv: srv}
+	ts := &testServer{url: srv.URL(), etcd: etcd, srv: srv}
 	waitFor(tb, 10*time.Second, "server ready", func() bool {
 		resp, err := http.Get(ts.url + "/readyz")
 		if err != nil {
@@ -159,4 +170,13 @@ func mustCreatePod(tb testing.TB, c kubernetes.Interface, ns string, p *corev1.P
 		tb.Fatalf("create pod %s: %v", p.Name, err)
 	}
 	return out
+}
+
+// stepNames joins the names of a trace's steps with spaces.
+func stepNames(steps []flow.Step) string {
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = s.Name
+	}
+	return strings.Join(names, " ")
 }

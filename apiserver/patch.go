@@ -84,12 +84,12 @@ func (h *handlers) patchIn(store *registry.Store, subresource string, w http.Res
 		a.Object, a.OldObject = obj, current
 		return obj, h.s.admit(ctx, &a)
 	}
-	out, _, err := store.Update(r.Context(), p.namespace, p.name, apply, nil, h.s.updateValidator(attrs), registry.Options{DryRun: dryRun})
+	out, _, err := store.Update(r.Context(), p.namespace, p.name, apply, nil, h.updateValidator(attrs, subresource, dryRun), registry.Options{DryRun: dryRun})
 	if err != nil {
 		return err
 	}
 	if !dryRun {
-		h.traceStored(r.Context(), "update (patch)", out, h.stageOf(admission.Update, subresource))
+		h.traceStored(r.Context(), "update (patch)", out)
 	}
 	addWarnings(w, warnings)
 	h.s.writeObject(w, r, http.StatusOK, out, o)

@@ -14,8 +14,9 @@ import (
 // withTimeout ends non-watch requests that take longer than the request
 // timeout (or a shorter ?timeout= the client asked for) with a 504 Status,
 // as kube-apiserver does after its 60 s default. The handler's context is
-// cancelled, so storage calls stop too; whatever it writes afterwards is
-// discarded.
+// cancelled (its cause is context.DeadlineExceeded), so storage calls stop
+// too; whatever it writes afterwards is discarded. Time the handler spends
+// held at a gate point does not count (pauseRequestTimeout).
 func withTimeout(h http.Handler, s *Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isLongRunning(r) {
@@ -28,8 +29,11 @@ func withTimeout(h http.Handler, s *Server) http.Handler {
 				timeout = d
 			}
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), timeout)
-		defer cancel()
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		timer := newPausableTimer(timeout, func() { cancel(context.DeadlineExceeded) })
+		defer timer.stop()
+		ctx = withTimeoutTimer(ctx, timer)
 		tw := &timeoutWriter{w: w, header: http.Header{}}
 		done := make(chan any, 1)
 		go func() {
@@ -53,7 +57,7 @@ func withTimeout(h http.Handler, s *Server) http.Handler {
 					// connection cannot carry another request.
 					w.Header().Set("Connection", "close")
 				}
-				s.writeError(w, r, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %v", ctx.Err()), 0))
+				s.writeError(w, r, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %v", context.Cause(ctx)), 0))
 			}
 		}
 	})

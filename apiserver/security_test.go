@@ -347,36 +347,43 @@ func TestTimeoutAndInFlightLimits(t *testing.T) {
 	}
 }
 
-// The trace of one create lists every step in order, with go-restful's route.
+// The trace of one create lists every step in order, with go-restful's
+// route. The whole request's trace has no stage; the stage-1 event
+// carries the trace as it was when admission had passed.
 func TestRequestTrace(t *testing.T) {
 	rec := flow.NewRecorder()
 	sub := rec.Subscribe(100)
 	defer sub.Close()
 	ts := startServer(t, func(c *apiserver.Config) { c.Recorder = rec })
 	mustCreatePod(t, ts.client, "default", testPod("traced", nil))
-	var tr *flow.RequestTrace
+	var tr, admitted *flow.RequestTrace
 	var ev flow.Event
 	deadline := time.After(10 * time.Second)
 	for tr == nil {
 		select {
-		case ev = <-sub.Events():
-			if ev.Request != nil && ev.Request.Method == "POST" && ev.Request.Code == 201 {
-				tr = ev.Request
+		case e := <-sub.Events():
+			switch {
+			case e.Stage == flow.StageAdmitted:
+				admitted = e.Request
+			case e.Request != nil && e.Request.Method == "POST" && e.Request.Code == 201:
+				ev, tr = e, e.Request
 			}
 		case <-deadline:
 			t.Fatal("no trace of the create")
 		}
 	}
-	if tr.Route != "POST /api/v1/namespaces/{namespace}/pods" || tr.User != "admin" || ev.Stage != flow.StageAdmitted || ev.Object.Name != "traced" || ev.Object.UID == "" {
+	if tr.Route != "POST /api/v1/namespaces/{namespace}/pods" || tr.User != "admin" || ev.Stage != 0 || ev.Object.Name != "traced" || ev.Object.UID == "" {
 		t.Errorf("trace route %q user %q stage %v object %+v", tr.Route, tr.User, ev.Stage, ev.Object)
 	}
-	var names []string
-	for _, s := range tr.Steps {
-		names = append(names, s.Name)
+	if admitted == nil {
+		t.Fatal("no stage-1 event before the trace of the create")
+	}
+	if got, want := stepNames(admitted.Steps), "received goroutine authenticated authorized dispatched decoded defaulted admission admission admission admission"; got != want {
+		t.Errorf("stage-1 steps = %s\nwant           %s", got, want)
 	}
 	want := "received goroutine authenticated authorized dispatched decoded defaulted admission admission admission admission stored responded"
-	if strings.Join(names, " ") != want {
-		t.Errorf("steps = %s\nwant    %s", strings.Join(names, " "), want)
+	if got := stepNames(tr.Steps); got != want {
+		t.Errorf("steps = %s\nwant    %s", got, want)
 	}
 	var mu sync.Mutex
 	mu.Lock()

@@ -34,6 +34,9 @@ type Server struct {
 	auditLog   *auditLog
 	// admission runs inside write handlers, just before storage.
 	admission *admission.Chain
+	// tracker follows the creation of the pods created through this
+	// server, stage by stage.
+	tracker *podTracker
 }
 
 // New builds the server on cfg and binds its listener, so URL is known
@@ -42,11 +45,12 @@ func New(cfg *Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	reg, err := registry.New(registry.StoreConfig{Client: cfg.Etcd, BookmarkInterval: cfg.BookmarkInterval})
+	s := &Server{cfg: cfg, tracker: newPodTracker(cfg.Recorder, maxTrackedPods)}
+	reg, err := registry.New(registry.StoreConfig{Client: cfg.Etcd, BookmarkInterval: cfg.BookmarkInterval, OnWrite: s.observeWrite})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, reg: reg, groups: buildGroups(reg), namespaces: registry.NewNamespaceCache(reg.Namespaces)}
+	s.reg, s.groups, s.namespaces = reg, buildGroups(reg), registry.NewNamespaceCache(reg.Namespaces)
 	s.rbac = registry.NewRBACCache(reg)
 	s.admission = newAdmissionChain(s.namespaces)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))

@@ -21,7 +21,6 @@ type requestTrace struct {
 	start time.Time
 	rt    flow.RequestTrace
 	obj   flow.ObjectRef
-	stage flow.Stage
 }
 
 type traceKey struct{}
@@ -83,15 +82,28 @@ func (t *requestTrace) setVerb(verb string) {
 	t.mu.Unlock()
 }
 
-// setObject records the object the request is about, and the pod-flow
-// stage it stands for, if any.
-func (t *requestTrace) setObject(ref flow.ObjectRef, stage flow.Stage) {
+// setObject records the object the request is about.
+func (t *requestTrace) setObject(ref flow.ObjectRef) {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
-	t.obj, t.stage = ref, stage
+	t.obj = ref
 	t.mu.Unlock()
+}
+
+// snapshot returns a copy of the trace so far (nil for no trace): the
+// evidence of a stage recorded while the request is still running.
+func (t *requestTrace) snapshot() *flow.RequestTrace {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	rt := t.rt
+	rt.Steps = append([]flow.Step(nil), t.rt.Steps...)
+	rt.Groups = append([]string(nil), t.rt.Groups...)
+	return &rt
 }
 
 // goroutineID returns the number the Go runtime gives the calling
@@ -150,24 +162,24 @@ func outcomeOf(code int) string {
 	return "ok"
 }
 
-// recordTrace hands a finished trace to the recorder.
+// recordTrace hands a finished trace to the recorder, as an event of no
+// stage (Stage 0): the stages of a pod's creation are recorded while its
+// requests run (see podTracker).
 func (s *Server) recordTrace(t *requestTrace) {
 	if s.cfg.Recorder == nil {
 		return
 	}
+	rt := t.snapshot()
 	t.mu.Lock()
-	rt := t.rt
-	rt.Steps = append([]flow.Step(nil), t.rt.Steps...)
-	ev := flow.Event{
-		Stage:     t.stage,
-		Component: "apiserver",
-		Object:    t.obj,
+	obj := t.obj
+	t.mu.Unlock()
+	s.cfg.Recorder.Record(flow.Event{
+		Component: component,
+		Object:    obj,
 		Time:      t.start,
 		Summary:   fmt.Sprintf("%s %s → %d", rt.Method, rt.URI, rt.Code),
-		Request:   &rt,
-	}
-	t.mu.Unlock()
-	s.cfg.Recorder.Record(ev)
+		Request:   rt,
+	})
 }
 
 // countingWriter records the status code and the bytes written.

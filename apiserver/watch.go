@@ -21,6 +21,11 @@ import (
 // chunk per event with HTTP/1.1 chunked encoding). The stream ends cleanly
 // after timeoutSeconds (or a random 30-60 minutes), when the client goes
 // away, or after an ERROR event.
+//
+// A frame that is a stage of a pod's creation (3 for the scheduler, 6 for
+// the pod's kubelet; see stageFrame) may be held at the gate before it is
+// written, and is recorded with its exact bytes; the time held does not
+// count towards the watch's length.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint, namespace string, opts *metainternalversion.ListOptions) error {
 	o, err := negotiate(r, asTable)
 	if err == nil && o.mediaType == mediaYAML {
@@ -50,25 +55,33 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	if err := rc.Flush(); err != nil {
 		return nil
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	expired := make(chan struct{})
+	timer := newPausableTimer(timeout, func() { close(expired) })
+	defer timer.stop()
+	user := watcherName(r)
 	first := true
 	for {
 		select {
 		case <-r.Context().Done():
 			return nil
-		case <-timer.C:
+		case <-expired:
 			return nil
 		case ev, ok := <-wi.ResultChan():
 			if !ok {
+				return nil
+			}
+			staged, err := s.stageFrame(r.Context(), user, ev, timer)
+			if err != nil {
 				return nil
 			}
 			frame, err := watchFrame(r, ev, o, !first)
 			if err != nil {
 				st := statusOf(err)
 				frame, _ = watchFrame(r, watch.Event{Type: watch.Error, Object: st}, o, true)
+				staged = nil
 			}
 			first = false
+			staged.record(s, r, user, ct, frame)
 			if _, err := w.Write(frame); err != nil {
 				return nil
 			}
@@ -77,6 +90,14 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 			}
 		}
 	}
+}
+
+// watcherName is the user a watch is served to.
+func watcherName(r *http.Request) string {
+	if a, _ := requestAttributes(r.Context()); a.User != nil {
+		return a.User.Name
+	}
+	return ""
 }
 
 // watchFrame is the bytes one event is sent as: for JSON, the event's JSON

@@ -45,6 +45,8 @@ type Store struct {
 type StoreConfig struct {
 	Client           *clientv3.Client
 	BookmarkInterval time.Duration
+	// OnWrite is told about every write to etcd (storage.Config.OnWrite).
+	OnWrite func(ctx context.Context, w storage.Write)
 }
 
 // NewStore returns a Store keeping res under /registry/<plural>/.
@@ -56,6 +58,7 @@ func NewStore(res *Resource, cfg StoreConfig) (*Store, error) {
 		NewFunc:          res.NewFunc,
 		NewListFunc:      res.NewListFunc,
 		BookmarkInterval: cfg.BookmarkInterval,
+		OnWrite:          cfg.OnWrite,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.Plural, err)

@@ -36,6 +36,32 @@ type Config struct {
 	// WatchCacheSize is how many recent changes the watch cache keeps
 	// (0: DefaultWatchCacheSize). The cache works while Run runs.
 	WatchCacheSize int
+	// OnWrite, if set, is called after each write the Store made to etcd
+	// (see Write). Nil: nobody is told.
+	OnWrite func(ctx context.Context, w Write)
+}
+
+// Write is one change a Store made in etcd, as OnWrite is told about it:
+// synchronously, on the goroutine that wrote, right after etcd accepted
+// the write and before the Store returns to its caller, with the context
+// the caller passed. Dry runs and updates that change nothing write
+// nothing and are not reported. OnWrite must not block and must not
+// modify Object.
+type Write struct {
+	// Op is "create", "update" or "delete".
+	Op  string
+	Key string
+	// Revision is the write's revision: the object's new resourceVersion
+	// (for a delete, the revision of the deletion).
+	Revision int64
+	// PrevRevision is the revision of the value replaced or deleted (0
+	// for a create).
+	PrevRevision int64
+	// Value is the bytes stored, exactly as written; nil for a delete.
+	Value []byte
+	// Object is the object written, stamped with Revision; for a delete,
+	// the object as it was last stored (stamped with PrevRevision).
+	Object runtime.Object
 }
 
 // DefaultBookmarkInterval is how often kube-apiserver's watch cache sends
@@ -51,6 +77,7 @@ type Store struct {
 	newList func() runtime.Object
 	leases  *leaseManager
 	cache   *watchCache
+	onWrite func(ctx context.Context, w Write)
 
 	bookmarkInterval time.Duration
 }
@@ -78,6 +105,7 @@ func New(cfg Config) (*Store, error) {
 		newFunc:          cfg.NewFunc,
 		newList:          cfg.NewListFunc,
 		leases:           newLeaseManager(cfg.Client),
+		onWrite:          cfg.OnWrite,
 	}
 	size := cfg.WatchCacheSize
 	if size <= 0 {
@@ -224,7 +252,15 @@ func (s *Store) Create(ctx context.Context, key string, obj runtime.Object, opts
 	if err := setResourceVersion(obj, resp.Header.Revision); err != nil {
 		return nil, err
 	}
+	s.wrote(ctx, Write{Op: "create", Key: key, Revision: resp.Header.Revision, Value: data, Object: obj})
 	return obj, nil
+}
+
+// wrote tells OnWrite about w.
+func (s *Store) wrote(ctx context.Context, w Write) {
+	if s.onWrite != nil {
+		s.onWrite(ctx, w)
+	}
 }
 
 // GetOptions qualify a Get.
@@ -359,6 +395,11 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, precond *Preco
 			if err := setResourceVersion(updated, txn.Header.Revision); err != nil {
 				return nil, err
 			}
+			op := "update"
+			if modRev == 0 {
+				op = "create"
+			}
+			s.wrote(ctx, Write{Op: op, Key: key, Revision: txn.Header.Revision, PrevRevision: modRev, Value: data, Object: updated})
 			return updated, nil
 		}
 		// Someone else wrote first: start again from what they wrote.
@@ -403,6 +444,7 @@ func (s *Store) Delete(ctx context.Context, key string, precond *Preconditions, 
 			return nil, err
 		}
 		if txn.Succeeded {
+			s.wrote(ctx, Write{Op: "delete", Key: key, Revision: txn.Header.Revision, PrevRevision: kv.ModRevision, Object: current})
 			return current, nil
 		}
 		resp = (*clientv3.GetResponse)(txn.Responses[0].GetResponseRange())

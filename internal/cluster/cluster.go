@@ -214,6 +214,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	acfg.TLS = c.Authority.ServingTLSConfig()
 	acfg.Authenticator = auth.Union(auth.NewTokenAuthenticator(tokenEntries(c.Authority)), auth.NewCertAuthenticator())
 	acfg.Recorder = c.Recorder
+	acfg.Gate = c.Gate
 	acfg.AuditLog = c.auditFile
 	c.apiCfg = acfg
 

@@ -63,7 +63,7 @@ func TestTraceOfKubectlCreate(t *testing.T) {
 	for tr == nil {
 		select {
 		case ev := <-sub.Events():
-			if r := ev.Request; r != nil && r.Method == "POST" && strings.Contains(r.URI, "/pods") {
+			if r := ev.Request; r != nil && ev.Stage == 0 && r.Method == "POST" && strings.Contains(r.URI, "/pods") {
 				tr = r
 			}
 		case <-deadline:
