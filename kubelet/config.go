@@ -189,8 +189,24 @@ type Config struct {
 	// pods.
 	Client kubernetes.Interface
 	// Recorder receives the runtime actions and status reports; nil
-	// records nothing.
+	// records nothing. The actions of a pod's first start (pulls, creates
+	// and starts of containers that never ran) are recorded with stage
+	// flow.StageKubeletNotified until the status patch that first moves
+	// the pod's phase off Pending, which is recorded with
+	// flow.StageStatusReported just before it is sent. Everything else
+	// (restarts, exits, kills, the other patches) has stage 0.
 	Recorder *flow.Recorder
+	// Gate holds a pod at the kubelet's two points, at most once per pod
+	// each: flow.PointBeforeContainers when the pod worker first starts
+	// the pod (after its first Pending status, before the sandbox, pulls
+	// and creates), and flow.PointBeforeStatusReport before the status
+	// patch that first moves the phase off Pending. Only the pod's own
+	// worker waits: the lease, the node status and the other pods go on.
+	// A pod being deleted is not held (a hold under way ends). A kubelet
+	// started for a node that already ran the pod does not hold it at a
+	// point its status shows it past (a sandbox IP or a container ID; a
+	// phase other than Pending). Nil lets everything pass.
+	Gate *flow.Gate
 	// Speed divides every simulated delay and back-off (and the
 	// annotations' durations and grace periods). 0 means no simulated
 	// delays at all (back-offs then run as at ZeroSpeedBackOffDivisor).

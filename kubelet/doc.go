@@ -24,13 +24,15 @@
 //     Always), created and started. It records the kubelet's events
 //     (Pulling, Pulled, Created, Started, Killing, BackOff, Failed) with
 //     v1.37's wording, and reports every runtime action to the flow
-//     recorder (stage kubelet-notified).
+//     recorder: those of the pod's first start with stage
+//     kubelet-notified, restarts, exits and kills with stage 0.
 //   - Writes pod status as the status manager does: a strategic merge
 //     patch of pods/<name>/status (with $setElementOrder for the
 //     conditions, and metadata.uid as a precondition) computed from the
 //     stored status, skipped when it would change nothing. Each patch is
-//     reported to the flow recorder (stage status-reported) with the body
-//     as sent.
+//     reported to the flow recorder just before it is sent, with the body
+//     as sent: the one that first moves the phase off Pending with stage
+//     status-reported, the others with stage 0.
 //   - Restarts exited containers as the restart policy says, with the
 //     CrashLoopBackOff back-off (10s doubling to 5 min, reset after 10
 //     minutes without trouble); retries failed pulls with the
@@ -41,6 +43,15 @@
 //   - When a new Kubelet starts for a node that already has pods (the
 //     same data dir), adopts them from their status: running containers
 //     keep their IDs and start times and get no new events.
+//
+// # Step gate
+//
+// With Config.Gate, a pod's worker waits at the gate twice, once each:
+// at flow.PointBeforeContainers after its first (Pending) status and
+// before its sandbox, pulls and creates; and at
+// flow.PointBeforeStatusReport before the patch that first moves its
+// phase off Pending. Only that pod waits; the lease, the node status and
+// the other pods' workers go on, each as far as the gate lets it.
 //
 // # Speed
 //

@@ -57,6 +57,9 @@ func adminClient(tb testing.TB, c *cluster.Cluster) kubernetes.Interface {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// The tests poll through it, several at once: client-go's default
+	// limits (5 and 10) would make them wait on the client.
+	rc.QPS, rc.Burst = 100, 200
 	cs, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		tb.Fatal(err)

@@ -118,6 +118,10 @@ type output struct {
 	message   string
 	action    *flow.RuntimeAction
 	summary   string
+	// start marks an action of the container's first start: a pull,
+	// create or start of a container that never ran. The actions of a
+	// restart, exits and kills are not.
+	start bool
 }
 
 // podMachine is what the kubelet knows and does for one pod: its sandbox,
@@ -177,6 +181,21 @@ func newPodMachine(node string, rt *fakeRuntime, base Delays, scale scaler, pod 
 	}
 	m.adopt()
 	return m
+}
+
+// untouched reports whether nothing was done for the pod yet: no
+// sandbox, no container, not terminated (a pod the kubelet meets for the
+// first time, or adopted from a status that shows nothing run).
+func (m *podMachine) untouched() bool {
+	if m.sandboxEver || m.terminated {
+		return false
+	}
+	for _, c := range m.containers() {
+		if c.cur != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *podMachine) newContainer(spec *corev1.Container, init bool) *container {
@@ -541,13 +560,14 @@ func pullPolicy(c *corev1.Container) corev1.PullPolicy {
 // startAttempt begins starting c: it makes sure the node has the image
 // (pulling it, or backing off after a failed pull) and then creates it.
 func (m *podMachine) startAttempt(c *container, now time.Time) ([]output, bool) {
+	first := c.cur == nil
 	name := parseImage(c.spec.Image)
 	policy := pullPolicy(&c.spec)
 	img, present := m.rt.image(name, now)
 	if present && policy != corev1.PullAlways {
 		out := []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonPulled, message: msgAlreadyPresent(c.spec.Image),
 			action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Result: ResultAlreadyPresent},
-			summary: fmt.Sprintf("image %s already present on %s", c.spec.Image, m.node)}}
+			summary: fmt.Sprintf("image %s already present on %s", c.spec.Image, m.node), start: first}}
 		return append(out, m.beginCreate(c, img, now)...), true
 	}
 	if !present && policy == corev1.PullNever {
@@ -560,7 +580,7 @@ func (m *podMachine) startAttempt(c *container, now time.Time) ([]output, bool) 
 		return []output{
 			{c: c, eventType: corev1.EventTypeWarning, reason: ReasonErrImageNeverPull, message: msg,
 				action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Result: ReasonErrImageNeverPull},
-				summary: fmt.Sprintf("image %s is not on %s and may not be pulled", c.spec.Image, m.node)},
+				summary: fmt.Sprintf("image %s is not on %s and may not be pulled", c.spec.Image, m.node), start: first},
 			{c: c, eventType: corev1.EventTypeWarning, reason: ReasonFailed, message: msgError(ReasonErrImageNeverPull)},
 		}, true
 	}
@@ -576,7 +596,7 @@ func (m *podMachine) startAttempt(c *container, now time.Time) ([]output, bool) 
 		return []output{
 			{c: c, eventType: corev1.EventTypeNormal, reason: ReasonBackOff, message: msg,
 				action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Result: ReasonImagePullBackOff},
-				summary: fmt.Sprintf("back-off %v pulling image %s", m.pulls.get(key), c.spec.Image)},
+				summary: fmt.Sprintf("back-off %v pulling image %s", m.pulls.get(key), c.spec.Image), start: first},
 			{c: c, eventType: corev1.EventTypeWarning, reason: ReasonFailed, message: msgError(ReasonImagePullBackOff)},
 		}, true
 	}
@@ -602,6 +622,7 @@ func (m *podMachine) complete(now time.Time) []output {
 	op := m.op
 	m.op = nil
 	c := op.c
+	first := c.cur == nil // before the start replaces it
 	// The simulated duration: a step may run a little after its time.
 	d := op.until.Sub(op.begin)
 	switch op.kind {
@@ -615,14 +636,14 @@ func (m *podMachine) complete(now time.Time) []output {
 			return []output{
 				{c: c, eventType: corev1.EventTypeWarning, reason: ReasonFailed, message: msgFailedToPull(c.spec.Image, msg),
 					action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Duration: d, Result: ReasonErrImagePull},
-					summary: fmt.Sprintf("pulling image %s failed: not found", c.spec.Image)},
+					summary: fmt.Sprintf("pulling image %s failed: not found", c.spec.Image), start: first},
 				{c: c, eventType: corev1.EventTypeWarning, reason: ReasonFailed, message: msgError(ReasonErrImagePull)},
 			}
 		}
 		img := image{name: op.job.name, id: op.job.name.id(), size: op.job.name.size()}
 		out := []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonPulled, message: msgPulled(c.spec.Image, d, d, img.size),
 			action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Duration: d, Result: ResultOK},
-			summary: fmt.Sprintf("pulled image %s in %v (%d bytes)", c.spec.Image, d, img.size)}}
+			summary: fmt.Sprintf("pulled image %s in %v (%d bytes)", c.spec.Image, d, img.size), start: first}}
 		return append(out, m.beginCreate(c, img, now)...)
 	case opCreate:
 		c.created.id = containerID(m.node, m.pod.UID, c.spec.Name, c.attempts)
@@ -630,7 +651,7 @@ func (m *podMachine) complete(now time.Time) []output {
 		m.op = &operation{kind: opStart, c: c, begin: now, until: now.Add(m.scale.delay(m.base.ContainerStart))}
 		return []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonCreated, message: msgCreated,
 			action:  &flow.RuntimeAction{Action: ActionCreate, Container: c.spec.Name, Image: c.spec.Image, Duration: d, Result: ResultOK},
-			summary: fmt.Sprintf("created container %s (%s)", c.spec.Name, shortID(c.created.id))}}
+			summary: fmt.Sprintf("created container %s (%s)", c.spec.Name, shortID(c.created.id)), start: first}}
 	case opStart:
 		i := c.created
 		c.created = nil
@@ -647,7 +668,7 @@ func (m *podMachine) complete(now time.Time) []output {
 		c.waiting = nil
 		return []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonStarted, message: msgStarted,
 			action:  &flow.RuntimeAction{Action: ActionStart, Container: c.spec.Name, Image: c.spec.Image, Duration: d, Result: ResultOK},
-			summary: fmt.Sprintf("started container %s", c.spec.Name)}}
+			summary: fmt.Sprintf("started container %s", c.spec.Name), start: first}}
 	}
 	return nil
 }

@@ -36,14 +36,24 @@ type podWorker struct {
 	fresh   bool // latest not yet given to the machine
 	removed bool
 	signal  chan struct{} // capacity 1: "something changed"
+	// endHold ends the gate hold under way, if any: update calls it for
+	// a pod being deleted, remove for a pod gone.
+	endHold context.CancelFunc
 
 	m       *podMachine
 	dirty   bool // a status to send that was not sent
 	deleted bool // the kubelet deleted the pod from the API
+	// held are the gate's points the pod reached in this worker (it is
+	// held at each at most once).
+	held map[flow.Point]bool
+	// reported: the pod's phase is off Pending, as this worker's stage-7
+	// patch said or as the pod was when the worker began. From then on
+	// runtime actions have stage 0.
+	reported bool
 }
 
 func newPodWorker(k *Kubelet, pod *corev1.Pod) *podWorker {
-	return &podWorker{k: k, uid: pod.UID, signal: make(chan struct{}, 1)}
+	return &podWorker{k: k, uid: pod.UID, signal: make(chan struct{}, 1), held: map[flow.Point]bool{}}
 }
 
 func (w *podWorker) notify() {
@@ -57,6 +67,9 @@ func (w *podWorker) notify() {
 func (w *podWorker) update(pod *corev1.Pod) {
 	w.mu.Lock()
 	w.latest, w.fresh = pod, true
+	if pod.DeletionTimestamp != nil && w.endHold != nil {
+		w.endHold()
+	}
 	w.mu.Unlock()
 	w.notify()
 }
@@ -65,6 +78,9 @@ func (w *podWorker) update(pod *corev1.Pod) {
 func (w *podWorker) remove() {
 	w.mu.Lock()
 	w.removed = true
+	if w.endHold != nil {
+		w.endHold()
+	}
 	w.mu.Unlock()
 	w.notify()
 }
@@ -94,10 +110,19 @@ func (w *podWorker) run(ctx context.Context) {
 	for _, p := range w.problems() {
 		logger.Info("Ignoring annotation", "problem", p)
 	}
+	w.reported = !pendingPhase(pod.Status.Phase)
+	untouched := w.m.untouched()
 	// The kubelet reports the pod's status before it does anything for it
 	// (Pending, ContainerCreating, no sandbox yet).
 	if s, changed := w.m.nextStatus(k.clock.Now()); changed {
 		w.dirty = !w.writeStatus(ctx, s)
+	}
+	// Then, the first time, the gate may hold it before its sandbox and
+	// containers.
+	if untouched && pod.DeletionTimestamp == nil {
+		if err := w.hold(ctx, flow.PointBeforeContainers); err != nil {
+			return
+		}
 	}
 	for {
 		if ctx.Err() != nil {
@@ -163,6 +188,46 @@ func (w *podWorker) problems() []string {
 	return out
 }
 
+// hold waits at the kubelet's gate with the pod at point, unless it was
+// held there before or there is no gate. A hold ends when the gate lets
+// the pod go, when the pod is being deleted or is gone (update, remove),
+// or when ctx is done: then hold returns ctx's error. The worker's signal
+// is raised afterwards, so that a change that came meanwhile is seen.
+func (w *podWorker) hold(ctx context.Context, point flow.Point) error {
+	gate := w.k.cfg.Gate
+	if gate == nil || w.held[point] {
+		return nil
+	}
+	w.held[point] = true
+	hctx, end := context.WithCancel(ctx)
+	defer end()
+	w.mu.Lock()
+	if w.removed || (w.latest != nil && w.latest.DeletionTimestamp != nil) {
+		w.mu.Unlock()
+		return nil
+	}
+	w.endHold = end
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.endHold = nil
+		w.mu.Unlock()
+		w.notify()
+	}()
+	b := flow.Boundary{Point: point, Component: w.component(), Object: w.podRef()}
+	if err := gate.Wait(hctx, b); err != nil && ctx.Err() == nil {
+		klog.FromContext(ctx).V(2).Info("Hold ended: the pod is being deleted", "point", point)
+	}
+	return ctx.Err()
+}
+
+// component is the kubelet as flow events name it.
+func (w *podWorker) component() string { return "kubelet/" + w.k.cfg.Node.Name }
+
+// pendingPhase reports whether a pod in phase p has not left Pending
+// (an empty phase is Pending).
+func pendingPhase(p corev1.PodPhase) bool { return p == "" || p == corev1.PodPending }
+
 // podRef is the pod as flow events name it.
 func (w *podWorker) podRef() flow.ObjectRef {
 	p := w.m.pod
@@ -184,7 +249,9 @@ func (w *podWorker) objectRef(c *container) *corev1.ObjectReference {
 	return ref
 }
 
-// record turns a machine's outputs into events and flow events.
+// record turns a machine's outputs into events and flow events. The
+// actions of the pod's first start have stage 6 until the stage-7 status
+// patch; any other action has stage 0.
 func (w *podWorker) record(now time.Time, out []output) {
 	k := w.k
 	for _, o := range out {
@@ -196,8 +263,12 @@ func (w *podWorker) record(now time.Time, out []output) {
 				"container", o.action.Container, "duration", o.action.Duration, "result", o.action.Result)
 			if k.cfg.Recorder != nil {
 				a := *o.action
+				stage := flow.Stage(0)
+				if o.start && !w.reported {
+					stage = flow.StageKubeletNotified
+				}
 				k.cfg.Recorder.Record(flow.Event{
-					Stage: flow.StageKubeletNotified, Component: "kubelet/" + k.cfg.Node.Name, Object: w.podRef(),
+					Stage: stage, Component: w.component(), Object: w.podRef(),
 					Time: now, Summary: o.summary, Runtime: &a,
 				})
 			}
@@ -210,49 +281,68 @@ func (w *podWorker) record(now time.Time, out []output) {
 // pods/<name>/status with a strategic merge patch from the stored status
 // (with metadata.uid as a precondition), unless nothing changed. It
 // reports whether the status is now stored (or the pod is gone).
+//
+// The patch that first moves the stored phase off Pending is held at
+// PointBeforeStatusReport (once; the pod is read again after the hold)
+// and recorded with stage 7; every patch is recorded just before it is
+// sent.
 func (w *podWorker) writeStatus(ctx context.Context, s corev1.PodStatus) bool {
 	k := w.k
 	pods := k.cfg.Client.CoreV1().Pods(w.m.pod.Namespace)
-	cur, err := pods.Get(ctx, w.m.pod.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return true
-	}
-	if err != nil {
-		if ctx.Err() == nil {
-			klog.FromContext(ctx).Error(err, "Failed to get status for pod")
-		}
-		return false
-	}
-	if cur.UID != w.uid {
-		return true // deleted and created again: not this pod any more
-	}
-	merged := mergePodStatus(cur.Status, s)
-	patch, unchanged, err := podStatusPatch(w.uid, cur.Status, merged)
-	if err != nil {
-		klog.FromContext(ctx).Error(err, "Cannot make the status patch")
-		return true
-	}
-	if unchanged {
-		return true
-	}
-	if _, err := pods.Patch(ctx, cur.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+	for {
+		cur, err := pods.Get(ctx, w.m.pod.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true
 		}
-		if ctx.Err() == nil {
-			klog.FromContext(ctx).Error(err, "Failed to update status for pod", "patch", string(patch))
+		if err != nil {
+			if ctx.Err() == nil {
+				klog.FromContext(ctx).Error(err, "Failed to get status for pod")
+			}
+			return false
 		}
-		return false
+		if cur.UID != w.uid {
+			return true // deleted and created again: not this pod any more
+		}
+		merged := mergePodStatus(cur.Status, s)
+		patch, unchanged, err := podStatusPatch(w.uid, cur.Status, merged)
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "Cannot make the status patch")
+			return true
+		}
+		if unchanged {
+			return true
+		}
+		leaves := pendingPhase(cur.Status.Phase) && !pendingPhase(merged.Phase)
+		if leaves && k.cfg.Gate != nil && !w.held[flow.PointBeforeStatusReport] {
+			if err := w.hold(ctx, flow.PointBeforeStatusReport); err != nil {
+				return false
+			}
+			continue // the pod may have changed while held
+		}
+		stage := flow.Stage(0)
+		if leaves {
+			stage = flow.StageStatusReported
+			w.reported = true
+		}
+		if k.cfg.Recorder != nil {
+			k.cfg.Recorder.Record(flow.Event{
+				Stage: stage, Component: w.component(), Object: w.podRef(),
+				Time: k.clock.Now(), Summary: statusSummary(merged),
+				Status: &flow.StatusReport{User: k.user, Patch: string(patch), Phase: string(merged.Phase)},
+			})
+		}
+		if _, err := pods.Patch(ctx, cur.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+			if apierrors.IsNotFound(err) {
+				return true
+			}
+			if ctx.Err() == nil {
+				klog.FromContext(ctx).Error(err, "Failed to update status for pod", "patch", string(patch))
+			}
+			return false
+		}
+		klog.FromContext(ctx).V(3).Info("Patch status for pod", "patch", string(patch))
+		return true
 	}
-	klog.FromContext(ctx).V(3).Info("Patch status for pod", "patch", string(patch))
-	if k.cfg.Recorder != nil {
-		k.cfg.Recorder.Record(flow.Event{
-			Stage: flow.StageStatusReported, Component: "kubelet/" + k.cfg.Node.Name, Object: w.podRef(),
-			Time: k.clock.Now(), Summary: statusSummary(merged),
-			Status: &flow.StatusReport{User: k.user, Patch: string(patch), Phase: string(merged.Phase)},
-		})
-	}
-	return true
 }
 
 // statusSummary says what a status report says, for people.

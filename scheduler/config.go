@@ -33,8 +33,17 @@ type Config struct {
 	// system:kube-scheduler.
 	Client kubernetes.Interface
 	// Recorder receives a flow event per scheduling attempt; nil records
-	// nothing.
+	// nothing. The first attempt that finds a node for a pod is recorded
+	// with stage flow.StageScheduled, every other attempt with stage 0.
 	Recorder *flow.Recorder
+	// Gate holds a pod's creation at the scheduler's two points, once per
+	// pod each: flow.PointBeforeScheduling when the pod is popped for its
+	// first attempt (the scheduling loop waits), and
+	// flow.PointBeforeBinding after the node is chosen and stage 4
+	// recorded, before POST pods/<name>/binding (in the binding's own
+	// goroutine: other pods are scheduled meanwhile). Nil lets everything
+	// pass.
+	Gate *flow.Gate
 	// SchedulerName selects the pods to schedule by spec.schedulerName and
 	// is the source of the events written.
 	SchedulerName string

@@ -22,8 +22,12 @@
 //     available: 3 Insufficient cpu. preemption: ..."), and the pod waits
 //     in the queue for a cluster change that could help it.
 //
-// Each attempt is also recorded as a flow.Event (stage "scheduled") with
-// every node's verdict and scores.
+// Each attempt is also recorded as a flow.Event with every node's verdict
+// and scores: the first attempt that finds a node for a pod with stage
+// "scheduled" (before its binding), every other attempt with stage 0.
+// With Config.Gate, a pod is held before its first attempt
+// (flow.PointBeforeScheduling) and before its first binding
+// (flow.PointBeforeBinding).
 //
 // The plugins, one file each, keep kube-scheduler's names, reasons, order
 // and weights: NodeName, NodeUnschedulable, TaintToleration,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,12 +41,22 @@ type e2e struct {
 	admin   kubernetes.Interface
 	sched   *scheduler.Scheduler
 	flow    *flow.Subscription
+	// stop stops the scheduler and waits for Run to return (at most once;
+	// the test's cleanup calls it too).
+	stop func()
 }
 
 // startE2E starts a cluster, creates the nodes as admin and starts a
 // scheduler (FirstByName ties) authenticated as system:kube-scheduler by
 // client certificate. Everything stops when the test ends.
 func startE2E(t *testing.T, nodes ...*corev1.Node) *e2e {
+	t.Helper()
+	return startE2EWith(t, nil, nodes...)
+}
+
+// startE2EWith is startE2E with the scheduler's config changed by change
+// (its Recorder is set when change is called).
+func startE2EWith(t *testing.T, change func(*scheduler.Config), nodes ...*corev1.Node) *e2e {
 	t.Helper()
 	cfg := cluster.NewConfig().APIOnly()
 	cfg.Port = 0
@@ -71,6 +82,9 @@ func startE2E(t *testing.T, nodes ...*corev1.Node) *e2e {
 	scfg := scheduler.NewConfig(mustClient(t, c, pki.Scheduler()))
 	scfg.Recorder = rec
 	scfg.TieBreaker = scheduler.FirstByName
+	if change != nil {
+		change(scfg)
+	}
 	s, err := scheduler.New(scfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -79,17 +93,21 @@ func startE2E(t *testing.T, nodes ...*corev1.Node) *e2e {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
+	var once sync.Once
+	e.stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			case <-time.After(waitTimeout):
+				t.Errorf("Run did not return within %v of its context ending", waitTimeout)
 			}
-		case <-time.After(waitTimeout):
-			t.Errorf("Run did not return within %v of its context ending", waitTimeout)
-		}
-	})
+		})
+	}
+	t.Cleanup(e.stop)
 	e.waitFor(t, "the scheduler's informers to sync", func(context.Context) (bool, error) { return s.HasSynced(), nil })
 	return e
 }

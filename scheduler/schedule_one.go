@@ -51,6 +51,11 @@ type attempt struct {
 // scheduleOne runs one attempt for a popped pod: filter and score against
 // a fresh snapshot, then assume the pod on the chosen node and bind it in
 // the background, or report why it fits nowhere and put it back.
+//
+// With a gate, the pod's first attempt waits at PointBeforeScheduling
+// before anything (the loop waits with it), and its first binding at
+// PointBeforeBinding (in the binding's goroutine). The first attempt that
+// finds a node is recorded with stage 4 before that hold.
 func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 	pod := qp.pod
 	if pod.DeletionTimestamp != nil || s.cache.HasPod(pod.UID) {
@@ -59,6 +64,10 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 		s.queue.Done(pod.UID)
 		return
 	}
+	if !s.waitBeforeScheduling(ctx, qp) {
+		return
+	}
+	pod = qp.pod
 	s.cache.UpdateSnapshot(s.snap)
 	a := s.schedulePod(ctx, pod)
 	a.number = qp.attempts
@@ -75,7 +84,79 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 		s.handleFailure(ctx, qp, a)
 		return
 	}
-	s.goAPI(func() { s.bind(ctx, qp, a, assumed) })
+	// The decision is recorded before the binding (and its hold): stage 4
+	// for the first attempt of the pod that found a node.
+	s.record(a, s.stages.stage(pod.UID), fmt.Sprintf("%s → %s", pod.Name, a.host))
+	gate := s.stages.gate
+	if gate == nil || !s.stages.first(pod.UID, flow.PointBeforeBinding) || gate.Mode() == flow.ModeOff {
+		s.goAPI(func() { s.bind(ctx, qp, a, assumed) })
+		return
+	}
+	// The hold before binding waits in a goroutine of its own, outside the
+	// bound on API calls: a held pod neither stops the loop nor takes the
+	// place of another pod's binding.
+	s.apiWG.Go(func() {
+		if err := s.holdAt(ctx, flow.PointBeforeBinding, pod); err != nil {
+			s.bindDone(ctx, qp, a, assumed, err)
+			return
+		}
+		s.apiCalls <- struct{}{}
+		defer func() { <-s.apiCalls }()
+		s.bind(ctx, qp, a, assumed)
+	})
+}
+
+// waitBeforeScheduling holds a pod popped for its first attempt at
+// PointBeforeScheduling (a pod that some scheduler has tried before, by
+// its PodScheduled condition, is not held). It reports whether the
+// attempt goes on, with the pod's current version in qp: not when the
+// scheduler is stopping or the pod went away while held.
+func (s *Scheduler) waitBeforeScheduling(ctx context.Context, qp *queuedPod) bool {
+	pod := qp.pod
+	if s.stages.gate == nil || triedBefore(pod) || !s.stages.first(pod.UID, flow.PointBeforeScheduling) {
+		return true
+	}
+	if err := s.holdAt(ctx, flow.PointBeforeScheduling, pod); err != nil {
+		klog.FromContext(ctx).V(2).Info("Not scheduling the pod held before scheduling", "pod", klog.KObj(pod), "reason", err)
+		s.queue.Done(pod.UID)
+		return false
+	}
+	// The pod may have changed while it was held.
+	cur, ok := s.pending(pod)
+	if !ok {
+		s.queue.Done(pod.UID)
+		return false
+	}
+	qp.pod = cur
+	return true
+}
+
+// holdAt waits at point with pod (podStages.hold) once the pod's marks
+// are made, unless the pod is no longer waiting for a node (deleted, or
+// bound elsewhere): then its marks are dropped and holdAt returns
+// errPodGone at once. The informer updates its lister before it calls
+// the handler that forgets the pod, so a pod that goes away before this
+// check is seen gone by it, and one that goes away after it ends the hold.
+func (s *Scheduler) holdAt(ctx context.Context, point flow.Point, pod *corev1.Pod) error {
+	if _, ok := s.pending(pod); !ok {
+		s.stages.forget(pod.UID)
+		return errPodGone
+	}
+	return s.stages.hold(ctx, point, pod)
+}
+
+// pending returns the current version of pod if it still waits for a
+// node: not deleted or being deleted, not bound, not replaced by a pod of
+// the same name. Without informers (tests) the pod is taken as it is.
+func (s *Scheduler) pending(pod *corev1.Pod) (*corev1.Pod, bool) {
+	if s.podLister == nil {
+		return pod, true
+	}
+	cur, err := s.podLister.Pods(pod.Namespace).Get(pod.Name)
+	if err != nil || cur.UID != pod.UID || cur.DeletionTimestamp != nil {
+		return nil, false
+	}
+	return cur, true
 }
 
 // schedulePod finds the node for pod: PreFilter, Filter over the nodes
@@ -195,20 +276,25 @@ func (s *Scheduler) selectHost(scores []pluginScores) string {
 	return s.tieBreak(best)
 }
 
-// bind writes the binding and settles the attempt: on success the pod
-// leaves the queue and the Scheduled event is written. On failure the
+// bind writes the binding and settles the attempt (bindDone).
+func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, a *attempt, assumed *corev1.Pod) {
+	s.bindDone(ctx, qp, a, assumed, s.binder.Bind(ctx, assumed, a.host))
+}
+
+// bindDone settles an attempt after its binding, which failed with err
+// (or was not sent: the hold before it ended with err). On success the
+// pod leaves the queue and the Scheduled event is written. On failure the
 // assumption is dropped (which frees room, so pods waiting for room are
 // moved). A 409 Conflict means the pod was bound by someone else or is
-// being deleted: the scheduler lets it go. Any other error puts the pod
-// back with backoff.
-func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, a *attempt, assumed *corev1.Pod) {
+// being deleted, errPodGone that it went away while held: the scheduler
+// lets it go. Any other error puts the pod back with backoff (unless it
+// is gone). Each failure is recorded again, with stage 0.
+func (s *Scheduler) bindDone(ctx context.Context, qp *queuedPod, a *attempt, assumed *corev1.Pod, err error) {
 	logger := klog.FromContext(ctx)
 	pod := a.pod
-	err := s.binder.Bind(ctx, assumed, a.host)
 	if err == nil {
 		logger.V(2).Info("Successfully bound pod to node", "pod", klog.KObj(pod), "node", a.host, "attempt", a.number)
 		s.eventf(pod, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, a.host)
-		s.record(a, fmt.Sprintf("%s → %s", pod.Name, a.host))
 		s.queue.Done(pod.UID)
 		return
 	}
@@ -223,17 +309,29 @@ func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, a *attempt, assumed
 	}
 	host := a.host
 	a.host = ""
-	if apierrors.IsConflict(err) {
+	switch {
+	case apierrors.IsConflict(err):
 		logger.V(2).Info("Binding rejected with a conflict; leaving the pod alone", "pod", klog.KObj(pod), "node", host, "err", err)
-		if a.decision != nil {
-			a.decision.Message = err.Error()
-		}
-		s.record(a, fmt.Sprintf("%s: binding to %s rejected", pod.Name, host))
-		s.queue.Done(pod.UID)
+		s.letGo(qp, a, err, fmt.Sprintf("%s: binding to %s rejected", pod.Name, host))
+		return
+	case errors.Is(err, errPodGone):
+		logger.V(2).Info("Binding given up; the pod went away while held", "pod", klog.KObj(pod), "node", host)
+		s.letGo(qp, a, err, fmt.Sprintf("%s: binding to %s given up", pod.Name, host))
 		return
 	}
 	a.err = fmt.Errorf("binding pod to node %s: %w", host, err)
 	s.handleFailure(ctx, qp, a)
+}
+
+// letGo ends an attempt whose pod is no longer the scheduler's to place,
+// recording why (stage 0).
+func (s *Scheduler) letGo(qp *queuedPod, a *attempt, err error, summary string) {
+	if a.decision != nil {
+		a.decision.Message = err.Error()
+	}
+	s.record(a, 0, summary)
+	s.queue.Done(qp.pod.UID)
+	s.stages.forget(qp.pod.UID)
 }
 
 // handleFailure reports an attempt that placed nothing and puts the pod
@@ -258,7 +356,7 @@ func (s *Scheduler) handleFailure(ctx context.Context, qp *queuedPod, a *attempt
 	if a.decision != nil {
 		a.decision.Message = msg
 	}
-	s.record(a, summary)
+	s.record(a, 0, summary)
 
 	// Retry with the current object; a pod deleted or bound since is not
 	// retried nor reported.
@@ -270,6 +368,11 @@ func (s *Scheduler) handleFailure(ctx context.Context, qp *queuedPod, a *attempt
 		}
 	}
 	s.queue.Requeue(qp, cur, a.rejectors, len(a.rejectors) == 0)
+	if cur == nil {
+		// Gone: drop what the attempt may have noted about it after the
+		// informer forgot it.
+		s.stages.forget(pod.UID)
+	}
 	if cur == nil || s.client == nil || ctx.Err() != nil {
 		return
 	}
@@ -338,20 +441,24 @@ func (s *Scheduler) fillVerdicts(d *flow.SchedulingDecision, nodes []*NodeInfo, 
 	}
 }
 
-// record sends the attempt's flow event.
-func (s *Scheduler) record(a *attempt, summary string) {
+// record sends the attempt's flow event with stage (StageScheduled or
+// 0). The event gets a copy of the decision: the attempt may go on to
+// fail and be recorded again.
+func (s *Scheduler) record(a *attempt, stage flow.Stage, summary string) {
 	if a.decision == nil {
 		return
 	}
 	a.decision.Attempt = a.number
 	a.decision.Chosen = a.host
+	d := *a.decision
+	d.Nodes = slices.Clone(a.decision.Nodes)
 	s.recorder.record(flow.Event{
-		Stage:      flow.StageScheduled,
+		Stage:      stage,
 		Component:  "scheduler",
-		Object:     flow.ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: a.pod.Namespace, Name: a.pod.Name, UID: a.pod.UID},
+		Object:     podRef(a.pod),
 		Time:       s.now(),
 		Summary:    summary,
-		Scheduling: a.decision,
+		Scheduling: &d,
 	})
 }
 

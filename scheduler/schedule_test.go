@@ -49,7 +49,7 @@ func TestScheduleEvidence(t *testing.T) {
 		}
 	}
 	want := flow.Event{
-		Seq:       1,
+		Seq:       1, // the first event recorded
 		Stage:     flow.StageScheduled,
 		Component: "scheduler",
 		Object:    flow.ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "nginx", UID: "uid-nginx"},

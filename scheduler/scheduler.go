@@ -49,6 +49,9 @@ type Scheduler struct {
 	name     string
 	clock    clock.WithTicker
 	recorder flowRecorder
+	// stages holds pods at the gate's points and remembers which pods
+	// had their stage-4 event.
+	stages   *podStages
 	fwk      *framework
 	queue    *schedulingQueue
 	cache    *schedulerCache
@@ -138,6 +141,7 @@ func newScheduler(cfg *Config) *Scheduler {
 		name:     cfg.SchedulerName,
 		clock:    clk,
 		recorder: flowRecorder{r: cfg.Recorder},
+		stages:   newPodStages(cfg.Gate),
 		fwk:      fwk,
 		queue:    newSchedulingQueue(clk, cfg.InitialBackoff, cfg.MaxBackoff, fwk.events),
 		cache:    newSchedulerCache(),
@@ -294,6 +298,7 @@ func (s *Scheduler) updatePendingPod(_, obj any) {
 	case p.DeletionTimestamp != nil:
 		// Being deleted: no point in placing it.
 		s.queue.Delete(p)
+		s.stages.forget(p.UID)
 	default:
 		s.queue.Update(p)
 	}
@@ -302,6 +307,9 @@ func (s *Scheduler) updatePendingPod(_, obj any) {
 func (s *Scheduler) deletePendingPod(obj any) {
 	if p := podFrom(obj); p != nil {
 		s.queue.Delete(p)
+		// Deleted, or bound (by this scheduler or another): its holds and
+		// stages are over.
+		s.stages.forget(p.UID)
 	}
 }
 
@@ -320,6 +328,7 @@ func (s *Scheduler) updateAssignedPod(_, obj any) {
 func (s *Scheduler) deleteAssignedPod(obj any) {
 	if p := podFrom(obj); p != nil {
 		s.cache.RemovePod(p)
+		s.stages.forget(p.UID)
 		s.queue.Move(ClusterEvent{Resource: AssignedPod, ActionType: ActionDelete}, nil)
 	}
 }

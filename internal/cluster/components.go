@@ -120,6 +120,7 @@ func (c *Cluster) StartScheduler() error {
 	}
 	cfg := scheduler.NewConfig(client)
 	cfg.Recorder = c.Recorder
+	cfg.Gate = c.Gate
 	s, err := scheduler.New(cfg)
 	if err != nil {
 		return err
@@ -154,6 +155,7 @@ func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
 	}
 	cfg := kubelet.NewConfig(spec, client)
 	cfg.Recorder = c.Recorder
+	cfg.Gate = c.Gate
 	cfg.Speed = c.speed
 	k, err := kubelet.New(cfg)
 	if err != nil {

@@ -160,8 +160,12 @@ func (g *Gate) Mode() Mode {
 	return g.mode
 }
 
-// SetMode changes the mode, for the boundaries held now too.
+// SetMode changes the mode, for the boundaries held now too. On a nil
+// Gate it does nothing.
 func (g *Gate) SetMode(m Mode) {
+	if g == nil {
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if m == g.mode {
@@ -191,6 +195,9 @@ func (g *Gate) SetMode(m Mode) {
 
 // SetDelay changes the ModeAuto delay for the boundaries reached from now.
 func (g *Gate) SetDelay(d time.Duration) {
+	if g == nil {
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.delay = d
@@ -198,6 +205,9 @@ func (g *Gate) SetDelay(d time.Duration) {
 
 // Delay returns the ModeAuto delay.
 func (g *Gate) Delay() time.Duration {
+	if g == nil {
+		return 0
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.delay
@@ -259,8 +269,12 @@ func (g *Gate) Held() []Boundary {
 }
 
 // WaitHeld returns the boundaries held once at least one is, or ctx's
-// error.
+// error (a nil Gate never holds: it waits for ctx).
 func (g *Gate) WaitHeld(ctx context.Context) ([]Boundary, error) {
+	if g == nil {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	for {
 		g.mu.Lock()
 		if len(g.held) > 0 {
