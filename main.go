@@ -22,7 +22,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newRootCommand(os.Stdout, os.Stderr).ExecuteContext(ctx)
+	err := newRootCommand(os.Stdin, os.Stdout, os.Stderr).ExecuteContext(ctx)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
@@ -55,14 +55,17 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var o playOptions
 	root := &cobra.Command{
 		Use:   "kubesim",
 		Short: "A small, real Kubernetes control plane in one process, to watch how a pod comes to life",
-		Long: `kubesim runs embedded etcd and a Kubernetes API server in one process.
-kubectl, client-go and curl talk to it as to any cluster.
+		Long: `kubesim runs embedded etcd, a Kubernetes API server, a scheduler and
+simulated nodes in one process, and shows the eight stages a pod goes
+through, with the evidence captured from the running system. kubectl,
+client-go and curl talk to it as to any cluster.
 
-With no command, kubesim runs "serve".`,
+With no command, kubesim plays the scenario "` + DefaultScenario + `" (see "kubesim play").`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          noArgs,
@@ -70,10 +73,11 @@ With no command, kubesim runs "serve".`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	serve := newServeCommand(stdout)
-	root.Flags().AddFlagSet(serve.Flags())
-	root.RunE = serve.RunE
-	root.AddCommand(serve, newVersionCommand(stdout))
+	o.addFlags(root)
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runPlay(cmd.Context(), DefaultScenario, o, stdin, stdout, stderr)
+	}
+	root.AddCommand(newPlayCommand(stdin, stdout, stderr), newScenariosCommand(stdout), newServeCommand(stdout), newVersionCommand(stdout))
 	return root
 }
 

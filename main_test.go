@@ -23,7 +23,7 @@ func TestCommandLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			cmd := newRootCommand(&stdout, &stderr)
+			cmd := newRootCommand(strings.NewReader(""), &stdout, &stderr)
 			cmd.SetArgs(tt.args)
 			code := exitCode(cmd.ExecuteContext(context.Background()), &stderr)
 			if code != tt.wantCode {

@@ -181,7 +181,7 @@ func withAuthorization(h http.Handler, s *Server) http.Handler {
 		res, err := s.authorizer.Authorize(r.Context(), a)
 		ac := auditFrom(r.Context())
 		if err == nil && res.Decision == auth.DecisionAllow {
-			t.step("authorized", "allowed", res.Reason, "authorizer", res.Authorizer, "reason", res.Reason, "rule", res.Rule)
+			t.step("authorized", "allowed", allowedBecause(res), "authorizer", res.Authorizer, "reason", res.Reason, "rule", res.Rule)
 			ac.annotate("authorization.k8s.io/decision", "allow")
 			ac.annotate("authorization.k8s.io/reason", res.Reason)
 			h.ServeHTTP(w, r)
@@ -381,4 +381,18 @@ func (s *Server) audit(r *http.Request, ac *auditContext, stage string, code int
 		ev.ResponseStatus = rs
 	}
 	s.auditLog.write(ev)
+}
+
+// allowedBecause says, for the trace, why a request was allowed: RBAC's
+// reason, or (the Node authorizer gives none, as upstream's) the
+// authorizer and the system:node rule that covers the request.
+func allowedBecause(res auth.Result) string {
+	if res.Reason != "" {
+		return res.Reason
+	}
+	msg := res.Authorizer + " authorizer: allowed"
+	if res.Rule != "" {
+		msg += " by the rule " + res.Rule
+	}
+	return msg
 }

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/scenarios"
+)
+
+// DefaultScenario is what `kubesim` alone plays.
+const DefaultScenario = "pod-create"
+
+// playOptions are the flags of `kubesim play` (and of `kubesim` alone).
+type playOptions struct {
+	plain, json, step bool
+	lang              string
+	speed             float64
+	dataDir           string
+	port              int
+}
+
+func (o *playOptions) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&o.plain, "plain", false, "print each stage as text (the default when stdout is not a terminal)")
+	f.BoolVar(&o.json, "json", false, "print one JSON object per scenario step and flow event")
+	f.BoolVar(&o.step, "step", false, "hold the cluster at every stage boundary until Enter is pressed")
+	f.StringVar(&o.lang, "lang", "en", "language of the narration: en or zh")
+	f.Float64Var(&o.speed, "speed", -1, "speed of simulated time (image pulls, container starts, back-offs, waits); 0 removes the delays (default: the scenario's, usually 1)")
+	f.StringVar(&o.dataDir, "data-dir", "", "keep etcd data, logs and the kubeconfig in `DIR` (default: a temporary directory removed on exit)")
+	f.IntVar(&o.port, "port", 0, "`port` the API server listens on (0 picks a free one)")
+}
+
+func (o *playOptions) validate() error {
+	if o.lang != "en" && o.lang != "zh" {
+		return usageError{fmt.Errorf("--lang must be en or zh, got %q", o.lang)}
+	}
+	if o.plain && o.json {
+		return usageError{errors.New("--plain and --json cannot be used together")}
+	}
+	if o.speed < 0 && o.speed != -1 {
+		return usageError{fmt.Errorf("--speed must not be negative, got %g", o.speed)}
+	}
+	return nil
+}
+
+func newPlayCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var o playOptions
+	cmd := &cobra.Command{
+		Use:   "play NAME|FILE",
+		Short: "Play a scenario: a real cluster goes through it while each stage is shown",
+		Long: `play starts a fresh cluster (etcd, API server, scheduler, nodes), runs the
+scenario's steps against it and shows every stage each pod goes through,
+with the evidence captured from the running components. NAME is a scenario
+of the library (see "kubesim scenarios"); FILE is a scenario file.
+
+The exit status is 0 when every expectation of the scenario held, 1 when
+one did not (the message says which) and 2 for a bad command line or a bad
+scenario file.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cobra.ExactArgs(1)(cmd, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlay(cmd.Context(), args[0], o, stdin, stdout, stderr)
+		},
+	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// runPlay plays the scenario name (a library name or a file).
+func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	sc, err := scenarios.Find(name)
+	if err != nil {
+		// A missing or malformed scenario is the caller's to fix: exit 2.
+		return usageError{err}
+	}
+	var out scenarios.Observer
+	if o.json {
+		out = scenarios.NewJSONPrinter(stdout)
+	} else {
+		out = scenarios.NewPlainPrinter(stdout, o.lang)
+	}
+
+	rec := flow.NewRecorder()
+	mode := flow.ModeOff
+	if o.step {
+		mode = flow.ModeStep
+	}
+	gate := flow.NewGate(mode, 0, rec)
+	cfg := cluster.NewConfig()
+	cfg.DataDir = o.dataDir
+	cfg.Port = o.port
+	cfg.Recorder = rec
+	cfg.Gate = gate
+	sc.Configure(cfg)
+	if o.speed >= 0 {
+		cfg.Speed = o.speed
+	}
+
+	c, err := cluster.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	// The cluster is a real one: say how to reach it (on stderr when
+	// stdout carries JSON).
+	info := stdout
+	if o.json {
+		info = stderr
+	}
+	fmt.Fprintf(info, "kubesim: playing %q on the API server at %s\nexport KUBECONFIG=%s\n", sc.Name, c.URL, c.Kubeconfig)
+
+	playCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if o.step {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stepThrough(playCtx, gate, stdin, stderr)
+		}()
+	}
+	// The printers are EventObservers too: Play hands them every flow
+	// event as it is recorded.
+	err = scenarios.Play(playCtx, c, sc, scenarios.Options{Lang: o.lang, Speed: cfg.Speed, Observer: out})
+	gate.SetMode(flow.ModeOff) // let whatever is still held go, so the cluster can stop
+	cancel()
+	return err
+}
+
+// stepThrough waits for the gate to hold something, says what on w and
+// advances when a line is read from in. When in ends, the gate is opened
+// for good.
+func stepThrough(ctx context.Context, gate *flow.Gate, in io.Reader, w io.Writer) {
+	lines := make(chan struct{})
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			select {
+			case lines <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		held, err := gate.WaitHeld(ctx)
+		if err != nil {
+			return
+		}
+		for _, b := range held {
+			fmt.Fprintf(w, "⏸  stage %d/%d done, held: %s — press Enter to go on\n", int(b.Point.After()), len(flow.Stages), b)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-lines:
+			if !ok {
+				fmt.Fprintln(w, "kubesim: input closed; running on without holding")
+				gate.SetMode(flow.ModeOff)
+				return
+			}
+			gate.Advance()
+		}
+	}
+}
+
+func newScenariosCommand(stdout io.Writer) *cobra.Command {
+	lang := "en"
+	cmd := &cobra.Command{
+		Use:   "scenarios",
+		Short: "List the scenarios of the library",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if lang != "en" && lang != "zh" {
+				return usageError{fmt.Errorf("--lang must be en or zh, got %q", lang)}
+			}
+			lib, err := scenarios.Library()
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tLEVEL\tTITLE")
+			for _, s := range lib {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Level, s.Title.In(lang))
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout)
+			for _, s := range lib {
+				fmt.Fprintf(stdout, "%s\n    %s\n", s.Name, s.Summary.In(lang))
+			}
+			fmt.Fprintln(stdout, "\nkubesim play NAME plays one.")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&lang, "lang", lang, "language of titles and summaries: en or zh")
+	return cmd
+}

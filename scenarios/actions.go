@@ -1,0 +1,254 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubesim/kubesim/kubelet"
+)
+
+// act runs the step's action. A non-nil error means the action failed;
+// the result says how (its HTTP status, when there was a request).
+func (p *player) act(ctx context.Context, st *Step) (StepResult, error) {
+	switch a := st.Action.(type) {
+	case *ApplyAction:
+		return p.apply(ctx, a, st.As)
+	case *UpdateAction:
+		return p.update(ctx, a, st.As)
+	case *DeleteAction:
+		return p.delete(ctx, a, st.As)
+	case *PatchAction:
+		ri, err := p.resource(a.Object, st.As)
+		if err != nil {
+			return StepResult{}, err
+		}
+		pt := map[string]types.PatchType{"strategic": types.StrategicMergePatchType, "merge": types.MergePatchType, "json": types.JSONPatchType}[a.Type]
+		var sub []string
+		if a.Subresource != "" {
+			sub = []string{a.Subresource}
+		}
+		u, err := ri.Patch(ctx, a.Object.Name, pt, []byte(a.Patch), metav1.PatchOptions{}, sub...)
+		p.remember(u)
+		return resultOf(err, http.StatusOK), err
+	case *AddNodeAction:
+		p.specs[a.Node.Name] = a.Node
+		err := p.c.StartKubelet(a.Node)
+		return StepResult{}, err
+	case *NodeAction:
+		var err error
+		switch a.Verb {
+		case "removeNode":
+			err = p.c.RemoveNode(ctx, a.Node)
+		case "stopKubelet":
+			err = p.c.StopKubelet(a.Node)
+		case "startKubelet":
+			spec, ok := p.specs[a.Node]
+			if !ok {
+				spec = kubelet.DefaultNodeSpec(a.Node)
+			}
+			err = p.c.StartKubelet(spec)
+		}
+		return StepResult{}, err
+	case *ControlAction:
+		var err error
+		switch a.Verb {
+		case "stopScheduler":
+			err = p.c.StopScheduler()
+		case "startScheduler":
+			err = p.c.StartScheduler()
+		case "restartAPIServer":
+			err = p.c.RestartAPIServer(ctx)
+		case "compactEtcd":
+			var rev int64
+			rev, err = p.c.CompactEtcd(ctx)
+			if err == nil {
+				return StepResult{Message: fmt.Sprintf("compacted at revision %d", rev)}, nil
+			}
+		}
+		return StepResult{}, err
+	case *HTTPAction:
+		return p.http(ctx, a, st.As)
+	}
+	return StepResult{}, fmt.Errorf("unknown action %s", st.Action.Kind())
+}
+
+// client returns a dynamic client acting as user.
+func (p *player) client(user string) (dynamic.Interface, error) {
+	p.mu.Lock()
+	d, ok := p.dyn[user]
+	p.mu.Unlock()
+	if ok {
+		return d, nil
+	}
+	cfg, err := p.c.RESTConfigAs(user)
+	if err != nil {
+		return nil, err
+	}
+	d, err = dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.dyn[user] = d
+	p.mu.Unlock()
+	return d, nil
+}
+
+// resource returns the client of o's resource, acting as user.
+func (p *player) resource(o ObjectSpec, user string) (dynamic.ResourceInterface, error) {
+	d, err := p.client(user)
+	if err != nil {
+		return nil, err
+	}
+	info := kinds[o.Kind]
+	r := d.Resource(info.gvr)
+	if info.namespaced {
+		return r.Namespace(o.Namespace), nil
+	}
+	return r, nil
+}
+
+func (p *player) apply(ctx context.Context, a *ApplyAction, user string) (StepResult, error) {
+	res := StepResult{}
+	var msgs []string
+	for _, obj := range a.Objects {
+		obj = obj.DeepCopy()
+		o := objectOf(obj)
+		ri, err := p.resource(o, user)
+		if err != nil {
+			return StepResult{}, err
+		}
+		if !a.Create {
+			cur, err := ri.Get(ctx, o.Name, metav1.GetOptions{})
+			switch {
+			case err == nil:
+				obj.SetResourceVersion(cur.GetResourceVersion())
+				u, err := ri.Update(ctx, obj, metav1.UpdateOptions{})
+				if err != nil {
+					r := resultOf(err, 0)
+					return r, err
+				}
+				p.remember(u)
+				res.Status = http.StatusOK
+				msgs = append(msgs, o.String()+" configured")
+				continue
+			case !apierrors.IsNotFound(err):
+				return resultOf(err, 0), err
+			}
+		}
+		u, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+		if err != nil {
+			return resultOf(err, 0), err
+		}
+		p.remember(u)
+		res.Status = http.StatusCreated
+		msgs = append(msgs, o.String()+" created")
+	}
+	res.Message = strings.Join(msgs, "; ")
+	return res, nil
+}
+
+func (p *player) update(ctx context.Context, a *UpdateAction, user string) (StepResult, error) {
+	ri, err := p.resource(a.Object, user)
+	if err != nil {
+		return StepResult{}, err
+	}
+	cur, err := ri.Get(ctx, a.Object.Name, metav1.GetOptions{})
+	if err != nil {
+		return resultOf(err, 0), err
+	}
+	p.remember(cur)
+	obj := cur.DeepCopy()
+	switch a.ResourceVersion {
+	case "current":
+	case "stale":
+		obj.SetResourceVersion(p.staleVersion(a.Object, cur.GetResourceVersion()))
+	default:
+		obj.SetResourceVersion(a.ResourceVersion)
+	}
+	if len(a.Labels) > 0 {
+		l := obj.GetLabels()
+		if l == nil {
+			l = map[string]string{}
+		}
+		for k, v := range a.Labels {
+			l[k] = v
+		}
+		obj.SetLabels(l)
+	}
+	if len(a.Annotations) > 0 {
+		an := obj.GetAnnotations()
+		if an == nil {
+			an = map[string]string{}
+		}
+		for k, v := range a.Annotations {
+			an[k] = v
+		}
+		obj.SetAnnotations(an)
+	}
+	u, err := ri.Update(ctx, obj, metav1.UpdateOptions{})
+	p.remember(u)
+	res := resultOf(err, http.StatusOK)
+	if err == nil {
+		res.Message = fmt.Sprintf("%s updated: resourceVersion %s → %s", a.Object, cur.GetResourceVersion(), u.GetResourceVersion())
+	}
+	return res, err
+}
+
+func (p *player) delete(ctx context.Context, a *DeleteAction, user string) (StepResult, error) {
+	ri, err := p.resource(a.Object, user)
+	if err != nil {
+		return StepResult{}, err
+	}
+	err = ri.Delete(ctx, a.Object.Name, metav1.DeleteOptions{GracePeriodSeconds: a.GracePeriodSeconds})
+	if err != nil || !a.Wait {
+		return resultOf(err, http.StatusOK), err
+	}
+	for {
+		_, err := ri.Get(ctx, a.Object.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return StepResult{Status: http.StatusOK, Message: a.Object.String() + " deleted"}, nil
+		}
+		if err := sleep(ctx, pollInterval); err != nil {
+			return StepResult{Status: http.StatusOK}, fmt.Errorf("%s still exists: %w", a.Object, err)
+		}
+	}
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func joinComma(s []string) string { return strings.Join(s, ", ") }

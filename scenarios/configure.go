@@ -1,0 +1,34 @@
+package scenarios
+
+import (
+	"slices"
+
+	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/kubelet"
+)
+
+// Configure makes cfg the cluster s runs on: its nodes (node-1..N of
+// kubelet.DefaultNodeSpec, or the listed ones), whether the scheduler
+// starts, and its speed (the caller sets cfg.Speed afterwards to
+// override it). The other fields of cfg are left alone.
+func (s *Scenario) Configure(cfg *cluster.Config) {
+	cfg.Nodes = make([]kubelet.NodeSpec, 0, len(s.Cluster.Nodes))
+	for _, n := range s.Cluster.Nodes {
+		n.Labels = cloneMap(n.Labels)
+		n.Taints = slices.Clone(n.Taints)
+		cfg.Nodes = append(cfg.Nodes, n)
+	}
+	cfg.Scheduler = s.Cluster.Scheduler
+	cfg.Speed = s.Cluster.Speed
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

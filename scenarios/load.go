@@ -1,0 +1,1224 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	yaml "go.yaml.in/yaml/v3"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes/scheme"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/kubelet"
+)
+
+// FileError is a problem with a scenario file (or a manifest it names),
+// at a line and column (both from 1). Its Error is "file:line:col: msg".
+type FileError struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *FileError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+
+// Parse reads a scenario from data; filename names it in errors, and an
+// applyFile is read relative to its directory. Every problem is reported
+// as a *FileError (the first one found).
+func Parse(filename string, data []byte) (*Scenario, error) {
+	dir := filepath.Dir(filename)
+	return parse(filename, data, func(name string) (string, []byte, error) {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, filepath.FromSlash(name))
+		}
+		b, err := os.ReadFile(p)
+		return p, b, err
+	})
+}
+
+// Load reads and parses the scenario file at path (see Parse).
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// readFunc reads a file a scenario names (applyFile), returning the name
+// errors should give it.
+type readFunc func(name string) (string, []byte, error)
+
+// The keys of the format.
+var (
+	scenarioKeys = []string{"name", "title", "summary", "level", "cluster", "steps"}
+	clusterKeys  = []string{"nodes", "scheduler", "speed"}
+	nodeKeys     = []string{"name", "cpu", "memory", "pods", "labels", "taints"}
+	taintKeys    = []string{"key", "value", "effect"}
+	textKeys     = []string{"en", "zh"}
+	actionKeys   = []string{"apply", "applyFile", "create", "update", "delete", "patch", "addNode", "removeNode",
+		"stopScheduler", "startScheduler", "stopKubelet", "startKubelet", "restartAPIServer", "compactEtcd", "http"}
+	stepKeys        = append([]string{"id", "narration", "as"}, append(slices.Clone(actionKeys), "wait", "expect", "timeout")...)
+	updateKeys      = []string{"kind", "name", "namespace", "labels", "annotations", "resourceVersion"}
+	deleteKeys      = []string{"kind", "name", "namespace", "gracePeriodSeconds", "wait"}
+	patchKeys       = []string{"kind", "name", "namespace", "subresource", "type", "patch"}
+	httpKeys        = []string{"method", "path", "mode", "proto", "count", "interval", "body", "contentType"}
+	expectKeys      = []string{"podStage", "podPhase", "containerState", "event", "status", "message", "watchEvents", "absent", "nodeReady"}
+	podStageKeys    = []string{"pod", "namespace", "stage"}
+	podPhaseKeys    = []string{"pod", "namespace", "phase"}
+	containerKeys   = []string{"pod", "namespace", "container", "reason", "restartsAtLeast"}
+	eventKeys       = []string{"object", "kind", "namespace", "reason", "message"}
+	absentKeys      = []string{"kind", "name", "namespace"}
+	podPhases       = []string{"Pending", "Running", "Succeeded", "Failed", "Unknown"}
+	watchEventTypes = []string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"}
+	httpModes       = []string{ModeRequest, ModePoll, ModeLongPoll, ModeWatch}
+	httpProtos      = []string{ProtoHTTP1, ProtoHTTP2}
+	patchTypes      = []string{"strategic", "merge", "json"}
+	taintEffects    = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+)
+
+var nameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
+
+// loader holds what parsing one file needs.
+type loader struct {
+	file  string
+	lines []string
+	read  readFunc
+}
+
+func (l *loader) errAt(n *yaml.Node, format string, args ...any) *FileError {
+	return &FileError{File: l.file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
+}
+
+func parse(file string, data []byte, read readFunc) (*Scenario, error) {
+	l := &loader{file: file, lines: strings.Split(string(data), "\n"), read: read}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlError(file, err, func(line int) (int, int) { return line, 1 })
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &FileError{File: file, Line: 1, Col: 1, Msg: "empty scenario file"}
+	}
+	return l.scenario(doc.Content[0])
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlError turns a syntax error of the YAML parser into a *FileError;
+// at maps a line of the parsed text to the file's line and column.
+func yamlError(file string, err error, at func(int) (int, int)) error {
+	msg := err.Error()
+	line := 1
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	l, c := at(line)
+	return &FileError{File: file, Line: l, Col: c, Msg: "invalid YAML: " + msg}
+}
+
+// field is one key of a mapping and its value.
+type field struct {
+	key, val *yaml.Node
+}
+
+// fields checks that n is a mapping whose keys are all in allowed (each
+// once) and returns them by name, with the keys in file order.
+func (l *loader) fields(n *yaml.Node, what string, allowed []string) (map[string]field, []string, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, nil, l.errAt(n, "%s: expected a mapping, got %s", what, describe(n))
+	}
+	out := map[string]field{}
+	var order []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !slices.Contains(allowed, k.Value) {
+			return nil, nil, l.errAt(k, "%s: unknown field %q (allowed: %s)", what, k.Value, strings.Join(allowed, ", "))
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, nil, l.errAt(k, "%s: field %q given twice", what, k.Value)
+		}
+		out[k.Value] = field{k, v}
+		order = append(order, k.Value)
+	}
+	return out, order, nil
+}
+
+// describe says what kind of value n is, for messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	switch n.ShortTag() {
+	case "!!int", "!!float":
+		return "a number (" + n.Value + ")"
+	case "!!bool":
+		return "a boolean (" + n.Value + ")"
+	case "!!null":
+		return "nothing"
+	}
+	return fmt.Sprintf("a string (%q)", n.Value)
+}
+
+func (l *loader) str(n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		return "", l.errAt(n, "%s: expected a string, got %s", what, describe(n))
+	}
+	return n.Value, nil
+}
+
+// scalar accepts a string or a number (quantities: cpu: 4).
+func (l *loader) scalar(n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!str" && n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
+		return "", l.errAt(n, "%s: expected a string or a number, got %s", what, describe(n))
+	}
+	return n.Value, nil
+}
+
+func (l *loader) integer(n *yaml.Node, what string) (int64, error) {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		return 0, l.errAt(n, "%s: expected an integer, got %s", what, describe(n))
+	}
+	v, err := strconv.ParseInt(n.Value, 0, 64)
+	if err != nil {
+		return 0, l.errAt(n, "%s: %q is not an integer", what, n.Value)
+	}
+	return v, nil
+}
+
+func (l *loader) number(n *yaml.Node, what string) (float64, error) {
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
+		return 0, l.errAt(n, "%s: expected a number, got %s", what, describe(n))
+	}
+	v, err := strconv.ParseFloat(n.Value, 64)
+	if err != nil {
+		return 0, l.errAt(n, "%s: %q is not a number", what, n.Value)
+	}
+	return v, nil
+}
+
+func (l *loader) boolean(n *yaml.Node, what string) (bool, error) {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
+		return false, l.errAt(n, "%s: expected true or false, got %s", what, describe(n))
+	}
+	var b bool
+	if err := n.Decode(&b); err != nil {
+		return false, l.errAt(n, "%s: %v", what, err)
+	}
+	return b, nil
+}
+
+// duration reads "2s", "1m30s", "500ms" (0 is allowed as a bare number).
+func (l *loader) duration(n *yaml.Node, what string) (time.Duration, error) {
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!str" && n.ShortTag() != "!!int") {
+		return 0, l.errAt(n, "%s: expected a duration such as 2s or 500ms, got %s", what, describe(n))
+	}
+	if n.ShortTag() == "!!int" && n.Value == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(n.Value)
+	if err != nil || d < 0 {
+		return 0, l.errAt(n, "%s: bad duration %q (use a number with a unit: 500ms, 2s, 1m)", what, n.Value)
+	}
+	return d, nil
+}
+
+func (l *loader) oneOf(n *yaml.Node, what string, allowed []string) (string, error) {
+	s, err := l.str(n, what)
+	if err != nil {
+		return "", err
+	}
+	if !slices.Contains(allowed, s) {
+		return "", l.errAt(n, "%s: %q is not one of %s", what, s, strings.Join(allowed, ", "))
+	}
+	return s, nil
+}
+
+func (l *loader) stringMap(n *yaml.Node, what string) (map[string]string, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, l.errAt(n, "%s: expected a mapping, got %s", what, describe(n))
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
+			return nil, l.errAt(v, "%s.%s: expected a string, got %s", what, k.Value, describe(v))
+		}
+		out[k.Value] = v.Value
+	}
+	return out, nil
+}
+
+// text reads {en: ..., zh: ...}; both must be there and not empty.
+func (l *loader) text(n *yaml.Node, what string) (flow.Text, error) {
+	fs, _, err := l.fields(n, what, textKeys)
+	if err != nil {
+		return flow.Text{}, err
+	}
+	var t flow.Text
+	for _, lang := range textKeys {
+		f, ok := fs[lang]
+		if !ok {
+			return t, l.errAt(n, "%s: missing %s", what, lang)
+		}
+		s, err := l.str(f.val, what+"."+lang)
+		if err != nil {
+			return t, err
+		}
+		if strings.TrimSpace(s) == "" {
+			return t, l.errAt(f.val, "%s: missing %s", what, lang)
+		}
+		if lang == "en" {
+			t.En = strings.TrimSpace(s)
+		} else {
+			t.Zh = unfoldCJK(strings.TrimSpace(s))
+		}
+	}
+	return t, nil
+}
+
+func (l *loader) name(n *yaml.Node, what string) (string, error) {
+	s, err := l.str(n, what)
+	if err != nil {
+		return "", err
+	}
+	if !nameRE.MatchString(s) {
+		return "", l.errAt(n, "%s: %q is not a valid name (lowercase letters, digits and '-', starting and ending with a letter or digit)", what, s)
+	}
+	return s, nil
+}
+
+// objectName reads the name of an API object (a DNS subdomain).
+func (l *loader) objectName(n *yaml.Node, what string) (string, error) {
+	s, err := l.str(n, what)
+	if err != nil {
+		return "", err
+	}
+	if errs := validation.IsDNS1123Subdomain(s); len(errs) > 0 {
+		return "", l.errAt(n, "%s: %q is not a valid object name: %s", what, s, errs[0])
+	}
+	return s, nil
+}
+
+func (l *loader) scenario(root *yaml.Node) (*Scenario, error) {
+	fs, _, err := l.fields(root, "scenario", scenarioKeys)
+	if err != nil {
+		return nil, err
+	}
+	missing := func(k string) error {
+		if _, ok := fs[k]; !ok {
+			return l.errAt(root, "scenario: missing field %q", k)
+		}
+		return nil
+	}
+	s := &Scenario{File: l.file, Level: Levels[0], Cluster: ClusterSpec{
+		Nodes: kubelet.DefaultNodes(cluster.DefaultNodeCount), Scheduler: true, Speed: DefaultSpeed}}
+	if err := missing("name"); err != nil {
+		return nil, err
+	}
+	if s.Name, err = l.name(fs["name"].val, "name"); err != nil {
+		return nil, err
+	}
+	if err := missing("title"); err != nil {
+		return nil, err
+	}
+	if s.Title, err = l.text(fs["title"].val, "title"); err != nil {
+		return nil, err
+	}
+	if err := missing("summary"); err != nil {
+		return nil, err
+	}
+	if s.Summary, err = l.text(fs["summary"].val, "summary"); err != nil {
+		return nil, err
+	}
+	if f, ok := fs["level"]; ok {
+		if s.Level, err = l.oneOf(f.val, "level", Levels); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fs["cluster"]; ok {
+		if err := l.cluster(f.val, &s.Cluster); err != nil {
+			return nil, err
+		}
+	}
+	if err := missing("steps"); err != nil {
+		return nil, err
+	}
+	steps := fs["steps"].val
+	if steps.Kind != yaml.SequenceNode {
+		return nil, l.errAt(steps, "steps: expected a list, got %s", describe(steps))
+	}
+	if len(steps.Content) == 0 {
+		return nil, l.errAt(steps, "steps: a scenario needs at least one step")
+	}
+	ids := map[string]bool{}
+	for i, n := range steps.Content {
+		st, err := l.step(n, i+1)
+		if err != nil {
+			return nil, err
+		}
+		if st.ID != "" {
+			if ids[st.ID] {
+				return nil, l.errAt(n, "step %d: id %q is used twice", i+1, st.ID)
+			}
+			ids[st.ID] = true
+		}
+		s.Steps = append(s.Steps, st)
+	}
+	return s, nil
+}
+
+func (l *loader) cluster(n *yaml.Node, c *ClusterSpec) error {
+	fs, _, err := l.fields(n, "cluster", clusterKeys)
+	if err != nil {
+		return err
+	}
+	if f, ok := fs["nodes"]; ok {
+		if f.val.Kind == yaml.SequenceNode {
+			c.Nodes = nil
+			seen := map[string]bool{}
+			for _, nn := range f.val.Content {
+				spec, err := l.node(nn, "cluster.nodes")
+				if err != nil {
+					return err
+				}
+				if seen[spec.Name] {
+					return l.errAt(nn, "cluster.nodes: node %q is listed twice", spec.Name)
+				}
+				seen[spec.Name] = true
+				c.Nodes = append(c.Nodes, spec)
+			}
+		} else {
+			if f.val.Kind != yaml.ScalarNode || f.val.ShortTag() != "!!int" {
+				return l.errAt(f.val, "cluster.nodes: expected a number of nodes or a list of nodes, got %s", describe(f.val))
+			}
+			count, err := l.integer(f.val, "cluster.nodes")
+			if err != nil {
+				return err
+			}
+			if count < 0 || count > 100 {
+				return l.errAt(f.val, "cluster.nodes: %d nodes: use 0 to 100", count)
+			}
+			c.Nodes = kubelet.DefaultNodes(int(count))
+		}
+	}
+	if f, ok := fs["scheduler"]; ok {
+		if c.Scheduler, err = l.boolean(f.val, "cluster.scheduler"); err != nil {
+			return err
+		}
+	}
+	if f, ok := fs["speed"]; ok {
+		if c.Speed, err = l.number(f.val, "cluster.speed"); err != nil {
+			return err
+		}
+		if c.Speed < 0 {
+			return l.errAt(f.val, "cluster.speed: %s is negative", f.val.Value)
+		}
+	}
+	return nil
+}
+
+// node reads a node: {name, cpu, memory, pods, labels, taints}.
+func (l *loader) node(n *yaml.Node, what string) (kubelet.NodeSpec, error) {
+	fs, _, err := l.fields(n, what, nodeKeys)
+	if err != nil {
+		return kubelet.NodeSpec{}, err
+	}
+	f, ok := fs["name"]
+	if !ok {
+		return kubelet.NodeSpec{}, l.errAt(n, "%s: missing field \"name\"", what)
+	}
+	name, err := l.objectName(f.val, what+".name")
+	if err != nil {
+		return kubelet.NodeSpec{}, err
+	}
+	spec := kubelet.DefaultNodeSpec(name)
+	for _, q := range []struct {
+		key string
+		dst *resource.Quantity
+	}{{"cpu", &spec.CPU}, {"memory", &spec.Memory}} {
+		f, ok := fs[q.key]
+		if !ok {
+			continue
+		}
+		s, err := l.scalar(f.val, what+"."+q.key)
+		if err != nil {
+			return spec, err
+		}
+		v, err := resource.ParseQuantity(s)
+		if err != nil {
+			return spec, l.errAt(f.val, "%s.%s: %q is not a quantity (like 4, 500m, 8Gi)", what, q.key, s)
+		}
+		*q.dst = v
+	}
+	if f, ok := fs["pods"]; ok {
+		if spec.Pods, err = l.integer(f.val, what+".pods"); err != nil {
+			return spec, err
+		}
+	}
+	if f, ok := fs["labels"]; ok {
+		if spec.Labels, err = l.stringMap(f.val, what+".labels"); err != nil {
+			return spec, err
+		}
+	}
+	if f, ok := fs["taints"]; ok {
+		if f.val.Kind != yaml.SequenceNode {
+			return spec, l.errAt(f.val, "%s.taints: expected a list, got %s", what, describe(f.val))
+		}
+		for _, tn := range f.val.Content {
+			tf, _, err := l.fields(tn, what+".taints", taintKeys)
+			if err != nil {
+				return spec, err
+			}
+			var t corev1.Taint
+			kf, ok := tf["key"]
+			if !ok {
+				return spec, l.errAt(tn, "%s.taints: missing field \"key\"", what)
+			}
+			if t.Key, err = l.str(kf.val, what+".taints.key"); err != nil {
+				return spec, err
+			}
+			if vf, ok := tf["value"]; ok {
+				if t.Value, err = l.scalar(vf.val, what+".taints.value"); err != nil {
+					return spec, err
+				}
+			}
+			ef, ok := tf["effect"]
+			if !ok {
+				return spec, l.errAt(tn, "%s.taints: missing field \"effect\"", what)
+			}
+			effect, err := l.oneOf(ef.val, what+".taints.effect", taintEffects)
+			if err != nil {
+				return spec, err
+			}
+			t.Effect = corev1.TaintEffect(effect)
+			spec.Taints = append(spec.Taints, t)
+		}
+	}
+	return spec, nil
+}
+
+func (l *loader) step(n *yaml.Node, index int) (*Step, error) {
+	what := fmt.Sprintf("step %d", index)
+	fs, order, err := l.fields(n, what, stepKeys)
+	if err != nil {
+		return nil, err
+	}
+	st := &Step{Index: index, As: DefaultUser, Timeout: DefaultTimeout, Line: n.Line, Col: n.Column}
+	if f, ok := fs["id"]; ok {
+		if st.ID, err = l.name(f.val, "id"); err != nil {
+			return nil, err
+		}
+	}
+	f, ok := fs["narration"]
+	if !ok {
+		return nil, l.errAt(n, "%s: missing field \"narration\"", what)
+	}
+	if st.Narration, err = l.text(f.val, "narration"); err != nil {
+		return nil, err
+	}
+	if f, ok := fs["as"]; ok {
+		if st.As, err = l.str(f.val, "as"); err != nil {
+			return nil, err
+		}
+		if _, err := cluster.IdentityOf(st.As); err != nil {
+			return nil, l.errAt(f.val, "as: unknown user %q (use admin, student, system:kube-scheduler or system:node:<node>)", st.As)
+		}
+	}
+	var action string
+	for _, k := range order {
+		if !slices.Contains(actionKeys, k) {
+			continue
+		}
+		if action != "" {
+			return nil, l.errAt(fs[k].key, "%s: two actions, %s and %s (a step has at most one)", what, action, k)
+		}
+		action = k
+		if st.Action, err = l.action(k, fs[k].val); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fs["wait"]; ok {
+		if st.Wait, err = l.duration(f.val, "wait"); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fs["timeout"]; ok {
+		if st.Timeout, err = l.duration(f.val, "timeout"); err != nil {
+			return nil, err
+		}
+		if st.Timeout <= 0 {
+			return nil, l.errAt(f.val, "timeout: must be more than 0")
+		}
+	}
+	if f, ok := fs["expect"]; ok {
+		if f.val.Kind != yaml.SequenceNode {
+			return nil, l.errAt(f.val, "expect: expected a list, got %s", describe(f.val))
+		}
+		for _, en := range f.val.Content {
+			e, err := l.expectation(en)
+			if err != nil {
+				return nil, err
+			}
+			st.Expect = append(st.Expect, e)
+		}
+	}
+	return st, nil
+}
+
+func (l *loader) action(key string, n *yaml.Node) (Action, error) {
+	switch key {
+	case "apply", "create":
+		s, err := l.str(n, key)
+		if err != nil {
+			return nil, err
+		}
+		objs, err := l.manifest(l.file, s, l.blockPos(n))
+		if err != nil {
+			return nil, err
+		}
+		return &ApplyAction{Create: key == "create", Objects: objs}, nil
+	case "applyFile":
+		s, err := l.str(n, key)
+		if err != nil {
+			return nil, err
+		}
+		name, data, err := l.read(s)
+		if err != nil {
+			return nil, l.errAt(n, "applyFile: %v", unwrapPathError(err))
+		}
+		objs, err := l.manifest(name, string(data), func(line, col int) (int, int) { return line, col })
+		if err != nil {
+			return nil, err
+		}
+		return &ApplyAction{File: s, Objects: objs}, nil
+	case "update":
+		fs, _, err := l.fields(n, key, updateKeys)
+		if err != nil {
+			return nil, err
+		}
+		a := &UpdateAction{ResourceVersion: "current"}
+		if a.Object, err = l.object(n, fs, key); err != nil {
+			return nil, err
+		}
+		if f, ok := fs["labels"]; ok {
+			if a.Labels, err = l.stringMap(f.val, "update.labels"); err != nil {
+				return nil, err
+			}
+		}
+		if f, ok := fs["annotations"]; ok {
+			if a.Annotations, err = l.stringMap(f.val, "update.annotations"); err != nil {
+				return nil, err
+			}
+		}
+		if f, ok := fs["resourceVersion"]; ok {
+			if a.ResourceVersion, err = l.scalar(f.val, "update.resourceVersion"); err != nil {
+				return nil, err
+			}
+			if _, err := strconv.ParseUint(a.ResourceVersion, 10, 64); err != nil && a.ResourceVersion != "current" && a.ResourceVersion != "stale" {
+				return nil, l.errAt(f.val, "update.resourceVersion: %q is not current, stale or a number", a.ResourceVersion)
+			}
+		}
+		return a, nil
+	case "delete":
+		fs, _, err := l.fields(n, key, deleteKeys)
+		if err != nil {
+			return nil, err
+		}
+		a := &DeleteAction{}
+		if a.Object, err = l.object(n, fs, key); err != nil {
+			return nil, err
+		}
+		if f, ok := fs["gracePeriodSeconds"]; ok {
+			g, err := l.integer(f.val, "delete.gracePeriodSeconds")
+			if err != nil {
+				return nil, err
+			}
+			if g < 0 {
+				return nil, l.errAt(f.val, "delete.gracePeriodSeconds: %d is negative", g)
+			}
+			a.GracePeriodSeconds = &g
+		}
+		if f, ok := fs["wait"]; ok {
+			if a.Wait, err = l.boolean(f.val, "delete.wait"); err != nil {
+				return nil, err
+			}
+		}
+		return a, nil
+	case "patch":
+		fs, _, err := l.fields(n, key, patchKeys)
+		if err != nil {
+			return nil, err
+		}
+		a := &PatchAction{Type: "strategic"}
+		if a.Object, err = l.object(n, fs, key); err != nil {
+			return nil, err
+		}
+		if f, ok := fs["subresource"]; ok {
+			if a.Subresource, err = l.oneOf(f.val, "patch.subresource", []string{"status"}); err != nil {
+				return nil, err
+			}
+		}
+		if f, ok := fs["type"]; ok {
+			if a.Type, err = l.oneOf(f.val, "patch.type", patchTypes); err != nil {
+				return nil, err
+			}
+		}
+		f, ok := fs["patch"]
+		if !ok {
+			return nil, l.errAt(n, "patch: missing field \"patch\"")
+		}
+		if a.Patch, err = l.str(f.val, "patch.patch"); err != nil {
+			return nil, err
+		}
+		if !json.Valid([]byte(a.Patch)) {
+			return nil, l.errAt(f.val, "patch.patch: not valid JSON")
+		}
+		return a, nil
+	case "addNode":
+		spec, err := l.node(n, key)
+		if err != nil {
+			return nil, err
+		}
+		return &AddNodeAction{Node: spec}, nil
+	case "removeNode", "stopKubelet", "startKubelet":
+		name, err := l.objectName(n, key)
+		if err != nil {
+			return nil, err
+		}
+		return &NodeAction{Verb: key, Node: name}, nil
+	case "stopScheduler", "startScheduler", "restartAPIServer", "compactEtcd":
+		b, err := l.boolean(n, key)
+		if err != nil {
+			return nil, err
+		}
+		if !b {
+			return nil, l.errAt(n, "%s: must be true (leave the action out to not do it)", key)
+		}
+		return &ControlAction{Verb: key}, nil
+	case "http":
+		return l.http(n)
+	}
+	return nil, l.errAt(n, "unknown action %q", key)
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// object reads kind, name and namespace of update, delete, patch and absent.
+func (l *loader) object(n *yaml.Node, fs map[string]field, what string) (ObjectSpec, error) {
+	var o ObjectSpec
+	kf, ok := fs["kind"]
+	if !ok {
+		return o, l.errAt(n, "%s: missing field \"kind\"", what)
+	}
+	kind, err := l.str(kf.val, what+".kind")
+	if err != nil {
+		return o, err
+	}
+	info, ok := kinds[kind]
+	if !ok {
+		return o, l.errAt(kf.val, "%s.kind: unknown kind %q (known: %s)", what, kind, strings.Join(kindNames, ", "))
+	}
+	o.Kind = kind
+	nf, ok := fs["name"]
+	if !ok {
+		return o, l.errAt(n, "%s: missing field \"name\"", what)
+	}
+	if o.Name, err = l.objectName(nf.val, what+".name"); err != nil {
+		return o, err
+	}
+	if f, ok := fs["namespace"]; ok {
+		if !info.namespaced {
+			return o, l.errAt(f.key, "%s.namespace: %s is not namespaced", what, kind)
+		}
+		if o.Namespace, err = l.objectName(f.val, what+".namespace"); err != nil {
+			return o, err
+		}
+	} else if info.namespaced {
+		o.Namespace = DefaultNamespace
+	}
+	return o, nil
+}
+
+func (l *loader) http(n *yaml.Node) (Action, error) {
+	fs, _, err := l.fields(n, "http", httpKeys)
+	if err != nil {
+		return nil, err
+	}
+	a := &HTTPAction{Method: "GET", Mode: ModeRequest, Proto: ProtoHTTP2, Count: 1, Interval: DefaultPollInterval}
+	f, ok := fs["path"]
+	if !ok {
+		return nil, l.errAt(n, "http: missing field \"path\"")
+	}
+	if a.Path, err = l.str(f.val, "http.path"); err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(a.Path, "/") {
+		return nil, l.errAt(f.val, "http.path: %q must start with /", a.Path)
+	}
+	if f, ok := fs["method"]; ok {
+		if a.Method, err = l.oneOf(f.val, "http.method", []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fs["mode"]; ok {
+		if a.Mode, err = l.oneOf(f.val, "http.mode", httpModes); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fs["proto"]; ok {
+		if a.Proto, err = l.oneOf(f.val, "http.proto", httpProtos); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fs["count"]; ok {
+		c, err := l.integer(f.val, "http.count")
+		if err != nil {
+			return nil, err
+		}
+		if c < 1 || c > 1000 {
+			return nil, l.errAt(f.val, "http.count: %d: use 1 to 1000", c)
+		}
+		a.Count = int(c)
+	}
+	if f, ok := fs["interval"]; ok {
+		if a.Interval, err = l.duration(f.val, "http.interval"); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fs["body"]; ok {
+		if a.Body, err = l.str(f.val, "http.body"); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fs["contentType"]; ok {
+		if a.ContentType, err = l.str(f.val, "http.contentType"); err != nil {
+			return nil, err
+		}
+	}
+	if a.Mode != ModeRequest && a.Method != "GET" {
+		return nil, l.errAt(n, "http: mode %s only GETs (method is %s)", a.Mode, a.Method)
+	}
+	return a, nil
+}
+
+func (l *loader) expectation(n *yaml.Node) (Expectation, error) {
+	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
+		return nil, l.errAt(n, "expect: each item has exactly one key, one of %s", strings.Join(expectKeys, ", "))
+	}
+	k, v := n.Content[0], n.Content[1]
+	switch k.Value {
+	case "podStage":
+		fs, _, err := l.fields(v, k.Value, podStageKeys)
+		if err != nil {
+			return nil, err
+		}
+		e := &PodStageExpectation{}
+		if e.Pod, e.Namespace, err = l.pod(v, fs, k.Value); err != nil {
+			return nil, err
+		}
+		sf, ok := fs["stage"]
+		if !ok {
+			return nil, l.errAt(v, "podStage: missing field \"stage\"")
+		}
+		if e.Stage, err = l.stage(sf.val); err != nil {
+			return nil, err
+		}
+		return e, nil
+	case "podPhase":
+		fs, _, err := l.fields(v, k.Value, podPhaseKeys)
+		if err != nil {
+			return nil, err
+		}
+		e := &PodPhaseExpectation{}
+		if e.Pod, e.Namespace, err = l.pod(v, fs, k.Value); err != nil {
+			return nil, err
+		}
+		pf, ok := fs["phase"]
+		if !ok {
+			return nil, l.errAt(v, "podPhase: missing field \"phase\"")
+		}
+		if e.Phase, err = l.oneOf(pf.val, "podPhase.phase", podPhases); err != nil {
+			return nil, err
+		}
+		return e, nil
+	case "containerState":
+		fs, _, err := l.fields(v, k.Value, containerKeys)
+		if err != nil {
+			return nil, err
+		}
+		e := &ContainerStateExpectation{}
+		if e.Pod, e.Namespace, err = l.pod(v, fs, k.Value); err != nil {
+			return nil, err
+		}
+		if f, ok := fs["container"]; ok {
+			if e.Container, err = l.str(f.val, "containerState.container"); err != nil {
+				return nil, err
+			}
+		}
+		if f, ok := fs["reason"]; ok {
+			if e.Reason, err = l.str(f.val, "containerState.reason"); err != nil {
+				return nil, err
+			}
+		}
+		if f, ok := fs["restartsAtLeast"]; ok {
+			r, err := l.integer(f.val, "containerState.restartsAtLeast")
+			if err != nil {
+				return nil, err
+			}
+			e.RestartsAtLeast = int32(r)
+		}
+		if e.Reason == "" && e.RestartsAtLeast == 0 {
+			return nil, l.errAt(v, "containerState: give a reason, restartsAtLeast, or both")
+		}
+		return e, nil
+	case "event":
+		fs, _, err := l.fields(v, k.Value, eventKeys)
+		if err != nil {
+			return nil, err
+		}
+		e := &EventExpectation{Namespace: DefaultNamespace}
+		of, ok := fs["object"]
+		if !ok {
+			return nil, l.errAt(v, "event: missing field \"object\"")
+		}
+		if e.Object, err = l.objectName(of.val, "event.object"); err != nil {
+			return nil, err
+		}
+		if f, ok := fs["kind"]; ok {
+			if e.ObjectKind, err = l.str(f.val, "event.kind"); err != nil {
+				return nil, err
+			}
+		}
+		if f, ok := fs["namespace"]; ok {
+			if e.Namespace, err = l.objectName(f.val, "event.namespace"); err != nil {
+				return nil, err
+			}
+		}
+		rf, ok := fs["reason"]
+		if !ok {
+			return nil, l.errAt(v, "event: missing field \"reason\"")
+		}
+		if e.Reason, err = l.str(rf.val, "event.reason"); err != nil {
+			return nil, err
+		}
+		if f, ok := fs["message"]; ok {
+			if e.Message, err = l.str(f.val, "event.message"); err != nil {
+				return nil, err
+			}
+		}
+		return e, nil
+	case "status":
+		c, err := l.integer(v, "status")
+		if err != nil {
+			return nil, err
+		}
+		if c < 100 || c > 599 {
+			return nil, l.errAt(v, "status: %d is not an HTTP status code", c)
+		}
+		return &StatusExpectation{Code: int(c)}, nil
+	case "message":
+		s, err := l.str(v, "message")
+		if err != nil {
+			return nil, err
+		}
+		return &MessageExpectation{Contains: s}, nil
+	case "watchEvents":
+		if v.Kind != yaml.SequenceNode {
+			return nil, l.errAt(v, "watchEvents: expected a list, got %s", describe(v))
+		}
+		e := &WatchEventsExpectation{Types: []string{}}
+		for _, t := range v.Content {
+			s, err := l.oneOf(t, "watchEvents", watchEventTypes)
+			if err != nil {
+				return nil, err
+			}
+			e.Types = append(e.Types, s)
+		}
+		return e, nil
+	case "absent":
+		fs, _, err := l.fields(v, k.Value, absentKeys)
+		if err != nil {
+			return nil, err
+		}
+		o, err := l.object(v, fs, k.Value)
+		if err != nil {
+			return nil, err
+		}
+		return &AbsentExpectation{Object: o}, nil
+	case "nodeReady":
+		s, err := l.objectName(v, "nodeReady")
+		if err != nil {
+			return nil, err
+		}
+		return &NodeReadyExpectation{Node: s}, nil
+	}
+	return nil, l.errAt(k, "unknown expectation %q (known: %s)", k.Value, strings.Join(expectKeys, ", "))
+}
+
+// pod reads the pod and namespace of a pod expectation.
+func (l *loader) pod(n *yaml.Node, fs map[string]field, what string) (name, namespace string, err error) {
+	f, ok := fs["pod"]
+	if !ok {
+		return "", "", l.errAt(n, "%s: missing field \"pod\"", what)
+	}
+	if name, err = l.objectName(f.val, what+".pod"); err != nil {
+		return "", "", err
+	}
+	namespace = DefaultNamespace
+	if f, ok := fs["namespace"]; ok {
+		if namespace, err = l.objectName(f.val, what+".namespace"); err != nil {
+			return "", "", err
+		}
+	}
+	return name, namespace, nil
+}
+
+// stageNames lists "1-8 or admitted, persisted, ..." for messages.
+func stageNames() string {
+	names := make([]string, len(flow.Stages))
+	for i, s := range flow.Stages {
+		names[i] = s.Name
+	}
+	return "1 to 8, or one of " + strings.Join(names, ", ")
+}
+
+// stage reads a stage number (1-8) or name ("status-persisted").
+func (l *loader) stage(n *yaml.Node) (flow.Stage, error) {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
+		v, err := strconv.Atoi(n.Value)
+		if err != nil || v < 1 || v > len(flow.Stages) {
+			return 0, l.errAt(n, "podStage.stage: %s is not a stage (%s)", n.Value, stageNames())
+		}
+		return flow.Stage(v), nil
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+		for _, s := range flow.Stages {
+			if s.Name == n.Value {
+				return s.Stage, nil
+			}
+		}
+		return 0, l.errAt(n, "podStage.stage: %q is not a stage (%s)", n.Value, stageNames())
+	}
+	return 0, l.errAt(n, "podStage.stage: expected a stage number or name, got %s", describe(n))
+}
+
+// blockPos maps positions inside the text of scalar n (line and column
+// from 1) to positions in the file.
+func (l *loader) blockPos(n *yaml.Node) func(line, col int) (int, int) {
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+		return func(int, int) (int, int) { return n.Line, n.Column }
+	}
+	indent := 0
+	for i := n.Line; i < len(l.lines); i++ { // l.lines[n.Line] is the line after the indicator
+		if t := strings.TrimLeft(l.lines[i], " "); t != "" {
+			indent = len(l.lines[i]) - len(t)
+			break
+		}
+	}
+	return func(line, col int) (int, int) { return n.Line + line, indent + col }
+}
+
+// manifest decodes the YAML documents of a manifest into objects: each
+// must be a kind scenarios support, valid for its type (no unknown
+// fields, no wrong types), with a name. at maps a position in text to one
+// in file.
+func (l *loader) manifest(file, text string, at func(line, col int) (int, int)) ([]*unstructured.Unstructured, error) {
+	errAt := func(n *yaml.Node, format string, args ...any) error {
+		line, col := at(n.Line, n.Column)
+		return &FileError{File: file, Line: line, Col: col, Msg: "manifest: " + fmt.Sprintf(format, args...)}
+	}
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	var objs []*unstructured.Unstructured
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			fe := yamlError(file, err, func(line int) (int, int) { return at(line, 1) })
+			fe.(*FileError).Msg = "manifest: " + fe.(*FileError).Msg
+			return nil, fe
+		}
+		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
+			continue
+		}
+		root := doc.Content[0]
+		if root.Kind != yaml.MappingNode {
+			return nil, errAt(root, "expected an object (a mapping), got %s", describe(root))
+		}
+		var v any
+		if err := root.Decode(&v); err != nil {
+			return nil, errAt(root, "%v", err)
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, errAt(root, "%v", err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return nil, errAt(root, "%v", err)
+		}
+		kind := u.GetKind()
+		info, ok := kinds[kind]
+		if !ok {
+			return nil, errAt(findPath(root, "kind"), "unsupported kind %q (supported: %s)", kind, strings.Join(kindNames, ", "))
+		}
+		if u.GetAPIVersion() != info.apiVersion() {
+			return nil, errAt(findPath(root, "apiVersion"), "%s is apiVersion %s, not %q", kind, info.apiVersion(), u.GetAPIVersion())
+		}
+		if u.GetName() == "" {
+			return nil, errAt(root, "%s without metadata.name", kind)
+		}
+		if errs := validation.IsDNS1123Subdomain(u.GetName()); len(errs) > 0 {
+			return nil, errAt(findPath(root, "metadata.name"), "%q is not a valid object name: %s", u.GetName(), errs[0])
+		}
+		switch {
+		case info.namespaced && u.GetNamespace() == "":
+			u.SetNamespace(DefaultNamespace)
+		case !info.namespaced && u.GetNamespace() != "":
+			return nil, errAt(findPath(root, "metadata.namespace"), "%s is not namespaced", kind)
+		}
+		gvk := schema.FromAPIVersionAndKind(u.GetAPIVersion(), kind)
+		typed, err := scheme.Scheme.New(gvk)
+		if err != nil {
+			return nil, errAt(root, "%v", err)
+		}
+		strict, err := kjson.UnmarshalStrict(raw, typed)
+		if err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return nil, errAt(findPath(root, te.Field), "%s: expected %s, got a %s", te.Field, te.Type.String(), te.Value)
+			}
+			return nil, errAt(root, "%v", err)
+		}
+		if len(strict) > 0 {
+			msg := strict[0].Error()
+			return nil, errAt(findPath(root, unknownFieldPath(msg)), "%s", msg)
+		}
+		objs = append(objs, u)
+	}
+	if len(objs) == 0 {
+		return nil, &FileError{File: file, Line: first(at(1, 1)), Col: second(at(1, 1)), Msg: "manifest: no objects"}
+	}
+	return objs, nil
+}
+
+func first(a, _ int) int  { return a }
+func second(_, b int) int { return b }
+
+var unknownFieldRE = regexp.MustCompile(`unknown field "([^"]+)"`)
+
+func unknownFieldPath(msg string) string {
+	if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// findPath returns the node of a dotted path ("spec.containers.image",
+// with or without [i] indexes) under root: the key node of the last
+// segment found, so errors point at the field. It returns the deepest
+// node found.
+func findPath(root *yaml.Node, p string) *yaml.Node {
+	if p == "" {
+		return root
+	}
+	segs := strings.Split(strings.NewReplacer("[", ".", "]", "").Replace(p), ".")
+	best := root
+	var walk func(n *yaml.Node, segs []string) bool
+	walk = func(n *yaml.Node, segs []string) bool {
+		if len(segs) == 0 {
+			return true
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == segs[0] {
+					best = n.Content[i]
+					return walk(n.Content[i+1], segs[1:])
+				}
+			}
+		case yaml.SequenceNode:
+			if idx, err := strconv.Atoi(segs[0]); err == nil && idx < len(n.Content) {
+				return walk(n.Content[idx], segs[1:])
+			}
+			for _, c := range n.Content {
+				if walk(c, segs) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	walk(root, segs)
+	return best
+}
+
+// libraryRead reads applyFile names of a library scenario from the
+// embedded library.
+func libraryRead(name string) (string, []byte, error) {
+	p := path.Join("library", name)
+	b, err := libraryFS.ReadFile(p)
+	return p, b, err
+}
+
+// unfoldCJK removes the spaces YAML's folded style puts where a Chinese
+// line was broken: a space between two CJK characters, or next to CJK
+// punctuation, is not one the author meant. Spaces between Chinese and
+// Latin words ("Pod 写入 etcd") stay.
+func unfoldCJK(s string) string {
+	rs := []rune(s)
+	out := make([]rune, 0, len(rs))
+	for i, r := range rs {
+		if r == ' ' && i > 0 && i+1 < len(rs) {
+			prev, next := rs[i-1], rs[i+1]
+			if (isCJK(prev) && isCJK(next)) || isCJKPunct(prev) || isCJKPunct(next) {
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+func isCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || isCJKPunct(r)
+}
+
+// isCJKPunct reports the full-width punctuation Chinese text uses.
+func isCJKPunct(r rune) bool {
+	return (r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFF65) || r == '“' || r == '”' || r == '‘' || r == '’' || r == '…' || r == '—'
+}

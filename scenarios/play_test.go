@@ -1,0 +1,225 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/scenarios"
+)
+
+// playTimeout bounds a whole Play in tests, so a hang fails the test.
+const playTimeout = 2 * time.Minute
+
+// mustStartCluster starts the cluster s asks for, at speed 0, on a free
+// loopback port with its state in a fresh temporary directory, and closes
+// it when the test ends.
+func mustStartCluster(tb testing.TB, s *scenarios.Scenario) *cluster.Cluster {
+	tb.Helper()
+	cfg := cluster.NewConfig()
+	s.Configure(cfg)
+	cfg.Port = 0
+	cfg.UnsafeNoFsync = true
+	cfg.DataDir = tb.TempDir()
+	cfg.Speed = 0
+	c, err := cluster.Start(context.Background(), cfg)
+	if err != nil {
+		tb.Fatalf("cluster.Start: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			tb.Errorf("cluster.Close: %v", err)
+		}
+	})
+	return c
+}
+
+func mustFind(tb testing.TB, name string) *scenarios.Scenario {
+	tb.Helper()
+	s, err := scenarios.Find(name)
+	if err != nil {
+		tb.Fatalf("Find(%q): %v", name, err)
+	}
+	return s
+}
+
+func play(tb testing.TB, c *cluster.Cluster, s *scenarios.Scenario, obs scenarios.Observer) error {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), playTimeout)
+	defer cancel()
+	return scenarios.Play(ctx, c, s, scenarios.Options{Lang: "en", Speed: 0, Observer: obs})
+}
+
+func TestPlayPodCreate(t *testing.T) {
+	s := mustFind(t, "pod-create")
+	c := mustStartCluster(t, s)
+	var out bytes.Buffer
+	if err := play(t, c, s, scenarios.NewPlainPrinter(&out, "en")); err != nil {
+		t.Fatalf("Play(pod-create) = %v, want nil\noutput:\n%s", err, out.String())
+	}
+	text := out.String()
+	pos := 0
+	for i, st := range flow.Stages {
+		header := "[" + string(rune('1'+i)) + "/8] " + st.TitleEN
+		j := strings.Index(text[pos:], header)
+		if j < 0 {
+			t.Fatalf("plain output: header %q missing (or out of order)\noutput:\n%s", header, text)
+		}
+		pos += j + len(header)
+	}
+	for _, want := range []string{"etcd create /registry/pods/default/nginx", "watch event ADDED", "chosen: node-", "runtime", "PATCH pods/status as system:node:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plain output lacks %q\noutput:\n%s", want, text)
+		}
+	}
+}
+
+func TestPlayFailingExpectation(t *testing.T) {
+	s, err := scenarios.Parse("fail.yaml", []byte(`name: fail
+title: {en: Fail, zh: 失败}
+summary: {en: A pod that never fails, zh: 一个不会失败的 Pod}
+cluster: {nodes: 1}
+steps:
+  - id: create
+    narration: {en: Create it., zh: 创建它。}
+    apply: |
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: web}
+      spec:
+        containers: [{name: web, image: nginx:1.27}]
+    expect:
+      - podPhase: {pod: web, phase: Running}
+  - id: expect-failed
+    narration: {en: Wait for what never comes., zh: 等一个不会到来的结果。}
+    timeout: 300ms
+    expect:
+      - podPhase: {pod: web, phase: Failed}
+  - id: never-run
+    narration: {en: Not reached., zh: 不会执行。}
+    delete: {kind: Pod, name: web}
+`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	c := mustStartCluster(t, s)
+	rec := &recordingObserver{}
+	err = play(t, c, s, rec)
+	var ee *scenarios.ExpectationError
+	if !errors.As(err, &ee) {
+		t.Fatalf("Play = %v, want an *ExpectationError", err)
+	}
+	if ee.Step != 2 || ee.StepID != "expect-failed" {
+		t.Errorf("ExpectationError names step %d (%s), want 2 (expect-failed)", ee.Step, ee.StepID)
+	}
+	want := "step 2 (expect-failed): expected podPhase Failed for web, saw Running after 300ms"
+	if err.Error() != want {
+		t.Errorf("error = %q, want %q", err.Error(), want)
+	}
+	if got := rec.finished; len(got) != 2 || got[1].Err == nil {
+		t.Errorf("observer saw %d finished steps (last with error %v), want 2, the last failed", len(got), got)
+	}
+}
+
+func TestPlayActionResults(t *testing.T) {
+	s, err := scenarios.Parse("results.yaml", []byte(`name: results
+title: {en: Results, zh: 结果}
+summary: {en: Status codes of actions, zh: 动作的状态码}
+cluster: {nodes: 1}
+steps:
+  - narration: {en: Create., zh: 创建。}
+    create: |
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: web}
+      spec:
+        containers: [{name: web, image: nginx:1.27}]
+    expect:
+      - status: 201
+  - narration: {en: Again., zh: 再来一次。}
+    create: |
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: web}
+      spec:
+        containers: [{name: web, image: nginx:1.27}]
+    expect:
+      - status: 409
+      - message: already exists
+  - narration: {en: Forbidden., zh: 禁止。}
+    as: student
+    delete: {kind: Pod, name: web}
+    expect:
+      - status: 403
+  - narration: {en: Stale write., zh: 过期的写入。}
+    update: {kind: Pod, name: web, labels: {a: b}, resourceVersion: stale}
+    expect:
+      - status: 409
+  - narration: {en: Current write., zh: 当前版本的写入。}
+    update: {kind: Pod, name: web, labels: {a: b}}
+    expect:
+      - status: 200
+  - narration: {en: Watch it over HTTP/1.1., zh: 用 HTTP/1.1 Watch 它。}
+    http: {path: "/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dweb", mode: watch, proto: http1, count: 1}
+    expect:
+      - status: 200
+      - watchEvents: [ADDED]
+  - narration: {en: Watch it over HTTP/2., zh: 用 HTTP/2 Watch 它。}
+    http: {path: "/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dweb", mode: watch, count: 1}
+    expect:
+      - watchEvents: [ADDED]
+  - narration: {en: Delete., zh: 删除。}
+    delete: {kind: Pod, name: web, gracePeriodSeconds: 0, wait: true}
+    expect:
+      - absent: {kind: Pod, name: web}
+`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	c := mustStartCluster(t, s)
+	rec := &recordingObserver{}
+	if err := play(t, c, s, rec); err != nil {
+		t.Fatalf("Play = %v", err)
+	}
+	http1 := strings.Join(rec.finished[5].HTTP, "\n")
+	for _, want := range []string{"< HTTP/1.1 200", "Transfer-Encoding: chunked", "< chunk \""} {
+		if !strings.Contains(http1, want) {
+			t.Errorf("HTTP/1.1 watch transcript lacks %q:\n%s", want, http1)
+		}
+	}
+}
+
+// recordingObserver keeps what Play reported.
+type recordingObserver struct {
+	started  []scenarios.StepInfo
+	finished []scenarios.StepResult
+}
+
+func (r *recordingObserver) StepStarted(s scenarios.StepInfo) { r.started = append(r.started, s) }
+func (r *recordingObserver) StepFinished(_ scenarios.StepInfo, res scenarios.StepResult) {
+	r.finished = append(r.finished, res)
+}
+
+// TestLibraryPlays runs every library scenario headless at speed 0, each
+// on its own cluster.
+func TestLibraryPlays(t *testing.T) {
+	lib, err := scenarios.Library()
+	if err != nil {
+		t.Fatalf("Library: %v", err)
+	}
+	for _, s := range lib {
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
+			c := mustStartCluster(t, s)
+			var out bytes.Buffer
+			if err := play(t, c, s, scenarios.NewPlainPrinter(&out, "en")); err != nil {
+				t.Fatalf("Play(%s) = %v\noutput:\n%s", s.Name, err, out.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,308 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// words are the printer's own words, by language.
+var words = map[string]map[string]string{
+	"en": {"step": "Step", "as": "as", "passed": "ok", "failed": "FAILED", "held": "held at", "released": "released", "pod": "pod"},
+	"zh": {"step": "步骤", "as": "身份", "passed": "通过", "failed": "失败", "held": "暂停于", "released": "继续", "pod": "Pod"},
+}
+
+func word(lang, key string) string {
+	if w, ok := words[lang]; ok {
+		return w[key]
+	}
+	return words["en"][key]
+}
+
+// PlainPrinter writes a scenario as readable text: each step's narration,
+// action and result, and one block per stage of each pod with the
+// evidence the components captured. Safe for concurrent use.
+type PlainPrinter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	lang string
+	last map[types.UID]flow.Stage // the stage whose header was printed last, per pod
+}
+
+// NewPlainPrinter returns a printer writing to w in lang ("en" or "zh").
+func NewPlainPrinter(w io.Writer, lang string) *PlainPrinter {
+	return &PlainPrinter{w: w, lang: lang, last: map[types.UID]flow.Stage{}}
+}
+
+var (
+	_ Observer      = (*PlainPrinter)(nil)
+	_ EventObserver = (*PlainPrinter)(nil)
+)
+
+// StepStarted prints the step's heading, narration and action.
+func (p *PlainPrinter) StepStarted(s StepInfo) {
+	var b strings.Builder
+	title := fmt.Sprintf("%s %d/%d", word(p.lang, "step"), s.Index, s.Total)
+	if s.ID != "" {
+		title += " · " + s.ID
+	}
+	fmt.Fprintf(&b, "\n=== %s ===\n", title)
+	for _, line := range strings.Split(s.Narration.In(p.lang), "\n") {
+		fmt.Fprintf(&b, "%s\n", line)
+	}
+	if s.Action != "" {
+		as := ""
+		if s.As != "" && s.As != DefaultUser {
+			as = fmt.Sprintf("  (%s %s)", word(p.lang, "as"), s.As)
+		}
+		fmt.Fprintf(&b, "$ %s%s\n", s.Action, as)
+	}
+	p.write(b.String())
+}
+
+// StepFinished prints what the action returned and whether the step's
+// expectations held.
+func (p *PlainPrinter) StepFinished(s StepInfo, r StepResult) {
+	var b strings.Builder
+	for _, line := range r.HTTP {
+		fmt.Fprintf(&b, "  %s\n", line)
+	}
+	switch {
+	case r.Status != 0 && r.Message != "" && len(r.HTTP) == 0:
+		fmt.Fprintf(&b, "→ %d %s\n", r.Status, truncate(oneLine(r.Message), 200))
+	case r.Status != 0:
+		fmt.Fprintf(&b, "→ %d\n", r.Status)
+	case r.Message != "":
+		fmt.Fprintf(&b, "→ %s\n", truncate(oneLine(r.Message), 200))
+	}
+	if len(r.Watch) > 0 {
+		fmt.Fprintf(&b, "→ watch events: %s\n", strings.Join(r.Watch, ", "))
+	}
+	if r.Err != nil {
+		fmt.Fprintf(&b, "✗ %s: %v\n", word(p.lang, "failed"), r.Err)
+	} else {
+		fmt.Fprintf(&b, "✓ %s\n", word(p.lang, "passed"))
+	}
+	p.write(b.String())
+}
+
+// Event prints a block for an event of a pod's stage (a header when the
+// pod enters a new stage, then the evidence) and a line for gate holds;
+// other events are left out.
+func (p *PlainPrinter) Event(ev flow.Event) {
+	var b strings.Builder
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case ev.Hold != nil:
+		verb := word(p.lang, "held")
+		if ev.Hold.Released {
+			verb = word(p.lang, "released")
+		}
+		fmt.Fprintf(&b, "  ⏸ %s %s\n", verb, ev.Hold.Boundary)
+	case ev.Stage != 0:
+		info, ok := ev.Stage.Info()
+		if !ok {
+			return
+		}
+		if p.last[ev.Object.UID] != ev.Stage {
+			p.last[ev.Object.UID] = ev.Stage
+			fmt.Fprintf(&b, "\n[%d/%d] %s — %s %s\n", int(ev.Stage), len(flow.Stages), info.Title(p.lang),
+				word(p.lang, "pod"), nsName(ev.Object.Namespace, ev.Object.Name))
+		}
+		writeEvidence(&b, ev)
+	default:
+		return
+	}
+	_, _ = io.WriteString(p.w, b.String())
+}
+
+func (p *PlainPrinter) write(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// After step text, a stage's evidence gets its header again, so it is
+	// never read as part of the step printed in between.
+	clear(p.last)
+	_, _ = io.WriteString(p.w, s)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// short rounds a duration for reading.
+func short(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+// writeEvidence writes the evidence lines of ev, indented.
+func writeEvidence(b *strings.Builder, ev flow.Event) {
+	line := func(format string, args ...any) { fmt.Fprintf(b, "    "+format+"\n", args...) }
+	switch {
+	case ev.Request != nil:
+		r := ev.Request
+		line("%s %s  %s  (%s)", r.Method, r.URI, r.Proto, ev.Component)
+		user := r.User
+		if user == "" {
+			user = "(unauthenticated)"
+		}
+		if len(r.Groups) > 0 {
+			user += " [" + strings.Join(r.Groups, ", ") + "]"
+		}
+		line("user   %s", user)
+		if r.Route != "" {
+			line("route  %s", r.Route)
+		}
+		for _, s := range r.Steps {
+			line("  %9s  %-13s %-9s %s", "+"+short(s.At).String(), s.Name, s.Outcome, truncate(s.Detail, 140))
+		}
+		if r.Code != 0 {
+			line("→ %d, %d bytes in %s", r.Code, r.BytesSent, short(r.Duration))
+		}
+	case ev.Etcd != nil:
+		e := ev.Etcd
+		prev := ""
+		if e.PrevRevision != 0 {
+			prev = fmt.Sprintf(" (previous revision %d)", e.PrevRevision)
+		}
+		line("etcd %s %s", e.Op, e.Key)
+		line("revision %d%s = resourceVersion \"%d\"", e.Revision, prev, e.Revision)
+		if e.Value != "" {
+			line("value %d bytes: %s", len(e.Value), preview([]byte(e.Value)))
+		}
+	case ev.Watch != nil:
+		w := ev.Watch
+		line("watch event %s, resourceVersion %s", w.Type, w.ResourceVersion)
+		line("to %s on GET %s (%s, %s)", w.User, w.URI, w.Proto, w.ContentType)
+		line("frame %d bytes: %s", len(w.Frame), preview(w.Frame))
+	case ev.Scheduling != nil:
+		writeSchedulingTable(line, ev.Scheduling)
+	case ev.Runtime != nil:
+		r := ev.Runtime
+		what := r.Container
+		if r.Image != "" {
+			what += " (" + r.Image + ")"
+		}
+		line("runtime %-6s %s  %s  %s  [%s]", r.Action, what, short(r.Duration), r.Result, ev.Component)
+	case ev.Status != nil:
+		s := ev.Status
+		line("PATCH pods/status as %s: phase %s", s.User, s.Phase)
+		line("patch %d bytes: %s", len(s.Patch), truncate(oneLine(s.Patch), 200))
+	default:
+		if ev.Summary != "" {
+			line("%s  (%s)", ev.Summary, ev.Component)
+		}
+	}
+}
+
+// writeSchedulingTable writes the scheduler's verdict per node: filter
+// result, scores, total, and which node was chosen.
+func writeSchedulingTable(line func(string, ...any), d *flow.SchedulingDecision) {
+	line("scheduling attempt %d: %d nodes", d.Attempt, len(d.Nodes))
+	nodes := append([]flow.NodeVerdict(nil), d.Nodes...)
+	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Node < nodes[j].Node })
+	for _, n := range nodes {
+		mark := " "
+		if n.Node == d.Chosen {
+			mark = "*"
+		}
+		if !n.Feasible {
+			line("%s %-12s filtered out by %s: %s", mark, n.Node, n.FailedPlugin, strings.Join(n.Reasons, "; "))
+			continue
+		}
+		var scores []string
+		for _, s := range n.Scores {
+			scores = append(scores, fmt.Sprintf("%s %d×%d", s.Plugin, s.Score, s.Weight))
+		}
+		line("%s %-12s fits; total %d = %s", mark, n.Node, n.Total, strings.Join(scores, " + "))
+	}
+	if d.Chosen != "" {
+		line("chosen: %s", d.Chosen)
+	} else if d.Message != "" {
+		line("no node fits: %s", d.Message)
+	}
+}
+
+// JSONPrinter writes one JSON object per line: {"type":"step",...} when a
+// step starts and when it finishes, {"type":"event","event":{...}} for
+// every flow event. Safe for concurrent use.
+type JSONPrinter struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+// NewJSONPrinter returns a printer writing to w.
+func NewJSONPrinter(w io.Writer) *JSONPrinter {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &JSONPrinter{enc: enc}
+}
+
+var (
+	_ Observer      = (*JSONPrinter)(nil)
+	_ EventObserver = (*JSONPrinter)(nil)
+)
+
+// jsonStep is the JSON form of a step's start ("started") or end
+// ("passed", "failed").
+type jsonStep struct {
+	Type      string    `json:"type"`
+	Phase     string    `json:"phase"`
+	Index     int       `json:"index"`
+	Total     int       `json:"total"`
+	ID        string    `json:"id,omitempty"`
+	Narration flow.Text `json:"narration"`
+	As        string    `json:"as,omitempty"`
+	Action    string    `json:"action,omitempty"`
+	Status    int       `json:"status,omitempty"`
+	Message   string    `json:"message,omitempty"`
+	Watch     []string  `json:"watch,omitempty"`
+	HTTP      []string  `json:"http,omitempty"`
+	Error     string    `json:"error,omitempty"`
+}
+
+type jsonEvent struct {
+	Type  string     `json:"type"`
+	Event flow.Event `json:"event"`
+}
+
+func stepJSON(s StepInfo, phase string) jsonStep {
+	return jsonStep{Type: "step", Phase: phase, Index: s.Index, Total: s.Total, ID: s.ID, Narration: s.Narration, As: s.As, Action: s.Action}
+}
+
+// StepStarted writes {"type":"step","phase":"started",...}.
+func (p *JSONPrinter) StepStarted(s StepInfo) { p.encode(stepJSON(s, "started")) }
+
+// StepFinished writes {"type":"step","phase":"passed"|"failed",...} with
+// the action's result.
+func (p *JSONPrinter) StepFinished(s StepInfo, r StepResult) {
+	j := stepJSON(s, "passed")
+	j.Status, j.Message, j.Watch, j.HTTP = r.Status, r.Message, r.Watch, r.HTTP
+	if r.Err != nil {
+		j.Phase, j.Error = "failed", r.Err.Error()
+	}
+	p.encode(j)
+}
+
+// Event writes {"type":"event","event":{...}}.
+func (p *JSONPrinter) Event(ev flow.Event) { p.encode(jsonEvent{Type: "event", Event: ev}) }
+
+func (p *JSONPrinter) encode(v any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.enc.Encode(v)
+}

@@ -1,0 +1,494 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/kubelet"
+)
+
+// Options says how Play runs a scenario.
+type Options struct {
+	// Lang is the language of narration ("en" or "zh"); it is passed on
+	// to nobody but kept for observers that ask (printers take their own).
+	Lang string
+	// Speed divides the steps' pauses (wait, poll intervals); 0 removes
+	// them. A negative Speed means the scenario's (Cluster.Speed).
+	Speed float64
+	// Observer, if not nil, is told about each step; if it also
+	// implements EventObserver it receives every flow event recorded
+	// while the scenario plays.
+	Observer Observer
+}
+
+// StepInfo describes a step about to run.
+type StepInfo struct {
+	// Index counts the steps from 1; Total is their number.
+	Index, Total int
+	ID           string
+	Narration    flow.Text
+	// As is the user the action acts as.
+	As string
+	// Action describes the action in one line ("" for none).
+	Action string
+}
+
+// StepResult is what a step's action produced.
+type StepResult struct {
+	// Status is the HTTP status of the action's (last) API request; 0
+	// for actions that make none (addNode, stopScheduler...).
+	Status int
+	// Message is the error message of a failed API request, or the
+	// response body of an http action.
+	Message string
+	// Watch are the types of the watch events an http watch or
+	// long-poll read, in order (BOOKMARKs included: the server sends
+	// them only to clients that ask, with allowWatchBookmarks=true).
+	Watch []string
+	// HTTP is the transcript of an http action, one line each: the
+	// request and status lines, headers, and the body as it arrived (for
+	// an HTTP/1.1 stream, each chunk with its size).
+	HTTP []string
+	// Err is nil when the step passed, else why it failed (an
+	// *ExpectationError, or the context's error).
+	Err error
+}
+
+// Observer follows a scenario as Play runs it. Play calls it from one
+// goroutine, in step order.
+type Observer interface {
+	StepStarted(StepInfo)
+	StepFinished(StepInfo, StepResult)
+}
+
+// EventObserver receives the flow events recorded while a scenario plays,
+// in recording order, from a goroutine of Play's (not the one calling
+// StepStarted). Every event is delivered before the expectation that
+// depends on it is seen to hold.
+type EventObserver interface {
+	Event(flow.Event)
+}
+
+// ExpectationError says which step failed, what it expected and what it
+// saw instead. A step whose action fails (an API error the step does not
+// expect, a component that cannot start) fails the same way, with
+// Expectation "<action> to succeed".
+type ExpectationError struct {
+	// Step is the step's index (from 1), StepID its id ("" if none).
+	Step        int
+	StepID      string
+	Expectation string
+	Got         string
+}
+
+func (e *ExpectationError) Error() string {
+	name := strconv.Itoa(e.Step)
+	if e.StepID != "" {
+		name += " (" + e.StepID + ")"
+	}
+	return fmt.Sprintf("step %s: expected %s, saw %s", name, e.Expectation, e.Got)
+}
+
+// pollInterval is how often an expectation is looked at again.
+const pollInterval = 50 * time.Millisecond
+
+// Play runs the steps of s against c, in order, and returns nil when every
+// expectation held, an *ExpectationError for the first that did not (the
+// remaining steps are not run), or ctx's error. c is a running cluster,
+// usually started with a config s.Configure filled. Play subscribes to
+// c.Recorder for its whole run, so no flow event of a step is missed.
+func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) error {
+	speed := opts.Speed
+	if speed < 0 {
+		speed = s.Cluster.Speed
+	}
+	p := &player{c: c, s: s, speed: speed, changed: make(chan struct{}),
+		dyn: map[string]dynamic.Interface{}, seen: map[string][]string{}, specs: map[string]kubelet.NodeSpec{}}
+	for _, n := range s.Cluster.Nodes {
+		p.specs[n.Name] = n
+	}
+	admin, err := c.AdminClient()
+	if err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	p.admin = admin
+
+	sub := c.Recorder.Subscribe(1 << 14)
+	eo, _ := opts.Observer.(EventObserver)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range sub.Events() {
+			if eo != nil {
+				eo.Event(ev)
+			}
+			p.record(ev)
+		}
+	}()
+	defer func() {
+		sub.Close()
+		<-done
+	}()
+
+	for _, st := range s.Steps {
+		info := StepInfo{Index: st.Index, Total: len(s.Steps), ID: st.ID, Narration: st.Narration, As: st.As}
+		if st.Action != nil {
+			info.Action = st.Action.String()
+		}
+		if opts.Observer != nil {
+			opts.Observer.StepStarted(info)
+		}
+		res := p.step(ctx, st)
+		if opts.Observer != nil {
+			opts.Observer.StepFinished(info, res)
+		}
+		if res.Err != nil {
+			return res.Err
+		}
+	}
+	return nil
+}
+
+// player is the state of one Play.
+type player struct {
+	c     *cluster.Cluster
+	s     *Scenario
+	speed float64
+	admin kubernetes.Interface
+
+	mu      sync.Mutex
+	events  []flow.Event
+	changed chan struct{} // closed and replaced when events grows
+
+	dyn   map[string]dynamic.Interface // by user
+	seen  map[string][]string          // resourceVersions seen, by object
+	specs map[string]kubelet.NodeSpec  // nodes this run knows, for startKubelet
+}
+
+func (p *player) record(ev flow.Event) {
+	p.mu.Lock()
+	p.events = append(p.events, ev)
+	close(p.changed)
+	p.changed = make(chan struct{})
+	p.mu.Unlock()
+}
+
+// snapshot returns the events so far and a channel closed when more come.
+func (p *player) snapshot() ([]flow.Event, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.events, p.changed
+}
+
+// scaled returns d divided by the speed (0 at speed 0).
+func (p *player) scaled(d time.Duration) time.Duration {
+	if p.speed <= 0 {
+		return 0
+	}
+	return time.Duration(float64(d) / p.speed)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// step runs one step: the action, the pause, the expectations.
+func (p *player) step(ctx context.Context, st *Step) StepResult {
+	fail := func(res StepResult, exp, got string) StepResult {
+		res.Err = &ExpectationError{Step: st.Index, StepID: st.ID, Expectation: exp, Got: got}
+		return res
+	}
+	var res StepResult
+	if st.Action != nil {
+		actx, cancel := context.WithTimeout(ctx, st.Timeout)
+		var err error
+		res, err = p.act(actx, st)
+		cancel()
+		if ctx.Err() != nil {
+			res.Err = ctx.Err()
+			return res
+		}
+		if err != nil {
+			if !expectsResult(st) || res.Status == 0 {
+				return fail(res, st.Action.String()+" to succeed", err.Error())
+			}
+		}
+	}
+	if err := sleep(ctx, p.scaled(st.Wait)); err != nil {
+		res.Err = err
+		return res
+	}
+	for _, e := range st.Expect {
+		got, ok, err := p.check(ctx, st, e, &res)
+		if err != nil {
+			res.Err = err
+			return res
+		}
+		if !ok {
+			return fail(res, e.String(), got)
+		}
+	}
+	return res
+}
+
+// expectsResult says whether the step checks its action's status or
+// message: then a failed request is its result, not a failure.
+func expectsResult(st *Step) bool {
+	for _, e := range st.Expect {
+		switch e.(type) {
+		case *StatusExpectation, *MessageExpectation:
+			return true
+		}
+	}
+	return false
+}
+
+// check waits until e holds or the step's timeout passes; got says what
+// was seen last.
+func (p *player) check(ctx context.Context, st *Step, e Expectation, res *StepResult) (got string, ok bool, err error) {
+	switch e := e.(type) {
+	case *StatusExpectation:
+		if res.Status == e.Code {
+			return "", true, nil
+		}
+		if res.Status == 0 {
+			return "no HTTP status (the action made no request)", false, nil
+		}
+		return fmt.Sprintf("status %d", res.Status), false, nil
+	case *MessageExpectation:
+		if containsFold(res.Message, e.Contains) {
+			return "", true, nil
+		}
+		return fmt.Sprintf("message %q", truncate(res.Message, 300)), false, nil
+	case *WatchEventsExpectation:
+		if equalStrings(res.Watch, e.Types) {
+			return "", true, nil
+		}
+		return fmt.Sprintf("watch events %v", res.Watch), false, nil
+	}
+	deadline := time.Now().Add(st.Timeout)
+	for {
+		var changed <-chan struct{}
+		got, ok, changed = p.probe(ctx, e)
+		if ok {
+			return "", true, nil
+		}
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Sprintf("%s after %s", got, st.Timeout), false, nil
+		}
+		t := time.NewTimer(pollInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", false, ctx.Err()
+		case <-changed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// probe looks once whether e holds. changed, if not nil, is closed when
+// new flow events arrive.
+func (p *player) probe(ctx context.Context, e Expectation) (got string, ok bool, changed <-chan struct{}) {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	switch e := e.(type) {
+	case *PodStageExpectation:
+		var uid types.UID
+		if pod, err := p.admin.CoreV1().Pods(e.Namespace).Get(rctx, e.Pod, metav1.GetOptions{}); err == nil {
+			uid = pod.UID
+		}
+		events, ch := p.snapshot()
+		highest := flow.Stage(0)
+		for _, ev := range events {
+			if ev.Stage == 0 || ev.Object.Kind != "Pod" || ev.Object.Namespace != e.Namespace || ev.Object.Name != e.Pod {
+				continue
+			}
+			if uid != "" && ev.Object.UID != uid {
+				continue
+			}
+			if ev.Stage == e.Stage {
+				return "", true, ch
+			}
+			highest = max(highest, ev.Stage)
+		}
+		if highest == 0 {
+			return "no stage events for it", false, ch
+		}
+		return fmt.Sprintf("stage %d (%s) as the furthest", int(highest), highest), false, ch
+	case *PodPhaseExpectation:
+		pod, err := p.admin.CoreV1().Pods(e.Namespace).Get(rctx, e.Pod, metav1.GetOptions{})
+		if err != nil {
+			return errString(err), false, nil
+		}
+		if string(pod.Status.Phase) == e.Phase {
+			return "", true, nil
+		}
+		if pod.Status.Phase == "" {
+			return "no phase", false, nil
+		}
+		return string(pod.Status.Phase), false, nil
+	case *ContainerStateExpectation:
+		pod, err := p.admin.CoreV1().Pods(e.Namespace).Get(rctx, e.Pod, metav1.GetOptions{})
+		if err != nil {
+			return errString(err), false, nil
+		}
+		var seen []string
+		for _, cs := range pod.Status.ContainerStatuses {
+			if e.Container != "" && cs.Name != e.Container {
+				continue
+			}
+			var state, reason string
+			switch {
+			case cs.State.Running != nil:
+				state, reason = "Running", "Running"
+			case cs.State.Terminated != nil:
+				state, reason = "Terminated", cs.State.Terminated.Reason
+			case cs.State.Waiting != nil:
+				state, reason = "Waiting", cs.State.Waiting.Reason
+			}
+			if (e.Reason == "" || e.Reason == reason || e.Reason == state) && cs.RestartCount >= e.RestartsAtLeast {
+				return "", true, nil
+			}
+			d := cs.Name + " " + state
+			if reason != "" && reason != state {
+				d += " (" + reason + ")"
+			}
+			seen = append(seen, fmt.Sprintf("%s, %d restarts", d, cs.RestartCount))
+		}
+		if len(seen) == 0 {
+			return "no container status", false, nil
+		}
+		return joinComma(seen), false, nil
+	case *EventExpectation:
+		list, err := p.admin.CoreV1().Events(e.Namespace).List(rctx, metav1.ListOptions{})
+		if err != nil {
+			return errString(err), false, nil
+		}
+		var seen []string
+		for _, ev := range list.Items {
+			if ev.InvolvedObject.Name != e.Object || (e.ObjectKind != "" && ev.InvolvedObject.Kind != e.ObjectKind) {
+				continue
+			}
+			if ev.Reason == e.Reason && containsFold(ev.Message, e.Message) {
+				return "", true, nil
+			}
+			seen = append(seen, fmt.Sprintf("%s %q", ev.Reason, truncate(ev.Message, 120)))
+		}
+		if len(seen) == 0 {
+			return "no events for it", false, nil
+		}
+		return "events " + joinComma(seen), false, nil
+	case *AbsentExpectation:
+		ri, err := p.resource(e.Object, DefaultUser)
+		if err != nil {
+			return err.Error(), false, nil
+		}
+		_, err = ri.Get(rctx, e.Object.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return "", true, nil
+		}
+		if err != nil {
+			return errString(err), false, nil
+		}
+		return "it exists", false, nil
+	case *NodeReadyExpectation:
+		node, err := p.admin.CoreV1().Nodes().Get(rctx, e.Node, metav1.GetOptions{})
+		if err != nil {
+			return errString(err), false, nil
+		}
+		for _, cond := range node.Status.Conditions {
+			if cond.Type == "Ready" {
+				if cond.Status == "True" {
+					return "", true, nil
+				}
+				return fmt.Sprintf("Ready %s (%s)", cond.Status, cond.Reason), false, nil
+			}
+		}
+		return "no Ready condition", false, nil
+	}
+	return fmt.Sprintf("an expectation this runner does not know (%s)", e.Kind()), false, nil
+}
+
+// errString describes an API error shortly: "NotFound: pods \"x\" not found".
+func errString(err error) string {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		st := se.Status()
+		return fmt.Sprintf("%d %s: %s", st.Code, st.Reason, st.Message)
+	}
+	return err.Error()
+}
+
+// resultOf turns an API error into a step result.
+func resultOf(err error, okStatus int) StepResult {
+	if err == nil {
+		return StepResult{Status: okStatus}
+	}
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		return StepResult{Status: int(se.Status().Code), Message: err.Error()}
+	}
+	return StepResult{Message: err.Error()}
+}
+
+// remember notes a resourceVersion this run saw for an object (for
+// update's resourceVersion: stale).
+func (p *player) remember(u *unstructured.Unstructured) {
+	if u == nil {
+		return
+	}
+	key := u.GetKind() + "/" + u.GetNamespace() + "/" + u.GetName()
+	rv := u.GetResourceVersion()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	list := p.seen[key]
+	if rv != "" && (len(list) == 0 || list[len(list)-1] != rv) {
+		p.seen[key] = append(list, rv)
+	}
+}
+
+// staleVersion returns a resourceVersion of o older than current: the
+// oldest this run saw, or current-1.
+func (p *player) staleVersion(o ObjectSpec, current string) string {
+	p.mu.Lock()
+	list := p.seen[o.Kind+"/"+o.Namespace+"/"+o.Name]
+	p.mu.Unlock()
+	for _, rv := range list {
+		if rv != current {
+			return rv
+		}
+	}
+	n, err := strconv.ParseInt(current, 10, 64)
+	if err != nil || n <= 1 {
+		return "1"
+	}
+	return strconv.FormatInt(n-1, 10)
+}
