@@ -81,12 +81,13 @@ var (
 	deleteKeys      = []string{"kind", "name", "namespace", "gracePeriodSeconds", "wait"}
 	patchKeys       = []string{"kind", "name", "namespace", "subresource", "type", "patch"}
 	httpKeys        = []string{"method", "path", "mode", "proto", "count", "interval", "body", "contentType"}
-	expectKeys      = []string{"podStage", "podPhase", "containerState", "event", "status", "message", "watchEvents", "absent", "nodeReady"}
+	expectKeys      = []string{"podStage", "podPhase", "containerState", "event", "status", "message", "watchEvents", "absent", "nodeReady", "canI"}
 	podStageKeys    = []string{"pod", "namespace", "stage"}
 	podPhaseKeys    = []string{"pod", "namespace", "phase"}
 	containerKeys   = []string{"pod", "namespace", "container", "reason", "restartsAtLeast"}
 	eventKeys       = []string{"object", "kind", "namespace", "reason", "message"}
 	absentKeys      = []string{"kind", "name", "namespace"}
+	canIKeys        = []string{"user", "verb", "resource", "namespace", "allowed"}
 	podPhases       = []string{"Pending", "Running", "Succeeded", "Failed", "Unknown"}
 	watchEventTypes = []string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"}
 	httpModes       = []string{ModeRequest, ModePoll, ModeLongPoll, ModeWatch}
@@ -983,6 +984,40 @@ func (l *loader) expectation(n *yaml.Node) (Expectation, error) {
 			return nil, err
 		}
 		return &NodeReadyExpectation{Node: s}, nil
+	case "canI":
+		fs, _, err := l.fields(v, k.Value, canIKeys)
+		if err != nil {
+			return nil, err
+		}
+		e := &CanIExpectation{Namespace: DefaultNamespace, Allowed: true}
+		for _, req := range []string{"user", "verb", "resource"} {
+			if _, ok := fs[req]; !ok {
+				return nil, l.errAt(v, "canI: missing field %q", req)
+			}
+		}
+		if e.User, err = l.str(fs["user"].val, "canI.user"); err != nil {
+			return nil, err
+		}
+		if _, err := cluster.IdentityOf(e.User); err != nil {
+			return nil, l.errAt(fs["user"].val, "canI.user: unknown user %q (use admin, student, system:kube-scheduler or system:node:<node>)", e.User)
+		}
+		if e.Verb, err = l.str(fs["verb"].val, "canI.verb"); err != nil {
+			return nil, err
+		}
+		if e.Resource, err = l.str(fs["resource"].val, "canI.resource"); err != nil {
+			return nil, err
+		}
+		if f, ok := fs["namespace"]; ok {
+			if e.Namespace, err = l.str(f.val, "canI.namespace"); err != nil {
+				return nil, err
+			}
+		}
+		if f, ok := fs["allowed"]; ok {
+			if e.Allowed, err = l.boolean(f.val, "canI.allowed"); err != nil {
+				return nil, err
+			}
+		}
+		return e, nil
 	}
 	return nil, l.errAt(k, "unknown expectation %q (known: %s)", k.Value, strings.Join(expectKeys, ", "))
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -419,6 +421,39 @@ func (p *player) probe(ctx context.Context, e Expectation) (got string, ok bool,
 			return errString(err), false, nil
 		}
 		return "it exists", false, nil
+	case *CanIExpectation:
+		cfg, err := p.c.RESTConfigAs(e.User)
+		if err != nil {
+			return err.Error(), false, nil
+		}
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err.Error(), false, nil
+		}
+		resource, sub, _ := strings.Cut(e.Resource, "/")
+		group := ""
+		if g, r, ok := strings.Cut(resource, "."); ok {
+			resource, group = g, r
+		}
+		review, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(rctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: e.Namespace, Verb: e.Verb, Group: group, Resource: resource, Subresource: sub,
+			}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			return errString(err), false, nil
+		}
+		if review.Status.Allowed == e.Allowed {
+			return "", true, nil
+		}
+		got := "allowed"
+		if !review.Status.Allowed {
+			got = "not allowed"
+		}
+		if review.Status.Reason != "" {
+			got += " (" + review.Status.Reason + ")"
+		}
+		return got, false, nil
 	case *NodeReadyExpectation:
 		node, err := p.admin.CoreV1().Nodes().Get(rctx, e.Node, metav1.GetOptions{})
 		if err != nil {

@@ -389,6 +389,25 @@ type AbsentExpectation struct{ Object ObjectSpec }
 func (e *AbsentExpectation) Kind() string   { return "absent" }
 func (e *AbsentExpectation) String() string { return e.Object.String() + " absent" }
 
+// CanIExpectation: a SelfSubjectAccessReview sent as User (what `kubectl
+// auth can-i VERB RESOURCE --as USER` asks) answers Allowed. Resource may
+// name a subresource ("pods/status"); Namespace "" asks at the cluster
+// scope. It is polled like every expectation, so it also waits for the
+// API server's authorizer to see a new binding.
+type CanIExpectation struct {
+	User, Verb, Resource, Namespace string
+	Allowed                         bool
+}
+
+func (e *CanIExpectation) Kind() string { return "canI" }
+func (e *CanIExpectation) String() string {
+	verdict := "yes"
+	if !e.Allowed {
+		verdict = "no"
+	}
+	return fmt.Sprintf("canI %s %s as %s in %q: %s", e.Verb, e.Resource, e.User, e.Namespace, verdict)
+}
+
 // NodeReadyExpectation: the node's Ready condition is True.
 type NodeReadyExpectation struct{ Node string }
 
