@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"sync"
 	"text/tabwriter"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/internal/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/tui"
 )
 
 // DefaultScenario is what `kubesim` alone plays.
@@ -26,6 +29,7 @@ type playOptions struct {
 	speed             float64
 	dataDir           string
 	port              int
+	markdown, record  string
 }
 
 func (o *playOptions) addFlags(cmd *cobra.Command) {
@@ -37,6 +41,8 @@ func (o *playOptions) addFlags(cmd *cobra.Command) {
 	f.Float64Var(&o.speed, "speed", -1, "speed of simulated time (image pulls, container starts, back-offs, waits); 0 removes the delays (default: the scenario's, usually 1)")
 	f.StringVar(&o.dataDir, "data-dir", "", "keep etcd data, logs and the kubeconfig in `DIR` (default: a temporary directory removed on exit)")
 	f.IntVar(&o.port, "port", 0, "`port` the API server listens on (0 picks a free one)")
+	f.StringVar(&o.markdown, "markdown", "", "terminal UI: on quitting, write the walkthrough with its evidence to `FILE` (Markdown)")
+	f.StringVar(&o.record, "record", "", "terminal UI: record the session to `FILE` (asciicast v2, for asciinema)")
 }
 
 func (o *playOptions) validate() error {
@@ -88,6 +94,12 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	if err != nil {
 		// A missing or malformed scenario is the caller's to fix: exit 2.
 		return usageError{err}
+	}
+	if !o.plain && !o.json && isTerminal(stdin) && isTerminal(stdout) {
+		return runTUI(ctx, sc, o, stdin, stdout)
+	}
+	if o.markdown != "" || o.record != "" {
+		return usageError{errors.New("--markdown and --record belong to the terminal UI; with --plain or --json, or without a terminal, redirect the output instead")}
 	}
 	var out scenarios.Observer
 	if o.json {
@@ -214,4 +226,40 @@ func newScenariosCommand(stdout io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&lang, "lang", lang, "language of titles and summaries: en or zh")
 	return cmd
+}
+
+// runTUI plays sc in the terminal UI until the learner quits.
+func runTUI(ctx context.Context, sc *scenarios.Scenario, o playOptions, stdin io.Reader, stdout io.Writer) error {
+	var extra *scenarios.Scenario
+	if !strings.HasPrefix(sc.File, "library/") {
+		extra = sc // from a file: listed first, before the library
+	}
+	d, err := newScenarioDriver(o.dataDir, o.port, extra)
+	if err != nil {
+		return err
+	}
+	speed := o.speed
+	if speed < 0 {
+		speed = sc.Cluster.Speed
+	}
+	mode := flow.ModeAuto
+	if o.step {
+		mode = flow.ModeStep
+	}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	err = tui.Run(ctx, d, tui.Options{
+		Scenario: sc.Name, Mode: mode, Speed: speed, Lang: o.lang, NoColor: noColor,
+		Markdown: o.markdown, Record: o.record, Input: stdin, Output: stdout,
+	})
+	return errors.Join(err, d.Close())
+}
+
+// isTerminal reports whether rw is a terminal (a character device).
+func isTerminal(rw any) bool {
+	f, ok := rw.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,69 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// evidencePane shows the selected stage's evidence in tabs.
+type evidencePane struct {
+	sh            *shared
+	width, height int
+	tab           tab
+	stage         flow.Stage
+	body          []string
+	sc            scroll
+}
+
+var _ Component = (*evidencePane)(nil)
+
+func (e *evidencePane) SetSize(w, h int) {
+	e.width, e.height = w, h
+	e.sc.height = max(h-2, 0)
+}
+
+func (e *evidencePane) Update(msg tea.Msg) tea.Cmd {
+	scrollKeys(e.sh.keys, &e.sc, len(e.body), msg)
+	return nil
+}
+
+func (e *evidencePane) KeyHelp() []key.Binding {
+	return []key.Binding{e.sh.keys.PrevTab, e.sh.keys.Up}
+}
+
+// set replaces the content; the window goes back to the top when the
+// stage or the tab changed.
+func (e *evidencePane) set(s flow.Stage, tb tab, body []string) {
+	if s != e.stage || tb != e.tab {
+		e.sc.top()
+	}
+	e.stage, e.tab, e.body = s, tb, body
+}
+
+func (e *evidencePane) View() string {
+	st := e.sh.st
+	var tabs []string
+	for t := tab(0); t < numTabs; t++ {
+		name := tabNames[t].In(e.sh.lang)
+		if t == e.tab {
+			tabs = append(tabs, st.TabActive.Render("["+name+"]"))
+		} else {
+			tabs = append(tabs, st.Tab.Render(" "+name+" "))
+		}
+	}
+	head := fit(strings.Join(tabs, ""), e.width)
+	title := ""
+	if info, ok := e.stage.Info(); ok {
+		title = st.Bold.Render(fmt.Sprintf("%d/8 %s", int(e.stage), info.Title(e.sh.lang)))
+	}
+	more := ""
+	if n := len(e.body) - e.sc.off - e.sc.height; n > 0 {
+		more = st.Dim.Render(fmt.Sprintf(" ↓%d", n))
+	}
+	return head + "\n" + fit(title+more, e.width) + "\n" + e.sc.window(e.body, e.width)
+}

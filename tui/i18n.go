@@ -1,0 +1,60 @@
+package tui
+
+import "github.com/kubesim/kubesim/internal/flow"
+
+// ui holds the TUI's own words in both languages.
+var ui = map[string]flow.Text{
+	"auto":        {En: "AUTO", Zh: "自动"},
+	"step":        {En: "STEP", Zh: "单步"},
+	"held":        {En: "held before stage %d — space to go on", Zh: "停在第 %d 阶段之前 — 按空格继续"},
+	"starting":    {En: "starting a fresh cluster for %s…", Zh: "正在为 %s 启动新集群…"},
+	"pipeline":    {En: "Pipeline", Zh: "流水线"},
+	"evidence":    {En: "Evidence", Zh: "证据"},
+	"events":      {En: "Events (kubectl get events -w)", Zh: "事件 (kubectl get events -w)"},
+	"cluster":     {En: "Cluster", Zh: "集群"},
+	"step_of":     {En: "Step %d/%d", Zh: "第 %d/%d 步"},
+	"waiting_pod": {En: "waiting for a pod to be created…", Zh: "等待创建 Pod…"},
+	"no_evidence": {En: "no %s evidence for this pod yet", Zh: "该 Pod 还没有 %s 证据"},
+	"from_stage":  {En: "(from stage %d)", Zh: "（来自第 %d 阶段）"},
+	"no_cluster":  {En: "no cluster connection", Zh: "未连接集群"},
+	"no_events":   {En: "no events yet", Zh: "暂无事件"},
+	"no_nodes":    {En: "no nodes yet", Zh: "暂无节点"},
+	"picker":      {En: "Scenarios — enter to start, esc to go back", Zh: "场景 — 回车开始，esc 返回"},
+	"summary":     {En: "Scenario finished", Zh: "场景结束"},
+	"passed":      {En: "every expectation held", Zh: "所有预期均满足"},
+	"failed":      {En: "failed: %s", Zh: "失败：%s"},
+	"offer_next":  {En: "enter: next scenario (%s) · esc: back · r: replay · s: scenarios · q: quit", Zh: "回车：下一个场景（%s） · esc：返回 · r：重放 · s：场景列表 · q：退出"},
+	"offer_last":  {En: "esc: back · r: replay · s: scenarios · q: quit", Zh: "esc：返回 · r：重放 · s：场景列表 · q：退出"},
+	"help_title":  {En: "Keys", Zh: "按键"},
+	"error":       {En: "error: %v", Zh: "错误：%v"},
+	"too_small":   {En: "terminal too small (%d×%d); need 80×24", Zh: "终端太小（%d×%d），至少 80×24"},
+	"diff_prev":   {En: "diff against revision %d (etcd MVCC history)", Zh: "与修订版本 %d 的差异（etcd MVCC 历史）"},
+	"created":     {En: "created: the whole value is new", Zh: "新建：整个值都是新的"},
+	"loading":     {En: "reading revision %d from etcd…", Zh: "正在从 etcd 读取修订版本 %d…"},
+	"history_err": {En: "history unavailable: %v", Zh: "历史不可用：%v"},
+	"pod":         {En: "pod", Zh: "Pod"},
+	"others":      {En: "+%d other pods", Zh: "另有 %d 个 Pod"},
+}
+
+// tr returns the UI text named key in lang.
+func tr(lang, key string) string {
+	t, ok := ui[key]
+	if !ok {
+		return key
+	}
+	return t.In(lang)
+}
+
+// stageShort are the stage labels of the pipeline: short enough for
+// four columns at 80 characters.
+var stageShort = [9]flow.Text{
+	{},
+	{En: "admitted", Zh: "准入通过"},
+	{En: "in etcd", Zh: "写入 etcd"},
+	{En: "watch→sched", Zh: "通知调度器"},
+	{En: "scheduled", Zh: "调度绑定"},
+	{En: "bound in etcd", Zh: "绑定入库"},
+	{En: "kubelet runs", Zh: "kubelet 启动"},
+	{En: "status sent", Zh: "上报状态"},
+	{En: "status in etcd", Zh: "状态入库"},
+}

@@ -1,0 +1,59 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// keyMap holds every key binding of the TUI; components return the ones
+// they use as their key help.
+type keyMap struct {
+	Next, Mode, Faster, Slower key.Binding
+	NextPane, PrevPane         key.Binding
+	Left, Right, Up, Down      key.Binding
+	PrevTab, NextTab           key.Binding
+	Lang, Restart, Picker      key.Binding
+	Help, Quit, Enter, Back    key.Binding
+}
+
+// newKeyMap returns the bindings with their help in lang.
+func newKeyMap(lang string) keyMap {
+	t := func(en, zh string) string {
+		if lang == "zh" {
+			return zh
+		}
+		return en
+	}
+	return keyMap{
+		Next:     key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", t("next stage", "下一阶段"))),
+		Mode:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", t("auto/step", "自动/单步"))),
+		Faster:   key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", t("faster", "加速"))),
+		Slower:   key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", t("slower", "减速"))),
+		NextPane: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", t("next pane", "下一窗格"))),
+		PrevPane: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", t("prev pane", "上一窗格"))),
+		Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", t("select stage", "选择阶段"))),
+		Right:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", t("next stage", "后一阶段"))),
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓ j/k", t("scroll", "滚动"))),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", t("scroll down", "向下滚动"))),
+		PrevTab:  key.NewBinding(key.WithKeys("["), key.WithHelp("[/]", t("evidence tab", "证据标签"))),
+		NextTab:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", t("next tab", "下一标签"))),
+		Lang:     key.NewBinding(key.WithKeys("L"), key.WithHelp("L", t("中文", "English"))),
+		Restart:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", t("restart", "重新开始"))),
+		Picker:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", t("scenarios", "场景"))),
+		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", t("help", "帮助"))),
+		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", t("quit", "退出"))),
+		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", t("start", "开始"))),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", t("back", "返回"))),
+	}
+}
+
+// ShortHelp is the help bar (help.KeyMap).
+func (k keyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Next, k.Mode, k.Faster, k.NextPane, k.Left, k.Lang, k.Picker, k.Help, k.Quit}
+}
+
+// FullHelp is the ? view (help.KeyMap).
+func (k keyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Next, k.Mode, k.Faster, k.Slower},
+		{k.NextPane, k.PrevPane, k.Left, k.Up, k.PrevTab},
+		{k.Lang, k.Restart, k.Picker, k.Help, k.Quit},
+	}
+}

@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// markdownWidth is the width evidence is wrapped to in the export.
+const markdownWidth = 100
+
+func writeMarkdownFile(path string, m *Model) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("markdown export: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	werr := writeMarkdown(bw, m.played, m.hist, m.sh.lang)
+	if werr == nil {
+		werr = bw.Flush()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("markdown export %s: %w", path, werr)
+	}
+	return nil
+}
+
+// writeMarkdown writes the walkthrough of the sessions played: each
+// scenario's steps and, for each pod followed, every stage with the
+// evidence captured (the same text as the evidence pane).
+func writeMarkdown(w io.Writer, played []*walkthrough, hist map[historyKey]historyEntry, lang string) error {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	v := evidenceView{st: newStyles(r), lang: lang, width: markdownWidth, hist: hist}
+	var b strings.Builder
+	b.WriteString("# kubesim walkthrough\n")
+	for _, wt := range played {
+		if len(wt.steps) == 0 && len(wt.tracks.order) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s (`%s`)\n\n%s\n", wt.info.Title.In(lang), wt.info.Name, wt.info.Summary.In(lang))
+		if len(wt.steps) > 0 {
+			b.WriteString("\n### Steps\n\n")
+			for _, s := range wt.steps {
+				fmt.Fprintf(&b, "%d. %s\n   `%s` → %s", s.Index, s.Narration.In(lang), s.Action, s.Result)
+				if s.Err != nil {
+					fmt.Fprintf(&b, " **failed: %s**", s.Err)
+				}
+				b.WriteString("\n")
+			}
+		}
+		switch {
+		case !wt.done:
+			b.WriteString("\nResult: not finished.\n")
+		case wt.err != nil:
+			fmt.Fprintf(&b, "\nResult: **failed**: %s\n", wt.err)
+		default:
+			b.WriteString("\nResult: every expectation held.\n")
+		}
+		for _, t := range wt.tracks.list() {
+			if t.reached() == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "\n### Pod %s/%s (uid %s)\n", t.ref.Namespace, t.ref.Name, t.ref.UID)
+			for s := flow.StageAdmitted; s <= flow.StageStatusPersisted; s++ {
+				if len(t.stages[s]) == 0 {
+					continue
+				}
+				info, _ := s.Info()
+				took := ""
+				if d, ok := t.took(s, t.stages[s][0].Time); ok {
+					took = " — " + short(d)
+				}
+				fmt.Fprintf(&b, "\n#### %d/8 %s%s\n", int(s), info.Title(lang), took)
+				for tb := tab(0); tb < numTabs; tb++ {
+					if !stageHas(t, s, tb) {
+						continue
+					}
+					body, _ := v.render(t, s, tb)
+					fmt.Fprintf(&b, "\n%s:\n\n```text\n%s\n```\n", tabNames[tb].In(lang), strings.Join(trimRight(body), "\n"))
+				}
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func stageHas(t *podTrack, s flow.Stage, tb tab) bool {
+	for _, e := range t.stages[s] {
+		if tb.has(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func trimRight(ls []string) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = strings.TrimRight(l, " ")
+	}
+	return out
+}

@@ -1,0 +1,5 @@
+package tui
+
+import "strings"
+
+func splitLines(s string) []string { return strings.Split(s, "\n") }
