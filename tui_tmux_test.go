@@ -29,7 +29,9 @@ func (s *tmuxSession) tmux(args ...string) string {
 
 func (s *tmuxSession) capture() string { return s.tmux("capture-pane", "-p", "-t", "k") }
 
-func (s *tmuxSession) keys(keys ...string) { s.tmux(append([]string{"send-keys", "-t", "k"}, keys...)...) }
+func (s *tmuxSession) keys(keys ...string) {
+	s.tmux(append([]string{"send-keys", "-t", "k"}, keys...)...)
+}
 
 // waitFor polls the pane until ok says yes, failing with the last screen
 // after the deadline.
