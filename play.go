@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -108,21 +109,12 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 		out = scenarios.NewPlainPrinter(stdout, o.lang)
 	}
 
-	rec := flow.NewRecorder()
 	mode := flow.ModeOff
 	if o.step {
 		mode = flow.ModeStep
 	}
-	gate := flow.NewGate(mode, 0, rec)
-	cfg := cluster.NewConfig()
-	cfg.DataDir = o.dataDir
-	cfg.Port = o.port
-	cfg.Recorder = rec
-	cfg.Gate = gate
-	sc.Configure(cfg)
-	if o.speed >= 0 {
-		cfg.Speed = o.speed
-	}
+	cfg := scenarioCluster(sc, o.dataDir, o.port, o.speed, mode, 0)
+	gate := cfg.Gate
 
 	c, err := cluster.Start(ctx, cfg)
 	if err != nil {
@@ -262,4 +254,20 @@ func isTerminal(rw any) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// scenarioCluster returns the configuration of a cluster for sc with its
+// own recorder and a gate in mode (delay: ModeAuto's); speed < 0 keeps the
+// scenario's.
+func scenarioCluster(sc *scenarios.Scenario, dataDir string, port int, speed float64, mode flow.Mode, delay time.Duration) *cluster.Config {
+	cfg := cluster.NewConfig()
+	cfg.DataDir = dataDir
+	cfg.Port = port
+	cfg.Recorder = flow.NewRecorder()
+	cfg.Gate = flow.NewGate(mode, delay, cfg.Recorder)
+	sc.Configure(cfg)
+	if speed >= 0 {
+		cfg.Speed = speed
+	}
+	return cfg
 }

@@ -117,18 +117,9 @@ func (d *scenarioDriver) Start(ctx context.Context, name string, opts tui.StartO
 	}
 	d.started++
 
-	rec := flow.NewRecorder()
-	gate := flow.NewGate(opts.Mode, tui.AutoDelay(opts.Speed), rec)
-	cfg := cluster.NewConfig()
-	cfg.DataDir = d.dataDir
-	cfg.Port = d.port
-	cfg.Recorder = rec
-	cfg.Gate = gate
-	sc.Configure(cfg)
-	if opts.Speed >= 0 {
-		cfg.Speed = opts.Speed
-	}
-	sub := rec.Subscribe(1 << 14)
+	cfg := scenarioCluster(sc, d.dataDir, d.port, opts.Speed, opts.Mode, tui.AutoDelay(opts.Speed))
+	gate := cfg.Gate
+	sub := cfg.Recorder.Subscribe(1 << 14)
 	c, err := cluster.Start(ctx, cfg)
 	if err != nil && d.port != 0 {
 		cfg.Port = 0 // the port we had is taken now: any will do
