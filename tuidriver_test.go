@@ -87,7 +87,7 @@ func TestScenarioDriver(t *testing.T) {
 		t.Fatalf("History(%s, %d): %v", create.Key, create.Revision, err)
 	}
 	var pod struct {
-		Metadata struct{ UID string } `json:"metadata"`
+		Metadata struct{ UID string }      `json:"metadata"`
 		Spec     struct{ NodeName string } `json:"spec"`
 	}
 	if err := json.Unmarshal(val, &pod); err != nil || pod.Metadata.UID != uid1 || pod.Spec.NodeName != "" {
