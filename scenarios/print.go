@@ -212,7 +212,17 @@ func writeEvidence(b *strings.Builder, ev flow.Event) {
 // writeSchedulingTable writes the scheduler's verdict per node: filter
 // result, scores, total, and which node was chosen.
 func writeSchedulingTable(line func(string, ...any), d *flow.SchedulingDecision) {
-	line("scheduling attempt %d: %d nodes", d.Attempt, len(d.Nodes))
+	nodesWord := "nodes"
+	if len(d.Nodes) == 1 {
+		nodesWord = "node"
+	}
+	line("scheduling attempt %d: %d %s", d.Attempt, len(d.Nodes), nodesWord)
+	feasible := 0
+	for _, n := range d.Nodes {
+		if n.Feasible {
+			feasible++
+		}
+	}
 	nodes := append([]flow.NodeVerdict(nil), d.Nodes...)
 	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Node < nodes[j].Node })
 	for _, n := range nodes {
@@ -222,6 +232,11 @@ func writeSchedulingTable(line func(string, ...any), d *flow.SchedulingDecision)
 		}
 		if !n.Feasible {
 			line("%s %-12s filtered out by %s: %s", mark, n.Node, n.FailedPlugin, strings.Join(n.Reasons, "; "))
+			continue
+		}
+		if feasible == 1 && len(n.Scores) == 0 {
+			// As kube-scheduler does, a lone feasible node is not scored.
+			line("%s %-12s fits; the only node that does, so scoring is skipped", mark, n.Node)
 			continue
 		}
 		var scores []string
