@@ -91,6 +91,7 @@ func (p *player) client(user string) (dynamic.Interface, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return auditNoter{rt: rt, p: p} })
 	d, err = dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

@@ -66,9 +66,10 @@ type watchEvent struct {
 
 // exchange is one request's outcome.
 type exchange struct {
-	status int
-	body   []byte
-	events []watchEvent
+	status  int
+	auditID string // the Audit-Id the API server answered with
+	body    []byte
+	events  []watchEvent
 }
 
 // http runs an http action.
@@ -80,10 +81,15 @@ func (p *player) http(ctx context.Context, a *HTTPAction, user string) (StepResu
 	var res StepResult
 	logf := func(format string, args ...any) { res.HTTP = append(res.HTTP, fmt.Sprintf(format, args...)) }
 	do := func(path string, stopAfter int) (exchange, error) {
+		var ex exchange
+		var err error
 		if a.Proto == ProtoHTTP1 {
-			return hc.http1(ctx, a, path, stopAfter, logf)
+			ex, err = hc.http1(ctx, a, path, stopAfter, logf)
+		} else {
+			ex, err = hc.http2(ctx, a, path, stopAfter, logf)
 		}
-		return hc.http2(ctx, a, path, stopAfter, logf)
+		p.noteRequest(ex.auditID)
+		return ex, err
 	}
 	finish := func(ex exchange) {
 		res.Status = ex.status
@@ -297,6 +303,7 @@ func (hc *httpClient) http1(ctx context.Context, a *HTTPAction, path string, sto
 	if err != nil {
 		return ex, ctxErr(ctx, err)
 	}
+	ex.auditID = hdr.Get("Audit-Id")
 	for _, k := range []string{"Content-Type", "Transfer-Encoding", "Content-Length"} {
 		if v := hdr.Get(k); v != "" {
 			logf("< %s: %s", k, v)
@@ -402,6 +409,7 @@ func (hc *httpClient) http2(ctx context.Context, a *HTTPAction, path string, sto
 	}
 	defer resp.Body.Close()
 	ex.status = resp.StatusCode
+	ex.auditID = resp.Header.Get("Audit-Id")
 	logf("< %s %s", resp.Proto, resp.Status)
 	if v := resp.Header.Get("Content-Type"); v != "" {
 		logf("< content-type: %s", v)

@@ -223,3 +223,51 @@ func TestLibraryPlays(t *testing.T) {
 		})
 	}
 }
+
+// resultRecorder keeps every step's result.
+type resultRecorder struct{ results map[string]scenarios.StepResult }
+
+func (r *resultRecorder) StepStarted(scenarios.StepInfo) {}
+func (r *resultRecorder) StepFinished(s scenarios.StepInfo, res scenarios.StepResult) {
+	r.results[s.ID] = res
+}
+
+func TestStepRequestTraces(t *testing.T) {
+	s := mustFind(t, "request-lifecycle")
+	c := mustStartCluster(t, s)
+	rec := &resultRecorder{results: map[string]scenarios.StepResult{}}
+	if err := play(t, c, s, rec); err != nil {
+		t.Fatalf("Play: %v", err)
+	}
+	steps := func(tr *flow.RequestTrace) []string {
+		var names []string
+		for _, st := range tr.Steps {
+			names = append(names, st.Name+":"+st.Outcome)
+		}
+		return names
+	}
+	// The forbidden read: one request, stopped by authorization before
+	// any route was chosen.
+	res := rec.results["forbidden"]
+	if len(res.Requests) != 1 {
+		t.Fatalf("forbidden: %d request traces, want 1", len(res.Requests))
+	}
+	tr := res.Requests[0]
+	got := strings.Join(steps(tr), " ")
+	if tr.Code != 403 || tr.User != "student" || tr.Route != "" || !strings.Contains(got, "authorized:denied") || strings.Contains(got, "dispatched") {
+		t.Errorf("forbidden: code %d user %q route %q steps %s; want 403 as student, denied, no dispatch", tr.Code, tr.User, tr.Route, got)
+	}
+	// The read that goes through: dispatched to its route.
+	res = rec.results["get-dispatch"]
+	if len(res.Requests) != 1 || res.Requests[0].Route != "GET /api/v1/namespaces/{namespace}/pods/{name}" || res.Requests[0].Code != 200 {
+		t.Errorf("get-dispatch: traces %+v; want one 200 on the pod route", res.Requests)
+	}
+	// The create: the trace of the whole request, not stage 1's part.
+	res = rec.results["create"]
+	if len(res.Requests) != 1 || res.Requests[0].Code != 201 {
+		t.Fatalf("create: traces %+v; want one 201", res.Requests)
+	}
+	if got := strings.Join(steps(res.Requests[0]), " "); !strings.Contains(got, "responded") {
+		t.Errorf("create: the trace stops early: %s", got)
+	}
+}

@@ -16,8 +16,10 @@ import (
 
 // words are the printer's own words, by language.
 var words = map[string]map[string]string{
-	"en": {"step": "Step", "as": "as", "passed": "ok", "failed": "FAILED", "held": "held at", "released": "released", "pod": "pod"},
-	"zh": {"step": "步骤", "as": "身份", "passed": "通过", "failed": "失败", "held": "暂停于", "released": "继续", "pod": "Pod"},
+	"en": {"step": "Step", "as": "as", "passed": "ok", "failed": "FAILED", "held": "held at", "released": "released", "pod": "pod",
+		"server": "the API server's trace of this step's requests:", "noroute": "no route"},
+	"zh": {"step": "步骤", "as": "身份", "passed": "通过", "failed": "失败", "held": "暂停于", "released": "继续", "pod": "Pod",
+		"server": "API Server 对本步骤请求的追踪：", "noroute": "未匹配路由"},
 }
 
 func word(lang, key string) string {
@@ -75,6 +77,7 @@ func (p *PlainPrinter) StepFinished(s StepInfo, r StepResult) {
 	for _, line := range r.HTTP {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
+	writeRequests(&b, p.lang, r)
 	switch {
 	case r.Status != 0 && r.Message != "" && len(r.HTTP) == 0:
 		fmt.Fprintf(&b, "→ %d %s\n", r.Status, truncate(oneLine(r.Message), 200))
@@ -147,6 +150,34 @@ func short(d time.Duration) time.Duration {
 		return d.Round(100 * time.Microsecond)
 	}
 	return d.Round(time.Microsecond)
+}
+
+// writeRequests writes the API server's side of the step's requests: for
+// an http step, whose lesson is the request itself, each trace in full
+// (the nine steps, go-restful's dispatch); for other actions one line per
+// request, as the stage blocks already show a pod create's trace.
+func writeRequests(b *strings.Builder, lang string, r StepResult) {
+	if len(r.Requests) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  %s\n", word(lang, "server"))
+	for _, t := range r.Requests {
+		route := t.Route
+		if route == "" {
+			route = word(lang, "noroute")
+		}
+		user := t.User
+		if user == "" {
+			user = "(unauthenticated)"
+		}
+		fmt.Fprintf(b, "    %s %s → %d  (%s %s, %s, %s)\n", t.Method, truncate(t.URI, 100), t.Code, word(lang, "as"), user, route, short(t.Duration))
+		if len(r.HTTP) == 0 {
+			continue
+		}
+		for _, s := range t.Steps {
+			fmt.Fprintf(b, "      %9s  %-13s %-9s %s\n", "+"+short(s.At).String(), s.Name, s.Outcome, truncate(s.Detail, 140))
+		}
+	}
 }
 
 // writeEvidence writes the evidence lines of ev, indented.
@@ -275,19 +306,20 @@ var (
 // jsonStep is the JSON form of a step's start ("started") or end
 // ("passed", "failed").
 type jsonStep struct {
-	Type      string    `json:"type"`
-	Phase     string    `json:"phase"`
-	Index     int       `json:"index"`
-	Total     int       `json:"total"`
-	ID        string    `json:"id,omitempty"`
-	Narration flow.Text `json:"narration"`
-	As        string    `json:"as,omitempty"`
-	Action    string    `json:"action,omitempty"`
-	Status    int       `json:"status,omitempty"`
-	Message   string    `json:"message,omitempty"`
-	Watch     []string  `json:"watch,omitempty"`
-	HTTP      []string  `json:"http,omitempty"`
-	Error     string    `json:"error,omitempty"`
+	Type      string               `json:"type"`
+	Phase     string               `json:"phase"`
+	Index     int                  `json:"index"`
+	Total     int                  `json:"total"`
+	ID        string               `json:"id,omitempty"`
+	Narration flow.Text            `json:"narration"`
+	As        string               `json:"as,omitempty"`
+	Action    string               `json:"action,omitempty"`
+	Status    int                  `json:"status,omitempty"`
+	Message   string               `json:"message,omitempty"`
+	Watch     []string             `json:"watch,omitempty"`
+	HTTP      []string             `json:"http,omitempty"`
+	Requests  []*flow.RequestTrace `json:"requests,omitempty"`
+	Error     string               `json:"error,omitempty"`
 }
 
 type jsonEvent struct {
@@ -306,7 +338,7 @@ func (p *JSONPrinter) StepStarted(s StepInfo) { p.encode(stepJSON(s, "started"))
 // the action's result.
 func (p *JSONPrinter) StepFinished(s StepInfo, r StepResult) {
 	j := stepJSON(s, "passed")
-	j.Status, j.Message, j.Watch, j.HTTP = r.Status, r.Message, r.Watch, r.HTTP
+	j.Status, j.Message, j.Watch, j.HTTP, j.Requests = r.Status, r.Message, r.Watch, r.HTTP, r.Requests
 	if r.Err != nil {
 		j.Phase, j.Error = "failed", r.Err.Error()
 	}

@@ -64,6 +64,10 @@ type StepResult struct {
 	// request and status lines, headers, and the body as it arrived (for
 	// an HTTP/1.1 stream, each chunk with its size).
 	HTTP []string
+	// Requests are the API server's traces of the requests the action
+	// sent (as its Audit-Id headers name them), in order: the nine steps
+	// of each, with the route go-restful chose and the status code.
+	Requests []*flow.RequestTrace
 	// Err is nil when the step passed, else why it failed (an
 	// *ExpectationError, or the context's error).
 	Err error
@@ -175,6 +179,9 @@ type player struct {
 	events  []flow.Event
 	changed chan struct{} // closed and replaced when events grows
 
+	acting bool     // an action runs: its requests are noted
+	audits []string // the audit ids of the running action's requests
+
 	dyn   map[string]dynamic.Interface // by user
 	seen  map[string][]string          // resourceVersions seen, by object
 	specs map[string]kubelet.NodeSpec  // nodes this run knows, for startKubelet
@@ -227,7 +234,9 @@ func (p *player) step(ctx context.Context, st *Step) StepResult {
 	if st.Action != nil {
 		actx, cancel := context.WithTimeout(ctx, st.Timeout)
 		var err error
+		p.startActing()
 		res, err = p.act(actx, st)
+		res.Requests = p.stopActing(ctx)
 		cancel()
 		if ctx.Err() != nil {
 			res.Err = ctx.Err()
