@@ -225,7 +225,9 @@ func TestLibraryPlays(t *testing.T) {
 }
 
 // resultRecorder keeps every step's result.
-type resultRecorder struct{ results map[string]scenarios.StepResult }
+type resultRecorder struct {
+	results map[string]scenarios.StepResult
+}
 
 func (r *resultRecorder) StepStarted(scenarios.StepInfo) {}
 func (r *resultRecorder) StepFinished(s scenarios.StepInfo, res scenarios.StepResult) {
