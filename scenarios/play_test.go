@@ -72,7 +72,8 @@ func TestPlayPodCreate(t *testing.T) {
 		}
 		pos += j + len(header)
 	}
-	for _, want := range []string{"etcd create /registry/pods/default/nginx", "watch event ADDED", "chosen: node-", "runtime", "PATCH pods/status as system:node:"} {
+	for _, want := range []string{"etcd create /registry/pods/default/nginx", "watch event ADDED", "chosen: node-", "runtime", "PATCH pods/status as system:node:",
+		`+ spec.nodeName: "node-`, `~ status.phase: "Pending" → "Running"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plain output lacks %q\noutput:\n%s", want, text)
 		}

@@ -17,9 +17,11 @@ import (
 // words are the printer's own words, by language.
 var words = map[string]map[string]string{
 	"en": {"step": "Step", "as": "as", "passed": "ok", "failed": "FAILED", "held": "held at", "released": "released", "pod": "pod",
-		"server": "the API server's trace of this step's requests:", "noroute": "no route"},
+		"server": "the API server's trace of this step's requests:", "noroute": "no route",
+		"changes": "changed since revision %d:", "more": "… and %d more", "revision": "revision %d (previous %d)"},
 	"zh": {"step": "步骤", "as": "身份", "passed": "通过", "failed": "失败", "held": "暂停于", "released": "继续", "pod": "Pod",
-		"server": "API Server 对本步骤请求的追踪：", "noroute": "未匹配路由"},
+		"server": "API Server 对本步骤请求的追踪：", "noroute": "未匹配路由",
+		"changes": "相对 revision %d 的变化：", "more": "… 另有 %d 处", "revision": "revision %d（上一个 %d）"},
 }
 
 func word(lang, key string) string {
@@ -37,11 +39,83 @@ type PlainPrinter struct {
 	w    io.Writer
 	lang string
 	last map[types.UID]flow.Stage // the stage whose header was printed last, per pod
+	// values are the last revisions of each pod key written, to show
+	// what a write changed (etcd's MVCC history, as the writes happen).
+	values map[string][]revision
+	staged map[types.UID]bool // pods with stage events: their other writes are shown too
 }
+
+// revision is one stored version of a key.
+type revision struct {
+	rev   int64
+	value string
+}
+
+// keptRevisions bounds the revisions the printer keeps per key.
+const keptRevisions = 16
+
+// maxChanges bounds the changed fields printed for one write.
+const maxChanges = 12
 
 // NewPlainPrinter returns a printer writing to w in lang ("en" or "zh").
 func NewPlainPrinter(w io.Writer, lang string) *PlainPrinter {
-	return &PlainPrinter{w: w, lang: lang, last: map[types.UID]flow.Stage{}}
+	return &PlainPrinter{w: w, lang: lang, last: map[types.UID]flow.Stage{},
+		values: map[string][]revision{}, staged: map[types.UID]bool{}}
+}
+
+// noteWrite keeps e's value and returns what changed since its previous
+// revision, when the printer saw that one.
+func (p *PlainPrinter) noteWrite(e *flow.EtcdWrite) []flow.FieldChange {
+	var changes []flow.FieldChange
+	for _, r := range p.values[e.Key] {
+		if e.PrevRevision != 0 && r.rev == e.PrevRevision {
+			changes, _ = flow.DiffFields([]byte(r.value), []byte(e.Value))
+		}
+	}
+	if e.Op == "delete" {
+		delete(p.values, e.Key)
+		return changes
+	}
+	kept := append(p.values[e.Key], revision{e.Revision, e.Value})
+	if len(kept) > keptRevisions {
+		kept = kept[len(kept)-keptRevisions:]
+	}
+	p.values[e.Key] = kept
+	return changes
+}
+
+// keyField reports the fields that tell a pod's story: where it runs, its
+// phase, its deletion, its labels.
+func keyField(path string) bool {
+	switch path {
+	case "spec.nodeName", "status.phase", "status.podIP", "metadata.deletionTimestamp", "metadata.deletionGracePeriodSeconds", "metadata.labels":
+		return true
+	}
+	return strings.HasPrefix(path, "metadata.labels.")
+}
+
+// writeChanges writes a write's changed fields, at most maxChanges.
+func writeChanges(b *strings.Builder, lang string, prev int64, changes []flow.FieldChange) {
+	var shown []flow.FieldChange
+	for _, c := range changes {
+		if c.Path == "metadata.resourceVersion" || strings.HasPrefix(c.Path, "metadata.managedFields") {
+			continue
+		}
+		shown = append(shown, c)
+	}
+	if len(shown) == 0 {
+		return
+	}
+	// What a learner looks for first comes first; the rest by path.
+	sort.SliceStable(shown, func(i, j int) bool { return keyField(shown[i].Path) && !keyField(shown[j].Path) })
+	fmt.Fprintf(b, "    %s\n", fmt.Sprintf(word(lang, "changes"), prev))
+	for i, c := range shown {
+		if i == maxChanges {
+			fmt.Fprintf(b, "      "+word(lang, "more")+"\n", len(shown)-maxChanges)
+			break
+		}
+		fmt.Fprintf(b, "      %s\n", truncate(c.String(), 150))
+	}
 }
 
 var (
@@ -121,7 +195,21 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 			fmt.Fprintf(&b, "\n[%d/%d] %s — %s %s\n", int(ev.Stage), len(flow.Stages), info.Title(p.lang),
 				word(p.lang, "pod"), nsName(ev.Object.Namespace, ev.Object.Name))
 		}
+		p.staged[ev.Object.UID] = true
 		writeEvidence(&b, ev)
+		if ev.Etcd != nil {
+			writeChanges(&b, p.lang, ev.Etcd.PrevRevision, p.noteWrite(ev.Etcd))
+		}
+	case ev.Etcd != nil:
+		changes := p.noteWrite(ev.Etcd)
+		if !p.staged[ev.Object.UID] {
+			return
+		}
+		// Another write of a pod this run follows: not a stage, but one
+		// more revision in etcd, and every watcher hears of it.
+		e := ev.Etcd
+		fmt.Fprintf(&b, "  · etcd %s %s, %s\n", e.Op, e.Key, fmt.Sprintf(word(p.lang, "revision"), e.Revision, e.PrevRevision))
+		writeChanges(&b, p.lang, e.PrevRevision, changes)
 	default:
 		return
 	}
