@@ -274,3 +274,28 @@ func TestStepRequestTraces(t *testing.T) {
 		t.Errorf("create: the trace stops early: %s", got)
 	}
 }
+
+func TestPlainShowsFailedAttempts(t *testing.T) {
+	s := mustFind(t, "unschedulable-then-node-added")
+	c := mustStartCluster(t, s)
+	var out bytes.Buffer
+	if err := play(t, c, s, scenarios.NewPlainPrinter(&out, "en")); err != nil {
+		t.Fatalf("Play: %v\n%s", err, out.String())
+	}
+	text := out.String()
+	// The attempt that found no node is not a stage, but it is the lesson.
+	for _, want := range []string{
+		"· scheduling attempt 1: 2 nodes",
+		"·   node-1       filtered out by NodeResourcesFit: Insufficient cpu",
+		"· no node fits: 0/2 nodes are available: 2 Insufficient cpu.",
+		"scheduling attempt 2: 3 nodes",
+		"* node-big",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q\n%s", want, text)
+		}
+	}
+	if a, b := strings.Index(text, "scheduling attempt 1"), strings.Index(text, "[4/8]"); a < 0 || b < a {
+		t.Errorf("the failed attempt should come before stage 4 (at %d and %d)", a, b)
+	}
+}

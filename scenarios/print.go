@@ -200,6 +200,14 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 		if ev.Etcd != nil {
 			writeChanges(&b, p.lang, ev.Etcd.PrevRevision, p.noteWrite(ev.Etcd))
 		}
+	case (ev.Scheduling != nil || ev.Runtime != nil) && p.staged[ev.Object.UID]:
+		// A followed pod's scheduling attempt that found no node, or a
+		// container restart: not a stage, but part of its story.
+		var eb strings.Builder
+		writeEvidence(&eb, ev)
+		for _, l := range strings.Split(strings.TrimRight(eb.String(), "\n"), "\n") {
+			fmt.Fprintf(&b, "  · %s\n", strings.TrimPrefix(l, "    "))
+		}
 	case ev.Etcd != nil:
 		changes := p.noteWrite(ev.Etcd)
 		if !p.staged[ev.Object.UID] {
