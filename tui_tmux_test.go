@@ -62,7 +62,7 @@ var heldRow = regexp.MustCompile(`‖ \d`)
 func holdSignature(screen string) string {
 	var sig []string
 	for _, line := range strings.Split(screen, "\n") {
-		if strings.Contains(line, "space to go on") {
+		if strings.Contains(line, "‖ held at stage") {
 			sig = append(sig, strings.TrimSpace(line))
 		}
 		if m := heldRow.FindString(line); m != "" {
@@ -95,7 +95,7 @@ func TestTUIInTmux(t *testing.T) {
 
 	// The default scenario runs to its end in auto mode.
 	screen := s.waitText("every expectation held", 90*time.Second)
-	for _, want := range []string{"AUTO", "export KUBECONFIG=" + filepath.Join(dir, "data"), "8 Status stored in etcd"} {
+	for _, want := range []string{"AUTO", "export KUBECONFIG=" + filepath.Join(dir, "data"), "✓ 8 status in etcd"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, screen)
 		}
@@ -118,7 +118,7 @@ func TestTUIInTmux(t *testing.T) {
 	for i := 1; i <= 8; i++ {
 		screen := s.waitFor(fmt.Sprintf("hold %d", i), 30*time.Second, func(screen string) bool {
 			sig := holdSignature(screen)
-			return strings.Contains(sig, "space to go on") && sig != prev
+			return strings.Contains(sig, "held at stage") && sig != prev
 		})
 		prev = holdSignature(screen)
 		t.Logf("hold %d: %s", i, prev)

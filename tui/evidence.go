@@ -48,6 +48,40 @@ func defaultTab(s flow.Stage) tab {
 	return tabRequest
 }
 
+// bestTab is the tab to open for stage s of t: the stage's own
+// (defaultTab) when it has that evidence yet, else the first tab that
+// has some of stage s (stage 6 starts with the kubelet's watch frame,
+// before any runtime action).
+func bestTab(t *podTrack, s flow.Stage) tab {
+	d := defaultTab(s)
+	if t != nil && s == flow.StageScheduled && len(t.failed) > 0 {
+		return tabScheduler
+	}
+	if t == nil || s < flow.StageAdmitted || s > flow.StageStatusPersisted || stageHas(t, s, d) {
+		return d
+	}
+	for tb := tab(0); tb < numTabs; tb++ {
+		if stageHas(t, s, tb) {
+			return tb
+		}
+	}
+	return d
+}
+
+// scenarioRequest reports whether r is one the scenario's steps made:
+// not the scheduler's, a kubelet's or the TUI's own.
+func scenarioRequest(r *flow.RequestTrace) bool {
+	return r.User != "system:kube-scheduler" && !strings.HasPrefix(r.User, "system:node:") &&
+		r.UserAgent != tuiUserAgent
+}
+
+// tuiUserAgent is the user agent of the TUI's own watches, so that their
+// requests are not taken for the scenario's.
+const tuiUserAgent = "kubesim-tui"
+
+// maxStepRequests bounds the requests kept per scenario step.
+const maxStepRequests = 64
+
 // has reports whether e carries tb's kind of evidence.
 func (tb tab) has(e flow.Event) bool {
 	switch tb {
@@ -115,6 +149,16 @@ func (l *lines) hard(st lipgloss.Style, text string) {
 	}
 }
 
+// signed adds a diff line: sign, then text cut into pieces that each
+// start with sign again, so that a wrapped line still reads as added or
+// removed without colours.
+func (l *lines) signed(st lipgloss.Style, sign, text string) {
+	w := max(l.width-ansi.StringWidth(sign), 5)
+	for _, ln := range strings.Split(ansi.Hardwrap(text, w, true), "\n") {
+		l.out = append(l.out, st.Render(sign+ln))
+	}
+}
+
 // blank adds an empty line.
 func (l *lines) blank() { l.out = append(l.out, "") }
 
@@ -159,7 +203,7 @@ func (v evidenceView) render(t *podTrack, s flow.Stage, tb tab) ([]string, []his
 		case tabScheduler:
 			v.scheduling(l, e)
 		case tabKubelet:
-			v.kubelet(l, e, evs[0].Time)
+			v.kubelet(l, e, runtimeStart(evs))
 		}
 	}
 	return l.out, need
@@ -172,6 +216,9 @@ func (v evidenceView) pick(t *podTrack, s flow.Stage, tb tab) ([]flow.Event, flo
 		var out []flow.Event
 		if s < flow.StageAdmitted || s > flow.StageStatusPersisted {
 			return nil
+		}
+		if tb == tabScheduler && s == flow.StageScheduled {
+			out = append(out, t.failed...)
 		}
 		for _, e := range t.stages[s] {
 			if tb.has(e) {
@@ -199,6 +246,51 @@ func (v evidenceView) request(l *lines, t *podTrack, e flow.Event) {
 	if full, ok := t.traces[r.AuditID]; ok {
 		r = full
 	}
+	v.trace(l, r)
+}
+
+// stepRequest is a request a scenario step made, and how many times in
+// a row the same one was made (an expectation polls until it holds).
+type stepRequest struct {
+	tr  *flow.RequestTrace
+	obj flow.ObjectRef
+	n   int
+}
+
+// addStepRequest adds e's trace to rs; the same request as the last
+// one (method, URI, user and status) only counts again.
+func addStepRequest(rs []stepRequest, e flow.Event) []stepRequest {
+	r := e.Request
+	if n := len(rs); n > 0 {
+		if p := rs[n-1].tr; p.Method == r.Method && p.URI == r.URI && p.User == r.User && p.Code == r.Code {
+			rs[n-1].tr, rs[n-1].n = r, rs[n-1].n+1
+			return rs
+		}
+	}
+	if len(rs) >= maxStepRequests {
+		rs = rs[1:]
+	}
+	return append(rs, stepRequest{tr: r, obj: e.Object, n: 1})
+}
+
+// requests renders whole request traces, the last first.
+func (v evidenceView) requests(rs []stepRequest) []string {
+	l := &lines{width: v.width}
+	for i := len(rs) - 1; i >= 0; i-- {
+		if i < len(rs)-1 {
+			l.blank()
+		}
+		if rs[i].n > 1 {
+			l.add(v.st.Dim, 0, fmt.Sprintf(flow.Text{En: "(made %d times; the last one:)", Zh: "（发了 %d 次，这是最后一次：）"}.In(v.lang), rs[i].n))
+		}
+		v.trace(l, rs[i].tr)
+	}
+	return l.out
+}
+
+// trace renders one request trace: the request, who sent it, the route,
+// the outcome and the steps.
+func (v evidenceView) trace(l *lines, r *flow.RequestTrace) {
 	l.add(v.st.Bold, 2, fmt.Sprintf("%s %s  %s", r.Method, r.URI, r.Proto))
 	user := r.User
 	if user == "" {
@@ -208,7 +300,9 @@ func (v evidenceView) request(l *lines, t *podTrack, e flow.Event) {
 	if r.Route != "" {
 		l.add(v.st.Narration, 2, "route "+r.Route)
 	}
-	if r.Code != 0 {
+	if r.Code >= 400 {
+		l.add(v.st.Fail, 2, fmt.Sprintf("→ %d, %d bytes in %s", r.Code, r.BytesSent, short(r.Duration)))
+	} else if r.Code != 0 {
 		l.add(v.st.OK, 2, fmt.Sprintf("→ %d, %d bytes in %s", r.Code, r.BytesSent, short(r.Duration)))
 	} else {
 		l.add(v.st.Warn, 2, "… "+inProgress(v.lang))
@@ -276,9 +370,9 @@ func (v evidenceView) diff(l *lines, ops []diffOp) {
 	for _, op := range ops {
 		switch op.Kind {
 		case '+':
-			l.hard(v.st.Add, "+"+op.Line)
+			l.signed(v.st.Add, "+", op.Line)
 		case '-':
-			l.hard(v.st.Del, "-"+op.Line)
+			l.signed(v.st.Del, "-", op.Line)
 		case '~':
 			l.add(v.st.Dim, 0, " "+op.Line)
 		default:
@@ -355,9 +449,12 @@ func (v evidenceView) scheduling(l *lines, e flow.Event) {
 	}
 	nodes := append([]flow.NodeVerdict(nil), d.Nodes...)
 	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Node < nodes[j].Node })
-	nameW := 4
+	nameW, plugW := 4, 6
 	for _, n := range nodes {
 		nameW = max(nameW, len(n.Node))
+		for _, sc := range n.Scores {
+			plugW = max(plugW, len(sc.Plugin))
+		}
 	}
 	l.add(v.st.Dim, 0, fmt.Sprintf("  %-*s  %-8s %s", nameW, "NODE", "FILTER", "SCORE"))
 	for _, n := range nodes {
@@ -375,7 +472,7 @@ func (v evidenceView) scheduling(l *lines, e flow.Event) {
 		}
 		l.add(st, 4, fmt.Sprintf("%s %-*s  ✓ fit    %d", mark, nameW, n.Node, n.Total))
 		for _, s := range n.Scores {
-			l.add(v.st.Dim, 6, fmt.Sprintf("    %-*s %-22s %3d ×%d", nameW, "", s.Plugin, s.Score, s.Weight))
+			l.add(v.st.Dim, 6, fmt.Sprintf("    %-*s %-*s %3d ×%d", min(nameW, 2), "", plugW, s.Plugin, s.Score, s.Weight))
 		}
 	}
 }
@@ -392,12 +489,31 @@ func (v evidenceView) kubelet(l *lines, e flow.Event, t0 time.Time) {
 		if r.Image != "" {
 			what += " " + r.Image
 		}
-		l.add(st, 4, fmt.Sprintf("%-7s %s %-7s %-6s %s  %s", "+"+short(e.Time.Sub(t0)), e.Component, r.Action, short(r.Duration), r.Result, what))
+		// an action is recorded when it ends: it began Duration earlier
+		l.add(st, 4, fmt.Sprintf("%-8s %s %-7s %-6s %s  %s", "+"+short(e.Time.Add(-r.Duration).Sub(t0)), e.Component, r.Action, short(r.Duration), r.Result, what))
 	case e.Status != nil:
 		s := e.Status
 		l.add(v.st.Bold, 2, fmt.Sprintf("PATCH pods/%s/status  as %s  → phase %s", e.Object.Name, s.User, s.Phase))
 		l.hard(v.st.Narration, prettyJSON([]byte(s.Patch)))
 	}
+}
+
+// runtimeStart is when the first runtime action of evs began (actions
+// are recorded when they end); the first event's time without any.
+func runtimeStart(evs []flow.Event) time.Time {
+	var t0 time.Time
+	for _, e := range evs {
+		if e.Runtime == nil {
+			continue
+		}
+		if b := e.Time.Add(-e.Runtime.Duration); t0.IsZero() || b.Before(t0) {
+			t0 = b
+		}
+	}
+	if t0.IsZero() && len(evs) > 0 {
+		t0 = evs[0].Time
+	}
+	return t0
 }
 
 // short formats a duration for reading.

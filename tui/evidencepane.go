@@ -18,6 +18,9 @@ type evidencePane struct {
 	stage         flow.Stage
 	body          []string
 	sc            scroll
+	// reqStep, when not 0, says the body is the requests of that
+	// scenario step rather than a stage's evidence.
+	reqStep int
 }
 
 var _ Component = (*evidencePane)(nil)
@@ -42,7 +45,18 @@ func (e *evidencePane) set(s flow.Stage, tb tab, body []string) {
 	if s != e.stage || tb != e.tab {
 		e.sc.top()
 	}
-	e.stage, e.tab, e.body = s, tb, body
+	if e.reqStep != 0 {
+		e.sc.top()
+	}
+	e.stage, e.tab, e.body, e.reqStep = s, tb, body, 0
+}
+
+// setRequests shows the requests of scenario step n.
+func (e *evidencePane) setRequests(n int, body []string) {
+	if e.reqStep != n {
+		e.sc.top()
+	}
+	e.tab, e.body, e.reqStep = tabRequest, body, n
 }
 
 func (e *evidencePane) View() string {
@@ -58,7 +72,9 @@ func (e *evidencePane) View() string {
 	}
 	head := fit(strings.Join(tabs, ""), e.width)
 	title := ""
-	if info, ok := e.stage.Info(); ok {
+	if e.reqStep != 0 {
+		title = st.Bold.Render(fmt.Sprintf(tr(e.sh.lang, "step_requests"), e.reqStep))
+	} else if info, ok := e.stage.Info(); ok {
 		title = st.Bold.Render(fmt.Sprintf("%d/8 %s", int(e.stage), info.Title(e.sh.lang)))
 	}
 	more := ""

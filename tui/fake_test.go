@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -129,7 +130,8 @@ func stageEvents() []flow.Event {
 		{Action: "create", Container: "nginx", Duration: 50 * time.Millisecond, Result: "ok"},
 		{Action: "start", Container: "nginx", Duration: 20 * time.Millisecond, Result: "ok"},
 	} {
-		e = ev(6250+[]int{0, 800, 850}[i], 6, "kubelet/node-2", a.Action+" nginx")
+		// recorded when the action ends, as the kubelet does
+		e = ev(6250+[]int{800, 850, 870}[i], 6, "kubelet/node-2", a.Action+" nginx")
 		a := a
 		e.Runtime = &a
 		out = append(out, e)
@@ -143,6 +145,21 @@ func stageEvents() []flow.Event {
 	e = ev(9110, 8, "apiserver", "update /registry/pods/default/nginx at 418")
 	e.Etcd = &flow.EtcdWrite{Op: "update", Key: "/registry/pods/default/nginx", Revision: 418, PrevRevision: 415, Value: v418}
 	out = append(out, e)
+	// the gate held the pod 900ms at each point, as in auto mode
+	for _, h := range []struct {
+		p  flow.Point
+		ms int
+	}{
+		{flow.PointBeforePersist, 1}, {flow.PointBeforeSchedulerWatch, 1206}, {flow.PointBeforeScheduling, 2208},
+		{flow.PointBeforeBinding, 3216}, {flow.PointBeforeKubeletWatch, 4231}, {flow.PointBeforeContainers, 5241},
+		{flow.PointBeforeStatusReport, 7121}, {flow.PointBeforeStatusPersist, 8102},
+	} {
+		b := flow.Boundary{Point: h.p, Component: "gate", Object: ref}
+		out = append(out,
+			flow.Event{Component: "gate", Object: ref, Time: at(h.ms), Hold: &flow.Hold{Boundary: b}},
+			flow.Event{Component: "gate", Object: ref, Time: at(h.ms + 900), Hold: &flow.Hold{Boundary: b, Released: true}})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	for i := range out {
 		out[i].Seq = uint64(i + 1)
 	}
@@ -165,7 +182,11 @@ func heldAfter(s flow.Stage) (flow.Point, bool) {
 func upTo(s flow.Stage) []flow.Event {
 	var out []flow.Event
 	for _, e := range stageEvents() {
-		if e.Stage > s || (e.Stage == 0 && s < flow.StagePersisted) {
+		if e.Hold != nil {
+			if heldStage(e.Hold.Boundary.Point) > s {
+				continue // not passed yet
+			}
+		} else if e.Stage > s || (e.Stage == 0 && s < flow.StagePersisted) {
 			continue
 		}
 		out = append(out, e)

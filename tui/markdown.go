@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -78,8 +79,11 @@ func writeMarkdown(w io.Writer, played []*walkthrough, hist map[historyKey]histo
 				}
 				info, _ := s.Info()
 				took := ""
-				if d, ok := t.took(s, t.stages[s][0].Time); ok {
+				if d, ok := t.took(s); ok {
 					took = " — " + short(d)
+					if h := t.heldFor(s, time.Time{}); h > 0 {
+						took += fmt.Sprintf(" (+%s held by the gate)", short(h))
+					}
 				}
 				fmt.Fprintf(&b, "\n#### %d/8 %s%s\n", int(s), info.Title(lang), took)
 				for tb := tab(0); tb < numTabs; tb++ {

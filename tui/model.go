@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -203,6 +204,9 @@ type Model struct {
 	asked    map[historyKey]bool
 	wt       *walkthrough
 	played   []*walkthrough
+	// reqs are the requests each scenario step made (by step index), for
+	// the steps that create no pod of their own.
+	reqs map[int][]stepRequest
 
 	focus     focus
 	overlay   overlay
@@ -241,10 +245,14 @@ func newModel(ctx context.Context, d Driver, opts Options, r *lipgloss.Renderer)
 	}
 	sh := &shared{st: newStyles(r), keys: newKeyMap(lang), lang: lang}
 	m := &Model{
-		d:      d,
-		k:      newKeeper(ctx),
-		now:    now,
-		client: func(c *rest.Config) (kubernetes.Interface, error) { return kubernetes.NewForConfig(c) },
+		d:   d,
+		k:   newKeeper(ctx),
+		now: now,
+		client: func(c *rest.Config) (kubernetes.Interface, error) {
+			c = rest.CopyConfig(c)
+			c.UserAgent = tuiUserAgent
+			return kubernetes.NewForConfig(c)
+		},
 		sh:     sh,
 		help:   newHelp(sh.st),
 		mode:   mode,
@@ -253,6 +261,7 @@ func newModel(ctx context.Context, d Driver, opts Options, r *lipgloss.Renderer)
 		tracks: newTrackSet(),
 		hist:   map[historyKey]historyEntry{},
 		asked:  map[historyKey]bool{},
+		reqs:   map[int][]stepRequest{},
 		lower:  focusCluster,
 
 		pipeline: &pipelinePane{sh: sh},
@@ -318,6 +327,7 @@ func (m *Model) start(name string) tea.Cmd {
 	m.tracks = newTrackSet()
 	m.step, m.hasStep, m.done, m.doneErr = StepUpdate{}, false, false, nil
 	m.hist, m.asked = map[historyKey]historyEntry{}, map[historyKey]bool{}
+	m.reqs = map[int][]stepRequest{}
 	m.selected, m.pinned, m.tabPinned = 0, false, false
 	m.events.reset(false)
 	m.cluster.snap, m.cluster.connected = clusterSnapshot{}, false
@@ -466,6 +476,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		for _, e := range msg.evs {
 			m.tracks.add(e)
+			if e.Stage == 0 && e.Request != nil && m.hasStep && scenarioRequest(e.Request) {
+				m.reqs[m.step.Index] = addStepRequest(m.reqs[m.step.Index], e)
+			}
 			if w := e.Etcd; w != nil && e.Stage != 0 && w.PrevRevision > 0 {
 				if k := (historyKey{w.Key, w.PrevRevision}); !m.asked[k] {
 					m.asked[k] = true
@@ -707,21 +720,71 @@ func (m *Model) focused() Component {
 	return m.pipeline
 }
 
+// stepRequests returns the current step's requests when the evidence
+// pane shows them: the step created no pod (so the pipeline still shows
+// an earlier one, or none), it made requests, and the learner did not
+// choose a stage with ←/→.
+func (m *Model) stepRequests() []stepRequest {
+	if !m.hasStep || m.pinned || !requestAction(m.step.Action) {
+		return nil
+	}
+	rs := m.reqs[m.step.Index]
+	// the events and the steps come on two channels: a request of this
+	// step may have been filed under the previous one
+	if f := strings.Fields(m.step.Action); len(f) >= 3 && f[0] == "http" {
+		var late []stepRequest
+		for _, r := range m.reqs[m.step.Index-1] {
+			if r.tr.Method == f[1] && r.tr.URI == f[2] {
+				late = append(late, r)
+			}
+		}
+		rs = append(late, rs...)
+	}
+	for _, r := range rs {
+		if _, ok := m.tracks.byUID[r.obj.UID]; ok && r.obj.UID != "" {
+			return nil // the step made a pod we follow through its stages
+		}
+	}
+	return rs
+}
+
+// requestAction reports whether a step's action (StepUpdate.Action) is
+// a request to the API server: the requests of the others (adding a
+// node, stopping a kubelet, a step with only expectations) are the
+// runner's polls, not worth showing instead of the pod.
+func requestAction(action string) bool {
+	verb, _, _ := strings.Cut(action, " ")
+	switch verb {
+	case "create", "apply", "applyFile", "update", "delete", "patch", "http":
+		return true
+	}
+	return false
+}
+
 // refresh brings the panes up to date with the model and returns the
 // history reads the evidence needs.
 func (m *Model) refresh() []tea.Cmd {
+	m.layout() // the narration's height follows the step
 	t := m.tracks.followed()
 	if !m.pinned {
 		m.selected = flow.StageAdmitted
 		if t != nil && t.reached() > 0 {
 			m.selected = t.reached()
+			if t.unschedulable() {
+				m.selected = flow.StageScheduled // its failed attempts
+			}
 		}
 	}
 	if !m.tabPinned {
-		m.evidence.tab = defaultTab(m.selected)
+		m.evidence.tab = bestTab(t, m.selected)
 	}
 	m.pipeline.track, m.pipeline.selected, m.pipeline.now = t, m.selected, m.nowTime
 	v := evidenceView{st: m.sh.st, lang: m.sh.lang, width: m.evidence.width, hist: m.hist}
+	if rs := m.stepRequests(); rs != nil {
+		// a step of its own that created no pod: its requests are the evidence
+		m.evidence.setRequests(m.step.Index, v.requests(rs))
+		return nil
+	}
 	body, need := v.render(t, m.selected, m.evidence.tab)
 	m.evidence.set(m.selected, m.evidence.tab, body)
 	var cmds []tea.Cmd

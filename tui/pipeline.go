@@ -48,10 +48,17 @@ func (p *pipelinePane) View() string {
 		if p.track != nil && s == p.track.current() && state != stateHeld {
 			style = st.StageCurrent
 		}
+		failed := p.track != nil && s == flow.StageScheduled && p.track.unschedulable()
+		if failed {
+			mark, style = "✗", st.Fail
+		}
 		took := ""
 		if p.track != nil {
-			if d, ok := p.track.took(s, p.now); ok {
+			if d, ok := p.track.took(s); ok {
 				took = short(d)
+			}
+			if failed {
+				took = fmt.Sprintf(tr(p.sh.lang, "attempts"), len(p.track.failed))
 			}
 		}
 		sel := " "

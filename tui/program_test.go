@@ -88,7 +88,7 @@ func TestStepThrough(t *testing.T) {
 	d := &fakeDriver{play: playStages}
 	tm, _ := runProgram(t, d, Options{Scenario: "pod-create", Mode: flow.ModeStep, Speed: 1, Lang: "en"}, 120, 40)
 	for s := 2; s <= 8; s++ {
-		waitFor(t, tm, fmt.Sprintf("held before stage %d", s))
+		waitFor(t, tm, fmt.Sprintf("held at stage %d: ", s))
 		if held := d.session().Gate().Held(); len(held) != 1 || held[0].Point.After() != flow.Stage(s-1) {
 			t.Fatalf("at stage %d the gate holds %v, want one boundary after stage %d", s-1, held, s-1)
 		}

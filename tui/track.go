@@ -21,9 +21,21 @@ type podTrack struct {
 	// when the hold began.
 	held   *flow.Boundary
 	heldAt time.Time
+	// holds are the gate's holds of the pod, in the order they began.
+	holds []holdSpan
+	// failed are the scheduler's attempts that found no node (stage 0
+	// events: the stage-4 event is the attempt that found one).
+	failed []flow.Event
 	// traces are the complete traces (stage 0, at the request's end) of
 	// the requests whose start is a staged event, by audit ID.
 	traces map[string]*flow.RequestTrace
+}
+
+// holdSpan is one hold of the gate: from its Hold event to its release
+// (to is zero while it lasts).
+type holdSpan struct {
+	point    flow.Point
+	from, to time.Time
 }
 
 func newPodTrack(ref flow.ObjectRef) *podTrack {
@@ -35,6 +47,12 @@ func (t *podTrack) add(e flow.Event) {
 	switch {
 	case e.Hold != nil:
 		if e.Hold.Released {
+			for i := len(t.holds) - 1; i >= 0; i-- {
+				if h := &t.holds[i]; h.point == e.Hold.Boundary.Point && h.to.IsZero() {
+					h.to = e.Time
+					break
+				}
+			}
 			if t.held != nil && t.held.Point == e.Hold.Boundary.Point {
 				t.held = nil
 			}
@@ -42,14 +60,43 @@ func (t *podTrack) add(e flow.Event) {
 		}
 		b := e.Hold.Boundary
 		t.held, t.heldAt = &b, e.Time
+		t.holds = append(t.holds, holdSpan{point: b.Point, from: e.Time})
 	case e.Stage >= flow.StageAdmitted && e.Stage <= flow.StageStatusPersisted:
 		t.stages[e.Stage] = append(t.stages[e.Stage], e)
-		if t.held != nil && t.held.Point.After() < e.Stage {
+		if t.held != nil && heldStage(t.held.Point) < e.Stage {
 			t.held = nil // the release was lost
+		}
+		if t.held == nil {
+			for i := range t.holds {
+				if h := &t.holds[i]; h.to.IsZero() && heldStage(h.point) < e.Stage {
+					h.to = e.Time
+				}
+			}
+		}
+	case e.Scheduling != nil && e.Scheduling.Chosen == "":
+		if len(t.failed) < maxFailed {
+			t.failed = append(t.failed, e)
 		}
 	case e.Request != nil && e.Request.AuditID != "":
 		t.traces[e.Request.AuditID] = e.Request
 	}
+}
+
+// maxFailed bounds the failed scheduling attempts kept per pod.
+const maxFailed = 32
+
+// unschedulable reports whether the scheduler tried the pod and found
+// no node, and has not bound it since.
+func (t *podTrack) unschedulable() bool {
+	return len(t.failed) > 0 && len(t.stages[flow.StageScheduled]) == 0
+}
+
+// heldStage is the stage a hold at p keeps the pod from: the stage
+// whose events come once p is passed. PointBeforeContainers holds in the
+// middle of stage 6 (after the kubelet's watch frame, before the
+// runtime), so it holds stage 6 like PointBeforeKubeletWatch does.
+func heldStage(p flow.Point) flow.Stage {
+	return p.After() + 1
 }
 
 // reached returns the highest stage with events (0 for none).
@@ -68,23 +115,25 @@ type stageState int
 const (
 	statePending stageState = iota
 	stateActive             // its events are coming in
-	stateHeld               // the gate holds the pod just before it
+	stateHeld               // the gate holds the pod before it (or inside it)
 	stateDone
 )
 
 // state returns how stage s stands.
 func (t *podTrack) state(s flow.Stage) stageState {
 	r := t.reached()
+	if t.held != nil {
+		if h := heldStage(t.held.Point); s == h {
+			return stateHeld
+		} else if s < h && s <= r {
+			return stateDone
+		}
+	}
 	switch {
 	case s < r, s == r && s == flow.StageStatusPersisted:
 		return stateDone
 	case s == r:
-		if t.held != nil && t.held.Point.After() >= s {
-			return stateDone
-		}
 		return stateActive
-	case s == r+1 && t.held != nil:
-		return stateHeld
 	}
 	return statePending
 }
@@ -92,16 +141,18 @@ func (t *podTrack) state(s flow.Stage) stageState {
 // current returns the stage to highlight: the held one, else the one in
 // progress, else the last (0 before any event).
 func (t *podTrack) current() flow.Stage {
-	r := t.reached()
-	if r < flow.StageStatusPersisted && t.state(r+1) == stateHeld {
-		return r + 1
+	if t.held != nil {
+		return heldStage(t.held.Point)
 	}
-	return r
+	if t.unschedulable() {
+		return flow.StageScheduled
+	}
+	return t.reached()
 }
 
-// start returns the time of stage s's first event; for stage 0, when
-// the create request arrived.
-func (t *podTrack) start(s flow.Stage) (time.Time, bool) {
+// end returns when stage s was last seen: its last event; for stage 0,
+// when the create request arrived.
+func (t *podTrack) end(s flow.Stage) (time.Time, bool) {
 	if s == 0 {
 		ev := t.stages[flow.StageAdmitted]
 		if len(ev) == 0 {
@@ -117,24 +168,66 @@ func (t *podTrack) start(s flow.Stage) (time.Time, bool) {
 	if len(ev) == 0 {
 		return time.Time{}, false
 	}
-	return ev[0].Time, true
+	at := ev[0].Time
+	for _, e := range ev[1:] {
+		if e.Time.After(at) {
+			at = e.Time
+		}
+	}
+	return at, true
 }
 
-// took returns how long the pod took to get through stage s: from the
-// previous stage's first event to s's (held time included). For a held
-// or active stage not reached yet it counts up to now.
-func (t *podTrack) took(s flow.Stage, now time.Time) (time.Duration, bool) {
-	prev, ok := t.start(s - 1)
+// took returns the time the system spent on stage s: from the end of
+// stage s-1 to the end of s, without the time the gate held the pod in
+// between (in auto mode the pauses, in step mode the learner's). False
+// when s has no events yet.
+func (t *podTrack) took(s flow.Stage) (time.Duration, bool) {
+	from, ok := t.end(s - 1)
 	if !ok {
 		return 0, false
 	}
-	if end, ok := t.start(s); ok {
-		return end.Sub(prev), true
+	to, ok := t.end(s)
+	if !ok {
+		return 0, false
 	}
-	if t.state(s) == stateHeld {
-		return now.Sub(prev), true
+	return max(to.Sub(from)-t.heldBetween(from, to, to), 0), true
+}
+
+// heldFor returns how long the gate held the pod between the end of
+// stage s-1 and the end of s (or now, for a stage not reached yet).
+func (t *podTrack) heldFor(s flow.Stage, now time.Time) time.Duration {
+	from, ok := t.end(s - 1)
+	if !ok {
+		return 0
 	}
-	return 0, false
+	to, ok := t.end(s)
+	if !ok {
+		to = now
+	}
+	return t.heldBetween(from, to, now)
+}
+
+// heldBetween sums the holds within [from, to]; a hold still on counts
+// up to now.
+func (t *podTrack) heldBetween(from, to, now time.Time) time.Duration {
+	var d time.Duration
+	for _, h := range t.holds {
+		end := h.to
+		if end.IsZero() {
+			end = now
+		}
+		a, b := h.from, end
+		if a.Before(from) {
+			a = from
+		}
+		if b.After(to) {
+			b = to
+		}
+		if b.After(a) {
+			d += b.Sub(a)
+		}
+	}
+	return d
 }
 
 // events returns every staged event of the pod in stage order.

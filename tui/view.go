@@ -3,8 +3,10 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubesim/kubesim/internal/flow"
 )
@@ -12,15 +14,17 @@ import (
 // Sizes of the fixed parts of the screen.
 const (
 	headerRows    = 2
-	narrationRows = 3
-	helpRows      = 1
-	pipelineRows  = 8 + 2 // eight stages and the border
-	wideWidth     = 110   // from here on the event log gets its own pane
+	narrationRows = 3 // at least: two of text and the action's
+	// maxNarration caps the narration's text rows on tall screens.
+	maxNarration = 8
+	helpRows     = 1
+	pipelineRows = 8 + 2 // eight stages and the border
+	wideWidth    = 110   // from here on the event log gets its own pane
 )
 
 // layout gives each pane its size for the current window.
 func (m *Model) layout() {
-	body := max(m.height-headerRows-narrationRows-helpRows, pipelineRows)
+	body := m.bodyRows()
 	left := 30
 	if m.width >= wideWidth {
 		left = 40
@@ -41,6 +45,32 @@ func (m *Model) layout() {
 	m.help.Width = m.width
 }
 
+// bodyRows is the height left for the panes.
+func (m *Model) bodyRows() int {
+	return max(m.height-headerRows-m.narrationText()-1-helpRows, pipelineRows)
+}
+
+// narrationText is how many rows the narration's text gets: what it
+// needs, from two at 80×24 up to maxNarration on taller screens (one
+// more for every three rows above 24).
+func (m *Model) narrationText() int {
+	limit := min(narrationRows-1+max(m.height-24, 0)/3, maxNarration)
+	return min(max(len(m.narrationLines()), narrationRows-1), limit)
+}
+
+// narrationLines is the current step's narration wrapped to the width,
+// unstyled.
+func (m *Model) narrationLines() []string {
+	if !m.hasStep {
+		return nil
+	}
+	lang := m.sh.lang
+	prefix := fmt.Sprintf(tr(lang, "step_of"), m.step.Index, m.step.Total) + " · "
+	ls := &lines{width: m.width}
+	ls.add(lipgloss.NewStyle(), 0, prefix+m.step.Narration.In(lang))
+	return ls.out
+}
+
 // View renders the screen.
 func (m *Model) View() string {
 	if m.width == 0 {
@@ -49,7 +79,7 @@ func (m *Model) View() string {
 	if m.width < 60 || m.height < 16 {
 		return fmt.Sprintf(tr(m.sh.lang, "too_small"), m.width, m.height)
 	}
-	body := max(m.height-headerRows-narrationRows-helpRows, pipelineRows)
+	body := m.bodyRows()
 	parts := []string{m.header(), m.narration()}
 	switch m.overlay {
 	case overlayHelp:
@@ -178,39 +208,55 @@ func (m *Model) header() string {
 // gate holds the followed pod, what is held.
 func (m *Model) narration() string {
 	st, lang := m.sh.st, m.sh.lang
-	ls := &lines{width: m.width}
-	if m.hasStep {
-		prefix := fmt.Sprintf(tr(lang, "step_of"), m.step.Index, m.step.Total) + " · "
-		ls.add(st.Narration, 0, prefix+m.step.Narration.In(lang))
+	n := m.narrationText()
+	rows := m.narrationLines()
+	if len(rows) > n {
+		rows = rows[:n]
+		cut := strings.TrimRight(ansi.Truncate(rows[n-1], m.width-1, ""), " ")
+		rows[n-1] = cut + "…"
 	}
-	rows := ls.out
-	if len(rows) > narrationRows-1 {
-		rows = rows[:narrationRows-1]
-		rows[len(rows)-1] = fit(rows[len(rows)-1], m.width-1) + "…"
+	for i := range rows {
+		rows[i] = st.Narration.Render(rows[i])
 	}
-	for len(rows) < narrationRows-1 {
+	for len(rows) < n {
 		rows = append(rows, "")
 	}
 	last := ""
 	t := m.tracks.followed()
 	switch {
 	case t != nil && t.held != nil:
-		last = st.Held.Render("‖ " + fmt.Sprintf(tr(lang, "held"), int(t.held.Point.After())+1))
+		last = st.Held.Render("‖ " + fmt.Sprintf(tr(lang, "held"), int(heldStage(t.held.Point)), heldAt[t.held.Point].In(lang)))
 	case m.hasStep && m.step.Done:
-		res := m.step.Result
 		if m.step.Err != nil {
-			last = st.Fail.Render("✗ " + m.step.Action + " → " + m.step.Err.Error())
+			last = st.Fail.Render("✗ " + stepLine(lang, m.step))
 		} else {
-			last = st.OK.Render("✓ " + m.step.Action + " → " + res)
+			last = st.OK.Render("✓ " + stepLine(lang, m.step))
 		}
 	case m.hasStep:
-		last = st.Dim.Render("… " + m.step.Action)
+		last = st.Dim.Render("… " + stepLine(lang, m.step))
 	}
 	rows = append(rows, last)
 	for i := range rows {
 		rows[i] = fit(rows[i], m.width)
 	}
 	return strings.Join(rows, "\n")
+}
+
+// stepLine says what step up did and, when it is done, what came of it.
+func stepLine(lang string, up StepUpdate) string {
+	what := up.Action
+	if what == "" {
+		what = tr(lang, "no_action")
+	}
+	switch {
+	case !up.Done:
+		return what
+	case up.Err != nil:
+		return what + " → " + up.Err.Error()
+	case up.Result != "":
+		return what + " → " + up.Result
+	}
+	return what
 }
 
 // helpBar is the short help: the picker's keys, or the main ones.
@@ -235,29 +281,70 @@ func (m *Model) summary(width int) []string {
 	} else {
 		out = append(out, st.OK.Render("✓ "+tr(lang, "passed")))
 	}
+	// what to do next comes first, so that a small screen does not cut it
+	offer := tr(lang, "offer_last")
+	if next, ok := m.nextScenario(); ok {
+		offer = fmt.Sprintf(tr(lang, "offer_next"), next.Name)
+	}
+	ls := &lines{width: width}
+	ls.add(st.Key, 2, offer)
+	out = append(append(out, ls.out...), "")
 	if t := m.tracks.followed(); t != nil {
 		out = append(out, st.Bold.Render(fmt.Sprintf("%s %s/%s", tr(lang, "pod"), t.ref.Namespace, t.ref.Name)))
+		// the full titles when they leave the evidence room enough
+		titleW, title := 32, func(s flow.Stage) string { info, _ := s.Info(); return info.Title(lang) }
+		if width < 100 {
+			titleW, title = 14, func(s flow.Stage) string { return stageShort[s].In(lang) }
+		}
 		for s := flow.StageAdmitted; s <= flow.StageStatusPersisted; s++ {
-			info, _ := s.Info()
-			d, ok := t.took(s, m.nowTime)
 			took := "—"
-			if ok {
+			if d, ok := t.took(s); ok {
 				took = short(d)
 			}
 			mark := "·"
-			if t.state(s) == stateDone {
+			switch {
+			case t.state(s) == stateHeld:
+				mark = "‖"
+			case s <= t.reached():
 				mark = "✓"
+			case s == flow.StageScheduled && t.unschedulable():
+				mark = "✗"
 			}
-			out = append(out, fit(fmt.Sprintf(" %s %d %-*s %8s  %s", mark, int(s), 30, info.Title(lang), took, keyEvidence(t, s)), width))
+			out = append(out, fit(fmt.Sprintf(" %s %d %s %8s  %s", mark, int(s), padTo(title(s), titleW), took, keyEvidence(t, s)), width))
+		}
+		var others []string
+		for _, o := range m.tracks.list() {
+			if o != t {
+				others = append(others, fmt.Sprintf("%s %d/8", o.ref.Name, int(o.reached())))
+			}
+		}
+		if len(others) > 0 {
+			ls := &lines{width: width}
+			ls.add(st.Dim, 2, fmt.Sprintf(tr(lang, "others_line"), strings.Join(others, ", ")))
+			out = append(out, ls.out...)
+		}
+		if h := t.heldBetween(time.Time{}, m.nowTime, m.nowTime); h > 0 {
+			out = append(out, st.Dim.Render(fit(fmt.Sprintf(tr(lang, "held_total"), short(h)), width)))
 		}
 	}
-	out = append(out, "")
-	if next, ok := m.nextScenario(); ok {
-		out = append(out, st.Key.Render(fmt.Sprintf(tr(lang, "offer_next"), next.Name)))
-	} else {
-		out = append(out, st.Key.Render(tr(lang, "offer_last")))
+	if len(m.wt.steps) > 0 {
+		out = append(out, st.Bold.Render(tr(lang, "steps")))
+		for _, up := range m.wt.steps {
+			line := fmt.Sprintf(" %d %s", up.Index, stepLine(lang, up))
+			if up.Err != nil {
+				out = append(out, st.Fail.Render(fit("✗"+line, width)))
+			} else {
+				out = append(out, fit("✓"+line, width))
+			}
+		}
 	}
 	return out
+}
+
+// padTo pads s with spaces to w cells (double-width characters count
+// two), or cuts it.
+func padTo(s string, w int) string {
+	return fit(s, w)
 }
 
 // keyEvidence is the one-line gist of stage s's evidence.
@@ -283,6 +370,11 @@ func keyEvidence(t *podTrack, s flow.Stage) string {
 			parts = append(parts, fmt.Sprintf("%s %s", e.Runtime.Action, short(e.Runtime.Duration)))
 		case e.Status != nil:
 			parts = append(parts, fmt.Sprintf("%s phase %s", e.Status.User, e.Status.Phase))
+		}
+	}
+	if s == flow.StageScheduled && t.unschedulable() {
+		if d := t.failed[len(t.failed)-1].Scheduling; d.Message != "" {
+			parts = append(parts, d.Message)
 		}
 	}
 	return strings.Join(parts, "; ")
