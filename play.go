@@ -142,7 +142,11 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	}
 	// The printers are EventObservers too: Play hands them every flow
 	// event as it is recorded.
-	err = scenarios.Play(playCtx, c, sc, scenarios.Options{Lang: o.lang, Speed: cfg.Speed, Observer: out})
+	opts := scenarios.Options{Lang: o.lang, Speed: cfg.Speed, Observer: out}
+	if o.step {
+		opts.Gate = gate // step by step through the scenario's steps too
+	}
+	err = scenarios.Play(playCtx, c, sc, opts)
 	gate.SetMode(flow.ModeOff) // let whatever is still held go, so the cluster can stop
 	cancel()
 	return err
@@ -170,6 +174,10 @@ func stepThrough(ctx context.Context, gate *flow.Gate, in io.Reader, w io.Writer
 			return
 		}
 		for _, b := range held {
+			if b.Point == flow.PointNextStep {
+				fmt.Fprintf(w, "⏸  next: step %s — press Enter to go on\n", b.Object.Name)
+				continue
+			}
 			fmt.Fprintf(w, "⏸  stage %d/%d done, held: %s — press Enter to go on\n", int(b.Point.After()), len(flow.Stages), b)
 		}
 		select {

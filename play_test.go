@@ -59,15 +59,18 @@ func TestPlayPodCreatePlain(t *testing.T) {
 }
 
 func TestPlayStepHoldsUntilEnter(t *testing.T) {
-	// Eight Enters: one per gate point. With fewer the scenario would
-	// stay held: the input closing is what lets it finish here, so count
-	// the holds announced on stderr instead.
-	code, out, errs := runMain(t, "\n\n\n\n\n\n\n\n", "play", "pod-create", "--step", "--speed", "0", "--data-dir", t.TempDir())
+	// Fourteen Enters: one per gate point of the pod, one before each of
+	// the six steps. With fewer the input would close first and the
+	// rest would run without holding (which the test would see).
+	code, out, errs := runMain(t, strings.Repeat("\n", 14), "play", "pod-create", "--step", "--speed", "0", "--data-dir", t.TempDir())
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errs)
 	}
-	if n := strings.Count(errs, "press Enter"); n != 8 {
-		t.Errorf("%d holds announced, want 8 (one per point):\n%s", n, errs)
+	if n := strings.Count(errs, "press Enter"); n != 14 {
+		t.Errorf("%d holds announced, want 14 (8 points, 6 steps):\n%s", n, errs)
+	}
+	if n := strings.Count(errs, "next: step "); n != 6 {
+		t.Errorf("%d step holds announced, want 6:\n%s", n, errs)
 	}
 	if strings.Contains(errs, "input closed") {
 		t.Errorf("the input ran out before the pod got through:\n%s", errs)

@@ -62,7 +62,7 @@ var heldRow = regexp.MustCompile(`‖ \d`)
 func holdSignature(screen string) string {
 	var sig []string
 	for _, line := range strings.Split(screen, "\n") {
-		if strings.Contains(line, "‖ held at stage") {
+		if strings.Contains(line, "‖ held at stage") || strings.Contains(line, "‖ next: step") {
 			sig = append(sig, strings.TrimSpace(line))
 		}
 		if m := heldRow.FindString(line); m != "" {
@@ -113,16 +113,26 @@ func TestTUIInTmux(t *testing.T) {
 	s.keys("Enter")
 	s.waitText("Graceful", 30*time.Second)
 
-	// Eight holds, one per gate point, each released by space.
+	// Eight holds of the pod, one per gate point, each released by
+	// space; the scenario's steps wait for space too (next-step holds).
 	prev := ""
-	for i := 1; i <= 8; i++ {
-		screen := s.waitFor(fmt.Sprintf("hold %d", i), 30*time.Second, func(screen string) bool {
+	stageHolds, stepHolds := 0, 0
+	for stageHolds < 8 {
+		screen := s.waitFor(fmt.Sprintf("hold %d", stageHolds+1), 30*time.Second, func(screen string) bool {
 			sig := holdSignature(screen)
-			return strings.Contains(sig, "held at stage") && sig != prev
+			return sig != "" && sig != prev
 		})
 		prev = holdSignature(screen)
-		t.Logf("hold %d: %s", i, prev)
+		if strings.Contains(prev, "held at stage") {
+			stageHolds++
+		} else {
+			stepHolds++
+		}
+		t.Logf("hold: %s", prev)
 		s.keys("Space")
+	}
+	if stepHolds == 0 {
+		t.Errorf("the scenario's first step did not wait for space")
 	}
 	screen = s.waitFor("stage 8 done", 30*time.Second, func(screen string) bool { return strings.Contains(screen, "✓ 8") })
 	if !strings.Contains(screen, "STEP") {

@@ -146,7 +146,7 @@ func (d *scenarioDriver) Start(ctx context.Context, name string, opts tui.StartO
 	go func() {
 		defer close(s.done)
 		defer close(s.steps)
-		s.err = scenarios.Play(runCtx, c, sc, scenarios.Options{Lang: opts.Lang, Speed: cfg.Speed, Observer: stepSender{ctx: runCtx, ch: s.steps}})
+		s.err = scenarios.Play(runCtx, c, sc, scenarios.Options{Lang: opts.Lang, Speed: cfg.Speed, Gate: gate, Observer: stepSender{ctx: runCtx, ch: s.steps}})
 	}()
 	d.current = s
 	return s, nil

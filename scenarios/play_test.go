@@ -299,3 +299,76 @@ func TestPlainShowsFailedAttempts(t *testing.T) {
 		t.Errorf("the failed attempt should come before stage 4 (at %d and %d)", a, b)
 	}
 }
+
+// TestHeldTimeDoesNotCount: a learner holding the cluster longer than a
+// step's timeout does not make the step fail; the runner also waits at
+// the next-step point before each action.
+func TestHeldTimeDoesNotCount(t *testing.T) {
+	s, err := scenarios.Parse("held.yaml", []byte(`name: held
+title: {en: Held, zh: 暂停}
+summary: {en: A held pod., zh: 一个被暂停的 Pod。}
+cluster: {nodes: 1}
+steps:
+  - id: run
+    narration: {en: Run a pod., zh: 运行一个 Pod。}
+    apply: |
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: web}
+      spec: {containers: [{name: web, image: nginx}]}
+    expect:
+      - podPhase: {pod: web, phase: Running}
+    timeout: 1s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cluster.NewConfig()
+	s.Configure(cfg)
+	cfg.Port, cfg.UnsafeNoFsync, cfg.DataDir, cfg.Speed = 0, true, t.TempDir(), 0
+	cfg.Recorder = flow.NewRecorder()
+	gate := flow.NewGate(flow.ModeStep, 0, cfg.Recorder)
+	cfg.Gate = gate
+	c, err := cluster.Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		gate.SetMode(flow.ModeOff)
+		_ = c.Close()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), playTimeout)
+	defer cancel()
+	played := make(chan error, 1)
+	waitCtx, stopWaiting := context.WithCancel(ctx)
+	go func() {
+		played <- scenarios.Play(ctx, c, s, scenarios.Options{Speed: 0, Gate: gate})
+		stopWaiting() // a Play that ends early ends the stepping too
+	}()
+
+	var points []flow.Point
+	for {
+		held, err := gate.WaitHeld(waitCtx)
+		if err != nil {
+			break
+		}
+		for _, b := range held {
+			points = append(points, b.Point)
+		}
+		if len(points) == 2 {
+			// Held at the first point of the pod for longer than the
+			// step's timeout of 1s.
+			time.Sleep(1500 * time.Millisecond)
+		}
+		gate.Advance()
+		if len(points) >= 9 {
+			break
+		}
+	}
+	if err := <-played; err != nil {
+		t.Fatalf("Play = %v, want nil: held time must not count", err)
+	}
+	if points[0] != flow.PointNextStep || points[1] != flow.PointBeforePersist {
+		t.Errorf("holds %v: want next-step first, then before-persist", points)
+	}
+}

@@ -34,6 +34,12 @@ type Options struct {
 	// implements EventObserver it receives every flow event recorded
 	// while the scenario plays.
 	Observer Observer
+	// Gate, if not nil, is the cluster's gate. Each step's action then
+	// waits at flow.PointNextStep first (after StepStarted), and time
+	// during which the gate holds anything does not count toward a
+	// step's timeout: a learner may look at a held cluster as long as
+	// they like.
+	Gate *flow.Gate
 }
 
 // StepInfo describes a step about to run.
@@ -121,7 +127,7 @@ func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) er
 	if speed < 0 {
 		speed = s.Cluster.Speed
 	}
-	p := &player{c: c, s: s, speed: speed, changed: make(chan struct{}),
+	p := &player{c: c, s: s, speed: speed, gate: opts.Gate, changed: make(chan struct{}),
 		dyn: map[string]dynamic.Interface{}, seen: map[string][]string{}, specs: map[string]kubelet.NodeSpec{}}
 	for _, n := range s.Cluster.Nodes {
 		p.specs[n.Name] = n
@@ -173,6 +179,7 @@ type player struct {
 	c     *cluster.Cluster
 	s     *Scenario
 	speed float64
+	gate  *flow.Gate // nil: no holds, plain timeouts
 	admin kubernetes.Interface
 
 	mu      sync.Mutex
@@ -231,12 +238,21 @@ func (p *player) step(ctx context.Context, st *Step) StepResult {
 		return res
 	}
 	var res StepResult
+	if p.gate != nil {
+		b := flow.Boundary{Point: flow.PointNextStep, Component: "scenario",
+			Object: flow.ObjectRef{Kind: "Step", Name: fmt.Sprintf("%d/%d %s", st.Index, len(p.s.Steps), st.ID)}}
+		if err := p.gate.Wait(ctx, b); err != nil {
+			res.Err = err
+			return res
+		}
+	}
 	if st.Action != nil {
-		actx, cancel := context.WithTimeout(ctx, st.Timeout)
+		actx, cancel := p.withBudget(ctx, st.Timeout)
 		var err error
 		p.startActing()
 		res, err = p.act(actx, st)
 		res.Requests = p.stopActing(ctx)
+		timedOut := errors.Is(context.Cause(actx), context.DeadlineExceeded)
 		cancel()
 		if ctx.Err() != nil {
 			res.Err = ctx.Err()
@@ -244,7 +260,11 @@ func (p *player) step(ctx context.Context, st *Step) StepResult {
 		}
 		if err != nil {
 			if !expectsResult(st) || res.Status == 0 {
-				return fail(res, st.Action.String()+" to succeed", err.Error())
+				got := err.Error()
+				if timedOut {
+					got = fmt.Sprintf("no result within %s (%v)", st.Timeout, err)
+				}
+				return fail(res, st.Action.String()+" to succeed", got)
 			}
 		}
 	}
@@ -300,7 +320,8 @@ func (p *player) check(ctx context.Context, st *Step, e Expectation, res *StepRe
 		}
 		return fmt.Sprintf("watch events %v", res.Watch), false, nil
 	}
-	deadline := time.Now().Add(st.Timeout)
+	bctx, cancel := p.withBudget(ctx, st.Timeout)
+	defer cancel()
 	for {
 		var changed <-chan struct{}
 		got, ok, changed = p.probe(ctx, e)
@@ -310,14 +331,12 @@ func (p *player) check(ctx context.Context, st *Step, e Expectation, res *StepRe
 		if ctx.Err() != nil {
 			return "", false, ctx.Err()
 		}
-		if time.Now().After(deadline) {
+		if bctx.Err() != nil {
 			return fmt.Sprintf("%s after %s", got, st.Timeout), false, nil
 		}
 		t := time.NewTimer(pollInterval)
 		select {
-		case <-ctx.Done():
-			t.Stop()
-			return "", false, ctx.Err()
+		case <-bctx.Done():
 		case <-changed:
 		case <-t.C:
 		}

@@ -7,6 +7,7 @@ var ui = map[string]flow.Text{
 	"auto":          {En: "AUTO", Zh: "自动"},
 	"step":          {En: "STEP", Zh: "单步"},
 	"held":          {En: "held at stage %d: %s — space to go on", Zh: "暂停于第 %d 阶段：%s — 按空格继续"},
+	"held_step":     {En: "next: step %s — space to run it", Zh: "下一步：第 %s 步 — 按空格执行"},
 	"starting":      {En: "starting a fresh cluster for %s…", Zh: "正在为 %s 启动新集群…"},
 	"pipeline":      {En: "Pipeline", Zh: "流水线"},
 	"evidence":      {En: "Evidence", Zh: "证据"},

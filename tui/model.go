@@ -198,6 +198,9 @@ type Model struct {
 	tracks   *trackSet
 	step     StepUpdate
 	hasStep  bool
+	// nextStep is the scenario's next step while the gate holds it
+	// before its action (flow.PointNextStep); nil otherwise.
+	nextStep *flow.Boundary
 	done     bool
 	doneErr  error
 	hist     map[historyKey]historyEntry
@@ -326,6 +329,7 @@ func (m *Model) start(name string) tea.Cmd {
 	m.sess, m.watch, m.starting, m.err = nil, nil, true, nil
 	m.tracks = newTrackSet()
 	m.step, m.hasStep, m.done, m.doneErr = StepUpdate{}, false, false, nil
+	m.nextStep = nil
 	m.hist, m.asked = map[historyKey]historyEntry{}, map[historyKey]bool{}
 	m.reqs = map[int][]stepRequest{}
 	m.selected, m.pinned, m.tabPinned = 0, false, false
@@ -475,6 +479,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			break
 		}
 		for _, e := range msg.evs {
+			if h := e.Hold; h != nil && h.Boundary.Point == flow.PointNextStep {
+				m.nextStep = nil
+				if !h.Released {
+					b := h.Boundary
+					m.nextStep = &b
+				}
+				continue
+			}
 			m.tracks.add(e)
 			if e.Stage == 0 && e.Request != nil && m.hasStep && scenarioRequest(e.Request) {
 				m.reqs[m.step.Index] = addStepRequest(m.reqs[m.step.Index], e)

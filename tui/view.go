@@ -226,6 +226,8 @@ func (m *Model) narration() string {
 	switch {
 	case t != nil && t.held != nil:
 		last = st.Held.Render("‖ " + fmt.Sprintf(tr(lang, "held"), int(heldStage(t.held.Point)), heldAt[t.held.Point].In(lang)))
+	case m.nextStep != nil:
+		last = st.Held.Render("‖ " + fmt.Sprintf(tr(lang, "held_step"), m.nextStep.Object.Name))
 	case m.hasStep && m.step.Done:
 		if m.step.Err != nil {
 			last = st.Fail.Render("✗ " + stepLine(lang, m.step))

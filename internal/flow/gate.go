@@ -44,6 +44,12 @@ const (
 	PointBeforeStatusPersist Point = "before-status-persist"
 )
 
+// PointNextStep is not one of the eight: a scenario's next step waits
+// there before its action, so that a learner stepping through also steps
+// from one part of the story to the next (scenario runner; the Boundary's
+// Object is {Kind: "Step", Name: "<index>/<total> <id>"}).
+const PointNextStep Point = "next-step"
+
 // Points lists the points in order.
 var Points = []Point{
 	PointBeforePersist, PointBeforeSchedulerWatch, PointBeforeScheduling, PointBeforeBinding,
