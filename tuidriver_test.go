@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/tui"
 )
 
@@ -118,5 +119,11 @@ func TestScenarioDriver(t *testing.T) {
 	case <-s1.Done():
 	default:
 		t.Errorf("the first session still runs after the restart")
+	}
+}
+
+func TestUserAgentsAgree(t *testing.T) {
+	if tui.ExpectUserAgent != scenarios.ExpectUserAgent {
+		t.Errorf("tui.ExpectUserAgent %q, scenarios.ExpectUserAgent %q: the TUI would show expectation polls as a step's requests", tui.ExpectUserAgent, scenarios.ExpectUserAgent)
 	}
 }

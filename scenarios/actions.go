@@ -87,10 +87,26 @@ func (p *player) client(user string) (dynamic.Interface, error) {
 	if ok {
 		return d, nil
 	}
+	if user == expectUser {
+		cfg, err := p.c.RESTConfigAs(DefaultUser)
+		if err != nil {
+			return nil, err
+		}
+		cfg.UserAgent = ExpectUserAgent
+		d, err = dynamic.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		p.mu.Lock()
+		p.dyn[user] = d
+		p.mu.Unlock()
+		return d, nil
+	}
 	cfg, err := p.c.RESTConfigAs(user)
 	if err != nil {
 		return nil, err
 	}
+	cfg.UserAgent = ActionUserAgent
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return auditNoter{rt: rt, p: p} })
 	d, err = dynamic.NewForConfig(cfg)
 	if err != nil {

@@ -268,7 +268,7 @@ func (hc *httpClient) http1(ctx context.Context, a *HTTPAction, path string, sto
 	defer stop()
 
 	var req strings.Builder
-	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: kubesim-scenario\r\nAccept: application/json\r\n", a.Method, path, hc.base.Host)
+	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\nAccept: application/json\r\n", a.Method, path, hc.base.Host, ActionUserAgent)
 	if hc.token != "" {
 		req.WriteString("Authorization: Bearer " + hc.token + "\r\n")
 	}
@@ -391,7 +391,7 @@ func (hc *httpClient) http2(ctx context.Context, a *HTTPAction, path string, sto
 		return ex, err
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "kubesim-scenario")
+	req.Header.Set("User-Agent", ActionUserAgent)
 	if a.Body != "" {
 		ct := a.ContentType
 		if ct == "" {

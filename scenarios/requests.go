@@ -5,8 +5,32 @@ import (
 	"net/http"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesim/kubesim/internal/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
 )
+
+// The user agents of the runner's requests: those of the steps' actions,
+// and those that check expectations (polls a viewer may leave out).
+const (
+	ActionUserAgent = "kubesim-scenario"
+	ExpectUserAgent = "kubesim-expect"
+)
+
+// expectUser keys the client that checks expectations (admin, with
+// ExpectUserAgent) in player.dyn.
+const expectUser = "\x00expect"
+
+// expectClient returns the admin client expectations are checked with.
+func expectClient(c *cluster.Cluster) (kubernetes.Interface, error) {
+	cfg, err := c.RESTConfigAs(DefaultUser)
+	if err != nil {
+		return nil, err
+	}
+	cfg.UserAgent = ExpectUserAgent
+	return kubernetes.NewForConfig(cfg)
+}
 
 // traceWait bounds how long a step waits, after its action, for the API
 // server to record the traces of the action's requests (it records a

@@ -132,7 +132,7 @@ func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) er
 	for _, n := range s.Cluster.Nodes {
 		p.specs[n.Name] = n
 	}
-	admin, err := c.AdminClient()
+	admin, err := expectClient(c)
 	if err != nil {
 		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
@@ -437,7 +437,7 @@ func (p *player) probe(ctx context.Context, e Expectation) (got string, ok bool,
 		}
 		return "events " + joinComma(seen), false, nil
 	case *AbsentExpectation:
-		ri, err := p.resource(e.Object, DefaultUser)
+		ri, err := p.resource(e.Object, expectUser)
 		if err != nil {
 			return err.Error(), false, nil
 		}
@@ -454,6 +454,7 @@ func (p *player) probe(ctx context.Context, e Expectation) (got string, ok bool,
 		if err != nil {
 			return err.Error(), false, nil
 		}
+		cfg.UserAgent = ExpectUserAgent
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
 			return err.Error(), false, nil

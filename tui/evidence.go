@@ -72,8 +72,13 @@ func bestTab(t *podTrack, s flow.Stage) tab {
 // not the scheduler's, a kubelet's or the TUI's own.
 func scenarioRequest(r *flow.RequestTrace) bool {
 	return r.User != "system:kube-scheduler" && !strings.HasPrefix(r.User, "system:node:") &&
-		r.UserAgent != tuiUserAgent
+		r.UserAgent != tuiUserAgent && r.UserAgent != ExpectUserAgent
 }
+
+// ExpectUserAgent is the user agent of a scenario runner's expectation
+// checks (scenarios.ExpectUserAgent; the tui cannot import scenarios): polls,
+// not the step's requests.
+const ExpectUserAgent = "kubesim-expect"
 
 // tuiUserAgent is the user agent of the TUI's own watches, so that their
 // requests are not taken for the scenario's.
