@@ -370,7 +370,13 @@ func TestRestartKeepsPodsRunning(t *testing.T) {
 		before = p
 		return p.Status.Phase == corev1.PodRunning, string(p.Status.Phase)
 	})
-	beforeEvents := eventReasons(t, admin, before)
+	// Events are written after the fact (by each component's event
+	// recorder): wait until the Started event is stored too.
+	var beforeEvents []string
+	eventually(t, "durable's Started event", func() (bool, string) {
+		beforeEvents = eventReasons(t, admin, before)
+		return slices.Contains(beforeEvents, "Started"), strings.Join(beforeEvents, " ")
+	})
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
