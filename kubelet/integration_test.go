@@ -2,6 +2,7 @@ package kubelet_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"sort"
 	"strconv"
@@ -492,7 +493,10 @@ func TestKubeletAgainstCluster(t *testing.T) {
 			t.Errorf("after the restart: containerID %s startedAt %v restartCount %d; before: %s %v", a.ContainerID, a.State.Running.StartedAt, a.RestartCount, b.ContainerID, b.State.Running.StartedAt)
 		}
 		if after.ResourceVersion != before.ResourceVersion {
-			t.Errorf("the new kubelet rewrote the running pod's status (resourceVersion %s, was %s)", after.ResourceVersion, before.ResourceVersion)
+			bj, _ := json.Marshal(before)
+			aj, _ := json.Marshal(after)
+			changes, _ := flow.DiffFields(bj, aj)
+			t.Errorf("the new kubelet rewrote the running pod's status (resourceVersion %s, was %s); changed: %v", after.ResourceVersion, before.ResourceVersion, changes)
 		}
 		events := podEvents(t, admin, pod.UID)
 		if countReason(events, "Created") != 1 || countReason(events, "Started") != 1 {
