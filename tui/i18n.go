@@ -7,7 +7,7 @@ var ui = map[string]flow.Text{
 	"auto":          {En: "AUTO", Zh: "自动"},
 	"step":          {En: "STEP", Zh: "单步"},
 	"held":          {En: "held at stage %d: %s — space to go on", Zh: "暂停于第 %d 阶段：%s — 按空格继续"},
-	"held_step":     {En: "next: step %s — space to run it", Zh: "下一步：第 %s 步 — 按空格执行"},
+	"held_step":     {En: "next: step %s — space to run it", Zh: "下一步：%s — 按空格执行"},
 	"starting":      {En: "starting a fresh cluster for %s…", Zh: "正在为 %s 启动新集群…"},
 	"pipeline":      {En: "Pipeline", Zh: "流水线"},
 	"evidence":      {En: "Evidence", Zh: "证据"},
@@ -41,6 +41,10 @@ var ui = map[string]flow.Text{
 	"steps":         {En: "Steps", Zh: "步骤"},
 	"pod":           {En: "pod", Zh: "Pod"},
 	"others":        {En: "+%d other pods", Zh: "另有 %d 个 Pod"},
+	"narr_more":     {En: "%s: read all", Zh: "%s：看全文"},
+	"narr_close":    {En: "%s or esc to close", Zh: "%s 或 esc 关闭"},
+	"close":         {En: "close", Zh: "关闭"},
+	"narr_none":     {En: "No step has started yet. The scenario:", Zh: "还没有开始任何步骤。本场景："},
 }
 
 // tr returns the UI text named key in lang.

@@ -11,6 +11,8 @@ type keyMap struct {
 	PrevTab, NextTab           key.Binding
 	Lang, Restart, Picker      key.Binding
 	Help, Quit, Enter, Back    key.Binding
+	// Narration opens and closes the current step's whole narration.
+	Narration key.Binding
 }
 
 // newKeyMap returns the bindings with their help in lang.
@@ -22,37 +24,39 @@ func newKeyMap(lang string) keyMap {
 		return en
 	}
 	return keyMap{
-		Next:     key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", t("next stage", "下一阶段"))),
-		Mode:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", t("auto/step", "自动/单步"))),
-		Faster:   key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", t("faster", "加速"))),
-		Slower:   key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", t("slower", "减速"))),
-		NextPane: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", t("next pane", "下一窗格"))),
-		PrevPane: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", t("prev pane", "上一窗格"))),
-		Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", t("select stage", "选择阶段"))),
-		Right:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", t("next stage", "后一阶段"))),
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓ j/k", t("scroll", "滚动"))),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", t("scroll down", "向下滚动"))),
-		PrevTab:  key.NewBinding(key.WithKeys("["), key.WithHelp("[/]", t("evidence tab", "证据标签"))),
-		NextTab:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", t("next tab", "下一标签"))),
-		Lang:     key.NewBinding(key.WithKeys("L"), key.WithHelp("L", t("中文", "English"))),
-		Restart:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", t("restart", "重新开始"))),
-		Picker:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", t("scenarios", "场景"))),
-		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", t("help", "帮助"))),
-		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", t("quit", "退出"))),
-		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", t("start", "开始"))),
-		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", t("back", "返回"))),
+		Next:      key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", t("next stage", "下一阶段"))),
+		Mode:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", t("auto/step", "自动/单步"))),
+		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", t("faster", "加速"))),
+		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", t("slower", "减速"))),
+		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", t("panes", "切换窗格"))),
+		PrevPane:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", t("prev pane", "上一窗格"))),
+		Left:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", t("select stage", "选择阶段"))),
+		Right:     key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", t("next stage", "后一阶段"))),
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓ j/k", t("scroll", "滚动"))),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", t("scroll down", "向下滚动"))),
+		PrevTab:   key.NewBinding(key.WithKeys("["), key.WithHelp("[/]", t("evidence tab", "证据标签"))),
+		NextTab:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", t("next tab", "下一标签"))),
+		Lang:      key.NewBinding(key.WithKeys("L"), key.WithHelp("L", t("中文", "English"))),
+		Restart:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", t("restart", "重新开始"))),
+		Picker:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", t("scenarios", "场景"))),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", t("help", "帮助"))),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", t("quit", "退出"))),
+		Enter:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", t("start", "开始"))),
+		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", t("back", "返回"))),
+		Narration: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", t("read step", "步骤全文"))),
 	}
 }
 
 // ShortHelp is the help bar (help.KeyMap).
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Mode, k.Faster, k.NextPane, k.Left, k.Lang, k.Picker, k.Help, k.Quit}
+	// + and - are in the full help: the header shows the speed
+	return []key.Binding{k.Next, k.Mode, k.Narration, k.NextPane, k.Left, k.Lang, k.Picker, k.Help, k.Quit}
 }
 
 // FullHelp is the ? view (help.KeyMap).
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Mode, k.Faster, k.Slower},
+		{k.Next, k.Mode, k.Narration, k.Faster, k.Slower},
 		{k.NextPane, k.PrevPane, k.Left, k.Up, k.PrevTab},
 		{k.Lang, k.Restart, k.Picker, k.Help, k.Quit},
 	}

@@ -37,6 +37,8 @@ const (
 	overlayHelp
 	overlayPicker
 	overlaySummary
+	// overlayNarration is the current step's whole narration.
+	overlayNarration
 )
 
 // Messages. Each carries the generation of the session it is about; a
@@ -203,10 +205,13 @@ type Model struct {
 	nextStep *flow.Boundary
 	done     bool
 	doneErr  error
-	hist     map[historyKey]historyEntry
-	asked    map[historyKey]bool
-	wt       *walkthrough
-	played   []*walkthrough
+	// summaryDue is set when the scenario ended while the narration
+	// overlay was open: closing it shows the summary.
+	summaryDue bool
+	hist       map[historyKey]historyEntry
+	asked      map[historyKey]bool
+	wt         *walkthrough
+	played     []*walkthrough
 	// reqs are the requests each scenario step made (by step index), for
 	// the steps that create no pod of their own.
 	reqs map[int][]stepRequest
@@ -223,6 +228,7 @@ type Model struct {
 	events   *eventLogPane
 	cluster  *clusterPane
 	picker   *pickerPane
+	narr     *narrationPane
 	// lower is the pane shown in the lower left on small screens.
 	lower focus
 	// first starts the scenario of Options, from Init.
@@ -272,6 +278,7 @@ func newModel(ctx context.Context, d Driver, opts Options, r *lipgloss.Renderer)
 		events:   newEventLogPane(sh),
 		cluster:  &clusterPane{sh: sh},
 		picker:   &pickerPane{sh: sh},
+		narr:     &narrationPane{sh: sh},
 	}
 	m.picker.items = m.infos
 	// until the terminal says its size (it does at once when it is one)
@@ -329,6 +336,7 @@ func (m *Model) start(name string) tea.Cmd {
 	m.sess, m.watch, m.starting, m.err = nil, nil, true, nil
 	m.tracks = newTrackSet()
 	m.step, m.hasStep, m.done, m.doneErr = StepUpdate{}, false, false, nil
+	m.summaryDue = false
 	m.nextStep = nil
 	m.hist, m.asked = map[historyKey]historyEntry{}, map[historyKey]bool{}
 	m.reqs = map[int][]stepRequest{}
@@ -518,8 +526,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.done, m.doneErr = true, m.sess.Err()
 		m.wt.done, m.wt.err = true, m.doneErr
-		if m.overlay == overlayNone {
+		switch m.overlay {
+		case overlayNone:
 			m.overlay = overlaySummary
+		case overlayNarration:
+			m.summaryDue = true
 		}
 	case historyMsg:
 		if msg.gen == m.gen {
@@ -547,8 +558,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, cmd)
 		}
 	case tea.MouseMsg:
-		if m.overlay == overlayNone {
+		switch m.overlay {
+		case overlayNone:
 			cmds = append(cmds, m.focused().Update(msg))
+		case overlayNarration:
+			cmds = append(cmds, m.narr.Update(msg))
 		}
 	}
 	cmds = append(cmds, m.refresh()...)
@@ -591,6 +605,22 @@ func (m *Model) key(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 			m.overlay = overlayNone
 		}
 		return nil, false
+	case overlayNarration:
+		switch {
+		case key.Matches(msg, k.Narration), key.Matches(msg, k.Back):
+			m.overlay = overlayNone
+			if m.summaryDue {
+				m.overlay, m.summaryDue = overlaySummary, false
+			}
+			return nil, false
+		case key.Matches(msg, k.Up), key.Matches(msg, k.Down), msg.String() == "pgup", msg.String() == "pgdown":
+			return m.narr.Update(msg), false
+		case key.Matches(msg, k.NextPane), key.Matches(msg, k.PrevPane), key.Matches(msg, k.Left),
+			key.Matches(msg, k.Right), key.Matches(msg, k.PrevTab), key.Matches(msg, k.NextTab):
+			// the keys of the panes close it and act on the panes
+			m.overlay = overlayNone
+		}
+		// the others (space, p, +/-, L, ?, s, r, q) do what they always do
 	case overlaySummary:
 		switch {
 		case key.Matches(msg, k.Enter):
@@ -610,6 +640,9 @@ func (m *Model) key(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 		return tea.Quit, true
 	case key.Matches(msg, k.Help):
 		m.overlay = overlayHelp
+	case key.Matches(msg, k.Narration):
+		m.overlay = overlayNarration
+		m.narr.sc.top()
 	case key.Matches(msg, k.Picker):
 		m.picker.choose(m.scenario.Name)
 		m.overlay = overlayPicker
@@ -777,6 +810,7 @@ func requestAction(action string) bool {
 // history reads the evidence needs.
 func (m *Model) refresh() []tea.Cmd {
 	m.layout() // the narration's height follows the step
+	m.setNarration()
 	t := m.tracks.followed()
 	if !m.pinned {
 		m.selected = flow.StageAdmitted
@@ -807,4 +841,22 @@ func (m *Model) refresh() []tea.Cmd {
 		}
 	}
 	return cmds
+}
+
+// setNarration gives the narration overlay the current step's whole
+// narration in the current language, or the scenario's summary before
+// the first step.
+func (m *Model) setNarration() {
+	lang := m.sh.lang
+	title := m.scenario.Title.In(lang)
+	if title == "" {
+		title = m.scenario.Name
+	}
+	if !m.hasStep {
+		m.narr.set(fmt.Sprintf("%d/0/%s", m.gen, lang), title,
+			tr(lang, "narr_none")+"\n\n"+m.scenario.Summary.In(lang))
+		return
+	}
+	step := fmt.Sprintf(tr(lang, "step_of"), m.step.Index, m.step.Total)
+	m.narr.set(fmt.Sprintf("%d/%d/%s", m.gen, m.step.Index, lang), step+" · "+title, m.step.Narration.In(lang))
 }

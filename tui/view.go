@@ -42,6 +42,7 @@ func (m *Model) layout() {
 		m.events.SetSize(left-2, lowerH)
 	}
 	m.picker.SetSize(max(m.width-4, 20), max(body-2, 3))
+	m.narr.SetSize(max(m.width-2, 20), max(body-2, 1))
 	m.help.Width = m.width
 }
 
@@ -51,11 +52,33 @@ func (m *Model) bodyRows() int {
 }
 
 // narrationText is how many rows the narration's text gets: what it
-// needs, from two at 80×24 up to maxNarration on taller screens (one
-// more for every three rows above 24).
+// needs, at least two, up to narrationLimit; none while the narration
+// overlay shows all of it.
 func (m *Model) narrationText() int {
+	if m.overlay == overlayNarration {
+		return 0
+	}
+	return min(max(len(m.narrationLines()), narrationRows-1), m.narrationLimit())
+}
+
+// narrationLimit is the most rows the narration's text may take: two at
+// 80×24, one more for every three rows above 24, up to maxNarration. At
+// a reading point it may take what the pipeline and one row of the pane
+// below it leave, up to half the screen.
+func (m *Model) narrationLimit() int {
 	limit := min(narrationRows-1+max(m.height-24, 0)/3, maxNarration)
-	return min(max(len(m.narrationLines()), narrationRows-1), limit)
+	if m.readingPoint() {
+		room := min(m.height-headerRows-1-helpRows-pipelineRows-3, m.height/2)
+		limit = max(limit, room)
+	}
+	return limit
+}
+
+// readingPoint reports whether the learner is meant to read the
+// narration now: in step mode, the gate holds the scenario before the
+// action of the step the narration is about.
+func (m *Model) readingPoint() bool {
+	return m.mode == flow.ModeStep && m.nextStep != nil && m.hasStep && !m.step.Done
 }
 
 // narrationLines is the current step's narration wrapped to the width,
@@ -66,9 +89,7 @@ func (m *Model) narrationLines() []string {
 	}
 	lang := m.sh.lang
 	prefix := fmt.Sprintf(tr(lang, "step_of"), m.step.Index, m.step.Total) + " · "
-	ls := &lines{width: m.width}
-	ls.add(lipgloss.NewStyle(), 0, prefix+m.step.Narration.In(lang))
-	return ls.out
+	return wrapProse(prefix+m.step.Narration.In(lang), m.width)
 }
 
 // View renders the screen.
@@ -88,6 +109,8 @@ func (m *Model) View() string {
 		parts = append(parts, m.pane(tr(m.sh.lang, "picker"), m.picker.View(), m.width, body, true))
 	case overlaySummary:
 		parts = append(parts, m.box(tr(m.sh.lang, "summary"), strings.Join(m.summary(m.width-4), "\n"), m.width, body, true))
+	case overlayNarration:
+		parts = append(parts, m.pane(m.narr.paneTitle(), m.narr.View(), m.width, body, true))
 	default:
 		parts = append(parts, m.panes(body))
 	}
@@ -210,13 +233,18 @@ func (m *Model) narration() string {
 	st, lang := m.sh.st, m.sh.lang
 	n := m.narrationText()
 	rows := m.narrationLines()
-	if len(rows) > n {
+	cut := len(rows) > n
+	if cut {
 		rows = rows[:n]
-		cut := strings.TrimRight(ansi.Truncate(rows[n-1], m.width-1, ""), " ")
-		rows[n-1] = cut + "…"
 	}
 	for i := range rows {
 		rows[i] = st.Narration.Render(rows[i])
+	}
+	if cut && n > 0 {
+		// the ellipsis says there is more, and the key that shows it
+		hint := " " + fmt.Sprintf(tr(lang, "narr_more"), m.sh.keys.Narration.Help().Key)
+		last := cutProse(m.narrationLines()[n-1], m.width-1-ansi.StringWidth(hint))
+		rows[n-1] = st.Narration.Render(last+"…") + st.Key.Render(hint)
 	}
 	for len(rows) < n {
 		rows = append(rows, "")
@@ -267,6 +295,8 @@ func (m *Model) helpBar() string {
 	switch m.overlay {
 	case overlayPicker:
 		bar = m.help.ShortHelpView(m.picker.KeyHelp())
+	case overlayNarration:
+		bar = m.help.ShortHelpView(m.narr.KeyHelp())
 	default:
 		bar = m.help.ShortHelpView(m.sh.keys.ShortHelp())
 	}
