@@ -53,11 +53,10 @@ func writeMarkdown(w io.Writer, played []*walkthrough, hist map[historyKey]histo
 		if len(wt.steps) > 0 {
 			b.WriteString("\n### Steps\n\n")
 			for _, s := range wt.steps {
-				fmt.Fprintf(&b, "%d. %s\n   `%s` → %s", s.Index, s.Narration.In(lang), s.Action, s.Result)
-				if s.Err != nil {
-					fmt.Fprintf(&b, " **failed: %s**", s.Err)
+				fmt.Fprintf(&b, "%d. %s\n", s.Index, s.Narration.In(lang))
+				if line := markdownStepResult(s); line != "" {
+					fmt.Fprintf(&b, "   %s\n", line)
 				}
-				b.WriteString("\n")
 			}
 		}
 		switch {
@@ -115,4 +114,27 @@ func trimRight(ls []string) []string {
 		out[i] = strings.TrimRight(l, " ")
 	}
 	return out
+}
+
+// markdownResultMax bounds the result quoted for a step (an http step's
+// result is a whole response body).
+const markdownResultMax = 160
+
+// markdownStepResult is the line under a step of the walkthrough: its
+// action and what came of it; "" for a step without either.
+func markdownStepResult(s StepUpdate) string {
+	var parts []string
+	if s.Action != "" {
+		parts = append(parts, "`"+s.Action+"`")
+	}
+	if r := strings.Join(strings.Fields(s.Result), " "); r != "" {
+		if rs := []rune(r); len(rs) > markdownResultMax {
+			r = string(rs[:markdownResultMax]) + "…"
+		}
+		parts = append(parts, "→ "+r)
+	}
+	if s.Err != nil {
+		parts = append(parts, fmt.Sprintf("**failed: %s**", s.Err))
+	}
+	return strings.Join(parts, " ")
 }

@@ -186,3 +186,20 @@ func TestStepRequestFiledEarly(t *testing.T) {
 		t.Errorf("step 7 does not show its 404:\n%s", v)
 	}
 }
+
+func TestMarkdownStepResult(t *testing.T) {
+	long := strings.Repeat("x", 500)
+	for _, tc := range []struct {
+		s    StepUpdate
+		want string
+	}{
+		{StepUpdate{}, ""},
+		{StepUpdate{Action: "apply Pod default/web", Result: "201 Pod default/web created"}, "`apply Pod default/web` → 201 Pod default/web created"},
+		{StepUpdate{Action: "http GET /x", Result: "200 " + long}, "`http GET /x` → 200 " + strings.Repeat("x", markdownResultMax-4) + "…"},
+		{StepUpdate{Result: "a\n  b"}, "→ a b"},
+	} {
+		if got := markdownStepResult(tc.s); got != tc.want {
+			t.Errorf("markdownStepResult(%+v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
