@@ -171,3 +171,15 @@ func TestScenariosCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestNoArgsPlaysTheDefault: `kubesim` alone, without a terminal, plays
+// pod-create as plain text.
+func TestNoArgsPlaysTheDefault(t *testing.T) {
+	code, out, errs := runMain(t, "", "--speed", "0", "--data-dir", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errs)
+	}
+	if !strings.Contains(out, `playing "pod-create"`) || !strings.Contains(out, "[8/8] Status stored in etcd") {
+		t.Errorf("kubesim alone did not play pod-create to stage 8:\n%s", out)
+	}
+}
