@@ -464,16 +464,19 @@ func TestKubeletAgainstCluster(t *testing.T) {
 	t.Run("a restarted kubelet adopts its running pods", func(t *testing.T) {
 		first := startKubelet(t, c, "node-restart", nil)
 		pod := createBoundPod(t, admin, nginxPod("survivor", nil), "node-restart")
-		var before *corev1.Pod
 		waitFor(t, "survivor Running", func() (bool, error) {
 			p, err := admin.CoreV1().Pods("default").Get(ctx, "survivor", metav1.GetOptions{})
-			before = p
 			return err == nil && p.Status.Phase == corev1.PodRunning && isReady(p), err
 		})
 		waitFor(t, "survivor's Started event", func() (bool, error) {
 			return countReason(podEvents(t, admin, pod.UID), "Started") == 1, nil
 		})
 		first.stop(t)
+		// The baseline is the pod as the stopped kubelet left it.
+		before, err := admin.CoreV1().Pods("default").Get(ctx, "survivor", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
 
 		second := startKubelet(t, c, "node-restart", nil)
 		sub := second.cfg.Recorder.Subscribe(0)
