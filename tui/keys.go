@@ -49,8 +49,10 @@ func newKeyMap(lang string) keyMap {
 
 // ShortHelp is the help bar (help.KeyMap).
 func (k keyMap) ShortHelp() []key.Binding {
-	// + and - are in the full help: the header shows the speed
-	return []key.Binding{k.Next, k.Mode, k.Narration, k.NextPane, k.Left, k.Lang, k.Picker, k.Help, k.Quit}
+	// ? and q come early: at 80 columns the bar is cut, and whoever
+	// sees it must still learn how to get help and how to leave. + and -
+	// are in the full help (the header shows the speed).
+	return []key.Binding{k.Next, k.Mode, k.Help, k.Quit, k.Narration, k.Lang, k.NextPane, k.Left, k.Picker}
 }
 
 // FullHelp is the ? view (help.KeyMap).
