@@ -3,13 +3,16 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubesim/kubesim/kubelet"
 )
@@ -87,27 +90,16 @@ func (p *player) client(user string) (dynamic.Interface, error) {
 	if ok {
 		return d, nil
 	}
+	var cfg *rest.Config
+	var err error
 	if user == expectUser {
-		cfg, err := p.c.RESTConfigAs(DefaultUser)
-		if err != nil {
-			return nil, err
-		}
-		cfg.UserAgent = ExpectUserAgent
-		d, err = dynamic.NewForConfig(cfg)
-		if err != nil {
-			return nil, err
-		}
-		p.mu.Lock()
-		p.dyn[user] = d
-		p.mu.Unlock()
-		return d, nil
+		cfg, err = expectConfig(p.c, DefaultUser)
+	} else {
+		cfg, err = p.actionConfig(user)
 	}
-	cfg, err := p.c.RESTConfigAs(user)
 	if err != nil {
 		return nil, err
 	}
-	cfg.UserAgent = ActionUserAgent
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return auditNoter{rt: rt, p: p} })
 	d, err = dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -116,6 +108,19 @@ func (p *player) client(user string) (dynamic.Interface, error) {
 	p.dyn[user] = d
 	p.mu.Unlock()
 	return d, nil
+}
+
+// actionConfig is the client configuration of a step's action as user:
+// its user agent is ActionUserAgent and every response's Audit-Id is
+// noted (auditNoter).
+func (p *player) actionConfig(user string) (*rest.Config, error) {
+	cfg, err := p.c.RESTConfigAs(user)
+	if err != nil {
+		return nil, err
+	}
+	cfg.UserAgent = ActionUserAgent
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return auditNoter{rt: rt, p: p} })
+	return cfg, nil
 }
 
 // resource returns the client of o's resource, acting as user.
@@ -191,24 +196,10 @@ func (p *player) update(ctx context.Context, a *UpdateAction, user string) (Step
 		obj.SetResourceVersion(a.ResourceVersion)
 	}
 	if len(a.Labels) > 0 {
-		l := obj.GetLabels()
-		if l == nil {
-			l = map[string]string{}
-		}
-		for k, v := range a.Labels {
-			l[k] = v
-		}
-		obj.SetLabels(l)
+		obj.SetLabels(withEntries(obj.GetLabels(), a.Labels))
 	}
 	if len(a.Annotations) > 0 {
-		an := obj.GetAnnotations()
-		if an == nil {
-			an = map[string]string{}
-		}
-		for k, v := range a.Annotations {
-			an[k] = v
-		}
-		obj.SetAnnotations(an)
+		obj.SetAnnotations(withEntries(obj.GetAnnotations(), a.Annotations))
 	}
 	u, err := ri.Update(ctx, obj, metav1.UpdateOptions{})
 	p.remember(u)
@@ -239,6 +230,15 @@ func (p *player) delete(ctx context.Context, a *DeleteAction, user string) (Step
 	}
 }
 
+// withEntries returns m (a new map when m is nil) with add's entries set.
+func withEntries(m, add map[string]string) map[string]string {
+	if m == nil {
+		m = make(map[string]string, len(add))
+	}
+	maps.Copy(m, add)
+	return m
+}
+
 func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
@@ -248,24 +248,10 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n] + "…"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func joinComma(s []string) string { return strings.Join(s, ", ") }

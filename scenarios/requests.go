@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubesim/kubesim/internal/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
@@ -22,13 +23,23 @@ const (
 // ExpectUserAgent) in player.dyn.
 const expectUser = "\x00expect"
 
-// expectClient returns the admin client expectations are checked with.
-func expectClient(c *cluster.Cluster) (kubernetes.Interface, error) {
-	cfg, err := c.RESTConfigAs(DefaultUser)
+// expectConfig is the client configuration of expectation checks made as
+// user: its user agent is ExpectUserAgent.
+func expectConfig(c *cluster.Cluster, user string) (*rest.Config, error) {
+	cfg, err := c.RESTConfigAs(user)
 	if err != nil {
 		return nil, err
 	}
 	cfg.UserAgent = ExpectUserAgent
+	return cfg, nil
+}
+
+// expectClient returns the admin client expectations are checked with.
+func expectClient(c *cluster.Cluster) (kubernetes.Interface, error) {
+	cfg, err := expectConfig(c, DefaultUser)
+	if err != nil {
+		return nil, err
+	}
 	return kubernetes.NewForConfig(cfg)
 }
 

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	authorizationv1 "k8s.io/api/authorization/v1"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -315,7 +316,7 @@ func (p *player) check(ctx context.Context, st *Step, e Expectation, res *StepRe
 		}
 		return fmt.Sprintf("message %q", truncate(res.Message, 300)), false, nil
 	case *WatchEventsExpectation:
-		if equalStrings(res.Watch, e.Types) {
+		if slices.Equal(res.Watch, e.Types) {
 			return "", true, nil
 		}
 		return fmt.Sprintf("watch events %v", res.Watch), false, nil
@@ -450,11 +451,10 @@ func (p *player) probe(ctx context.Context, e Expectation) (got string, ok bool,
 		}
 		return "it exists", false, nil
 	case *CanIExpectation:
-		cfg, err := p.c.RESTConfigAs(e.User)
+		cfg, err := expectConfig(p.c, e.User)
 		if err != nil {
 			return err.Error(), false, nil
 		}
-		cfg.UserAgent = ExpectUserAgent
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
 			return err.Error(), false, nil
