@@ -21,17 +21,31 @@ const playTimeout = 2 * time.Minute
 // it when the test ends.
 func mustStartCluster(tb testing.TB, s *scenarios.Scenario) *cluster.Cluster {
 	tb.Helper()
+	return mustStartClusterWith(tb, s, nil)
+}
+
+// mustStartClusterWith is mustStartCluster with gate (if not nil) as the
+// cluster's gate, recording to the cluster's recorder. On cleanup the
+// gate is opened first, so that nothing held keeps the cluster from
+// stopping.
+func mustStartClusterWith(tb testing.TB, s *scenarios.Scenario, gate func(*flow.Recorder) *flow.Gate) *cluster.Cluster {
+	tb.Helper()
 	cfg := cluster.NewConfig()
 	s.Configure(cfg)
 	cfg.Port = 0
 	cfg.UnsafeNoFsync = true
 	cfg.DataDir = tb.TempDir()
 	cfg.Speed = 0
+	if gate != nil {
+		cfg.Recorder = flow.NewRecorder()
+		cfg.Gate = gate(cfg.Recorder)
+	}
 	c, err := cluster.Start(context.Background(), cfg)
 	if err != nil {
 		tb.Fatalf("cluster.Start: %v", err)
 	}
 	tb.Cleanup(func() {
+		c.Gate.SetMode(flow.ModeOff)
 		if err := c.Close(); err != nil {
 			tb.Errorf("cluster.Close: %v", err)
 		}
@@ -323,20 +337,8 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := cluster.NewConfig()
-	s.Configure(cfg)
-	cfg.Port, cfg.UnsafeNoFsync, cfg.DataDir, cfg.Speed = 0, true, t.TempDir(), 0
-	cfg.Recorder = flow.NewRecorder()
-	gate := flow.NewGate(flow.ModeStep, 0, cfg.Recorder)
-	cfg.Gate = gate
-	c, err := cluster.Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		gate.SetMode(flow.ModeOff)
-		_ = c.Close()
-	})
+	c := mustStartClusterWith(t, s, func(rec *flow.Recorder) *flow.Gate { return flow.NewGate(flow.ModeStep, 0, rec) })
+	gate := c.Gate
 	ctx, cancel := context.WithTimeout(context.Background(), playTimeout)
 	defer cancel()
 	played := make(chan error, 1)
