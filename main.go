@@ -47,13 +47,19 @@ type usageError struct{ error }
 
 func (e usageError) Unwrap() error { return e.error }
 
-// noArgs is cobra.NoArgs reporting a usage error.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if err := cobra.NoArgs(cmd, args); err != nil {
-		return usageError{err}
+// usageArgs makes a cobra argument check report its errors as usage
+// errors (exit 2).
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
 	}
-	return nil
 }
+
+// noArgs is cobra.NoArgs reporting a usage error.
+var noArgs = usageArgs(cobra.NoArgs)
 
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var o playOptions

@@ -72,12 +72,7 @@ of the library (see "kubesim scenarios"); FILE is a scenario file.
 The exit status is 0 when every expectation of the scenario held, 1 when
 one did not (the message says which) and 2 for a bad command line or a bad
 scenario file.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if err := cobra.ExactArgs(1)(cmd, args); err != nil {
-				return usageError{err}
-			}
-			return nil
-		},
+		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlay(cmd.Context(), args[0], o, stdin, stdout, stderr)
 		},
