@@ -196,18 +196,14 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 				word(p.lang, "pod"), nsName(ev.Object.Namespace, ev.Object.Name))
 		}
 		p.staged[ev.Object.UID] = true
-		writeEvidence(&b, ev)
+		writeEvidence(&b, "    ", ev)
 		if ev.Etcd != nil {
 			writeChanges(&b, p.lang, ev.Etcd.PrevRevision, p.noteWrite(ev.Etcd))
 		}
 	case (ev.Scheduling != nil || ev.Runtime != nil) && p.staged[ev.Object.UID]:
 		// A followed pod's scheduling attempt that found no node, or a
 		// container restart: not a stage, but part of its story.
-		var eb strings.Builder
-		writeEvidence(&eb, ev)
-		for _, l := range strings.Split(strings.TrimRight(eb.String(), "\n"), "\n") {
-			fmt.Fprintf(&b, "  · %s\n", strings.TrimPrefix(l, "    "))
-		}
+		writeEvidence(&b, "  · ", ev)
 	case ev.Etcd != nil:
 		changes := p.noteWrite(ev.Etcd)
 		if !p.staged[ev.Object.UID] {
@@ -276,9 +272,12 @@ func writeRequests(b *strings.Builder, lang string, r StepResult) {
 	}
 }
 
-// writeEvidence writes the evidence lines of ev, indented.
-func writeEvidence(b *strings.Builder, ev flow.Event) {
-	line := func(format string, args ...any) { fmt.Fprintf(b, "    "+format+"\n", args...) }
+// writeEvidence writes the evidence lines of ev, each after indent.
+func writeEvidence(b *strings.Builder, indent string, ev flow.Event) {
+	line := func(format string, args ...any) {
+		b.WriteString(indent)
+		fmt.Fprintf(b, format+"\n", args...)
+	}
 	switch {
 	case ev.Request != nil:
 		r := ev.Request
