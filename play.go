@@ -148,8 +148,8 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 }
 
 // stepThrough waits for the gate to hold something, says what on w and
-// advances when a line is read from in. When in ends, the gate is opened
-// for good.
+// lets exactly that go when a line is read from in. When in ends, the
+// gate is opened for good.
 func stepThrough(ctx context.Context, gate *flow.Gate, in io.Reader, w io.Writer) {
 	lines := make(chan struct{})
 	go func() {
@@ -184,7 +184,9 @@ func stepThrough(ctx context.Context, gate *flow.Gate, in io.Reader, w io.Writer
 				gate.SetMode(flow.ModeOff)
 				return
 			}
-			gate.Advance()
+			// Only what was announced: a boundary held meanwhile is
+			// announced at the next turn, not let go unseen.
+			gate.Release(held...)
 		}
 	}
 }

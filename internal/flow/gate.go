@@ -264,6 +264,32 @@ func (g *Gate) Advance() int {
 	return g.releaseLocked()
 }
 
+// Release lets those of the boundaries bs that are held now go on, and
+// returns how many they were; every other boundary stays held. A stepper
+// that announced what WaitHeld returned releases exactly that, and meets
+// a boundary held meanwhile at its next WaitHeld instead of letting it go
+// unseen.
+func (g *Gate) Release(bs ...Boundary) int {
+	if g == nil {
+		return 0
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, b := range bs {
+		for _, h := range g.held {
+			if h.b == b {
+				if g.removeLocked(h) {
+					close(h.release)
+					n++
+				}
+				break
+			}
+		}
+	}
+	return n
+}
+
 // Held returns the boundaries held now, oldest first.
 func (g *Gate) Held() []Boundary {
 	if g == nil {

@@ -256,3 +256,47 @@ func TestRecorderNumbersEvents(t *testing.T) {
 		}
 	}
 }
+
+func TestGateReleaseOnlyThose(t *testing.T) {
+	ctx := context.Background()
+	g := flow.NewGate(flow.ModeStep, 0, nil)
+	a, b := boundary("a", flow.PointBeforeBinding), boundary("b", flow.PointBeforeBinding)
+	done := map[string]chan error{"a": make(chan error, 1), "b": make(chan error, 1)}
+	go func() { done["a"] <- g.Wait(ctx, a) }()
+	held, err := g.WaitHeld(ctx)
+	if err != nil || len(held) != 1 || held[0] != a {
+		t.Fatalf("WaitHeld = %v, %v; want a", held, err)
+	}
+	// b is held after a was announced: releasing what was announced
+	// lets a go and keeps b.
+	go func() { done["b"] <- g.Wait(ctx, b) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(g.Held()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("b is not held: %v", g.Held())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if n := g.Release(held...); n != 1 {
+		t.Errorf("Release(a) = %d, want 1", n)
+	}
+	if err := waitDone(t, done["a"], "a"); err != nil {
+		t.Errorf("a: %v", err)
+	}
+	if got := g.Held(); len(got) != 1 || got[0] != b {
+		t.Errorf("held after Release(a): %v, want b", got)
+	}
+	if n := g.Release(a); n != 0 {
+		t.Errorf("Release(a) again = %d, want 0", n)
+	}
+	if n := g.Release(b); n != 1 {
+		t.Errorf("Release(b) = %d, want 1", n)
+	}
+	if err := waitDone(t, done["b"], "b"); err != nil {
+		t.Errorf("b: %v", err)
+	}
+	var nilGate *flow.Gate
+	if nilGate.Release(a) != 0 {
+		t.Error("nil gate released something")
+	}
+}
