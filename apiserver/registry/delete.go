@@ -107,7 +107,10 @@ func (s *Store) deletedStatus(obj runtime.Object) (runtime.Object, error) {
 //   - a graceful resource (a pod bound to a node) gets deletionTimestamp
 //     (now + grace period) and deletionGracePeriodSeconds and stays, a
 //     MODIFIED event for watchers; deleting it again may only shorten the
-//     period, and a period of 0 removes it;
+//     period, and a period of 0 removes it (two writes: a resourceVersion
+//     precondition the client gave must hold for both, moving on to the
+//     version the first one wrote; without one, a write in between by
+//     someone else does not fail the delete);
 //   - an object with finalizers gets a deletionTimestamp and stays until
 //     its finalizers are removed;
 //   - anything else is removed at once.
@@ -192,10 +195,13 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 		case wo.DryRun:
 			out, err := s.deletedStatus(updated)
 			return out, true, err
-		default:
-			// Graceful with a zero period: written, now removed.
+		case precond != nil && precond.ResourceVersion != nil:
+			// Graceful with a zero period: written, now removed. A
+			// resourceVersion the client named moves on to the version
+			// just written, as upstream; without one the removal is
+			// unconditional, so a status write in between does not fail it.
 			rv := mustRV(updated)
-			precond = &storage.Preconditions{ResourceVersion: &rv}
+			precond.ResourceVersion = &rv
 		}
 	}
 	old, err := s.storage.Delete(ctx, key, precond, func(obj runtime.Object) error {
