@@ -133,7 +133,7 @@ func TestEndToEndForeignClientCertRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Same server CA, but the client certificate of another cluster's admin.
-	user := kc.AuthInfos["admin"]
+	user := kc.AuthInfos[pki.ContextName(pki.Admin())]
 	user.ClientCertificateData, user.ClientKeyData = mustClientCert(t, other, pki.Admin())
 	restCfg, err := clientcmd.NewDefaultClientConfig(*kc, nil).ClientConfig()
 	if err != nil {
@@ -189,18 +189,18 @@ func TestKubeconfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if loaded.CurrentContext != "kubesim" {
-				t.Errorf("current context %q, want kubesim", loaded.CurrentContext)
+			if loaded.CurrentContext != "kubesim-admin" {
+				t.Errorf("current context %q, want kubesim-admin", loaded.CurrentContext)
 			}
-			ctx := loaded.Contexts["kubesim"]
-			if ctx == nil || ctx.Cluster != "kubesim" || ctx.AuthInfo != "admin" || ctx.Namespace != "default" {
-				t.Fatalf("context = %+v, want cluster kubesim, user admin, namespace default", ctx)
+			ctx := loaded.Contexts["kubesim-admin"]
+			if ctx == nil || ctx.Cluster != "kubesim" || ctx.AuthInfo != "kubesim-admin" || ctx.Namespace != "default" {
+				t.Fatalf("context = %+v, want cluster kubesim, user kubesim-admin, namespace default", ctx)
 			}
 			cl := loaded.Clusters["kubesim"]
 			if cl == nil || cl.Server != tt.url || string(cl.CertificateAuthorityData) != string(a.CACertPEM()) {
 				t.Fatalf("cluster = %+v, want server %s with the CA embedded", cl, tt.url)
 			}
-			user := loaded.AuthInfos["admin"]
+			user := loaded.AuthInfos["kubesim-admin"]
 			certPEM, keyPEM := mustClientCert(t, a, pki.Admin())
 			switch tt.method {
 			case pki.ClientCertificate:
@@ -213,5 +213,49 @@ func TestKubeconfig(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKubeconfigsMerge merges the admin and the student kubeconfig as
+// kubectl does with KUBECONFIG=admin:student: both users and both
+// contexts survive (with the same names they would collide and the
+// first file's entry would win).
+func TestKubeconfigsMerge(t *testing.T) {
+	a := mustLoad(t, testConfig(t, t.TempDir(), t0, nil))
+	dir := t.TempDir()
+	var paths []string
+	for _, w := range []struct {
+		id     pki.Identity
+		method pki.AuthMethod
+	}{{pki.Admin(), pki.ClientCertificate}, {pki.Student(), pki.BearerToken}} {
+		kc, err := a.Kubeconfig("https://127.0.0.1:6443", w.id, w.method)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, w.id.User+".kubeconfig")
+		if err := pki.WriteKubeconfig(p, kc); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	rules := &clientcmd.ClientConfigLoadingRules{Precedence: paths}
+	merged, err := rules.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.CurrentContext != "kubesim-admin" {
+		t.Errorf("current context %q, want the first file's, kubesim-admin", merged.CurrentContext)
+	}
+	for _, name := range []string{"kubesim-admin", "kubesim-student"} {
+		ctx := merged.Contexts[name]
+		if ctx == nil || ctx.AuthInfo != name || ctx.Cluster != pki.ClusterName {
+			t.Errorf("merged context %s = %+v, want user %s on cluster %s", name, ctx, name, pki.ClusterName)
+		}
+	}
+	if u := merged.AuthInfos["kubesim-admin"]; u == nil || len(u.ClientCertificateData) == 0 {
+		t.Errorf("merged user kubesim-admin = %+v, want the admin client certificate", u)
+	}
+	if u := merged.AuthInfos["kubesim-student"]; u == nil || u.Token != mustToken(t, a, pki.Student()) {
+		t.Errorf("merged user kubesim-student = %+v, want the student token", u)
 	}
 }

@@ -12,10 +12,15 @@ import (
 // Names used in the kubeconfigs this package builds.
 const (
 	ClusterName = "kubesim"
-	ContextName = "kubesim"
 	// DefaultNamespace is the context's namespace.
 	DefaultNamespace = "default"
 )
+
+// ContextName returns the name of id's context and kubeconfig user,
+// "kubesim-<user>" (kubesim-admin, kubesim-student): distinct per
+// identity, so that kubeconfigs merged with KUBECONFIG=a:b keep every
+// user and context (the cluster entry, the same in each, is kept once).
+func ContextName(id Identity) string { return ClusterName + "-" + id.User }
 
 // AuthMethod is how a kubeconfig's user proves who it is.
 type AuthMethod int
@@ -41,11 +46,11 @@ func (m AuthMethod) String() string {
 
 // Kubeconfig returns a kubeconfig for id reaching the API server at
 // serverURL (https://host:port, where host is one of the serving
-// certificate's names, else an error). It has one cluster "kubesim" with the CA embedded,
-// one user named id.User authenticated by method (issuing the client
-// certificate or token if needed, see ClientCert and Token), and one
-// context "kubesim", the current one, in namespace default. Everything is
-// embedded, so the file stands alone.
+// certificate's names, else an error). It has one cluster "kubesim" with
+// the CA embedded, one user named ContextName(id) authenticated by method
+// (issuing the client certificate or token if needed, see ClientCert and
+// Token), and one context ContextName(id), the current one, in namespace
+// default. Everything is embedded, so the file stands alone.
 func (a *Authority) Kubeconfig(serverURL string, id Identity, method AuthMethod) (*clientcmdapi.Config, error) {
 	u, err := url.Parse(serverURL)
 	if err != nil {
@@ -72,9 +77,10 @@ func (a *Authority) Kubeconfig(serverURL string, id Identity, method AuthMethod)
 	}
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[ClusterName] = &clientcmdapi.Cluster{Server: serverURL, CertificateAuthorityData: a.CACertPEM()}
-	cfg.AuthInfos[id.User] = user
-	cfg.Contexts[ContextName] = &clientcmdapi.Context{Cluster: ClusterName, AuthInfo: id.User, Namespace: DefaultNamespace}
-	cfg.CurrentContext = ContextName
+	name := ContextName(id)
+	cfg.AuthInfos[name] = user
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: ClusterName, AuthInfo: name, Namespace: DefaultNamespace}
+	cfg.CurrentContext = name
 	return cfg, nil
 }
 
