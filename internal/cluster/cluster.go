@@ -203,7 +203,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 
 	ecfg := embedetcd.NewConfig(c.DataDir)
 	ecfg.UnsafeNoFsync = cfg.UnsafeNoFsync
-	if c.etcd, err = embedetcd.Start(ecfg); err != nil {
+	if c.etcd, err = embedetcd.Start(ctx, ecfg); err != nil {
 		return nil, err
 	}
 

@@ -1,6 +1,7 @@
 package embedetcd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +14,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/storage/wal"
 )
 
 // Defaults used by NewConfig.
@@ -81,29 +83,40 @@ type Server struct {
 	closeOnce sync.Once
 }
 
-// Start starts the member and waits until it serves requests. The caller
-// must Close the returned Server.
-func Start(cfg *Config) (*Server, error) {
+// CorruptError says that the member's data on disk cannot be used: its
+// database or its write-ahead log is damaged. Start returns it (wrapped)
+// instead of letting etcd crash the process.
+type CorruptError struct {
+	// Dir is the member's data directory (Config.Dir).
+	Dir string
+	// Cause says what is wrong.
+	Cause error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("etcd data in %s is corrupt: %v", e.Dir, e.Cause)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Cause }
+
+// Start starts the member and waits until it serves requests, or until
+// ctx is done (then it returns ctx's error at once; a start still under
+// way inside etcd is closed when it ends). The caller must Close the
+// returned Server.
+//
+// Before etcd opens its database, Start checks it (checkDB): a damaged
+// file would otherwise kill the process from inside etcd. A damaged
+// database or write-ahead log is a *CorruptError.
+func Start(ctx context.Context, cfg *Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(cfg.LogFile), 0o700); err != nil {
-		return nil, fmt.Errorf("etcd: create log dir: %w", err)
+	if err := prepareFiles(cfg); err != nil {
+		return nil, err
 	}
-	ecfg := embed.NewConfig()
-	ecfg.Name = "kubesim"
-	ecfg.Dir = cfg.Dir
-	ecfg.LogOutputs = []string{cfg.LogFile}
-	ecfg.UnsafeNoFsync = cfg.UnsafeNoFsync
-	ecfg.WatchProgressNotifyInterval = cfg.ProgressNotifyInterval
-	ecfg.MaxRequestBytes = cfg.MaxRequestBytes
-	// One member elects itself: short ticks make start-up take milliseconds.
-	ecfg.TickMs = 10
-	ecfg.ElectionMs = 100
-	// Clients and peers reach the member through unix sockets in its data
-	// directory (mode 0700): nobody else on the machine can talk to etcd
-	// behind the API server's back. If that path is too long for a
-	// socket, they go in a private temporary directory instead.
+	if err := checkDB(filepath.Join(cfg.Dir, "member", "snap", "db")); err != nil {
+		return nil, &CorruptError{Dir: cfg.Dir, Cause: err}
+	}
 	sockDir, err := socketDir(cfg.Dir)
 	if err != nil {
 		return nil, err
@@ -114,30 +127,19 @@ func Start(cfg *Config) (*Server, error) {
 		}
 	}
 	client := url.URL{Scheme: "unix", Path: filepath.Join(sockDir, "client.sock")}
-	peer := url.URL{Scheme: "unix", Path: filepath.Join(sockDir, "peer.sock")}
-	ecfg.ListenClientUrls = []url.URL{client}
-	ecfg.AdvertiseClientUrls = []url.URL{client}
-	ecfg.ListenPeerUrls = []url.URL{peer}
-	ecfg.AdvertisePeerUrls = []url.URL{peer}
-	ecfg.InitialCluster = ecfg.InitialClusterFromName(ecfg.Name)
-	// Metrics and the HTTP gateway are not used.
-	ecfg.EnableGRPCGateway = false
-	e, err := embed.StartEtcd(ecfg)
+	e, err := startMember(ctx, embedConfig(cfg, client, sockDir), cfg.StartTimeout)
 	if err != nil {
 		cleanup()
-		return nil, fmt.Errorf("etcd: start: %w", err)
+		if errors.Is(err, wal.ErrCRCMismatch) {
+			return nil, &CorruptError{Dir: cfg.Dir, Cause: err}
+		}
+		return nil, err
 	}
-	select {
-	case <-e.Server.ReadyNotify():
-	case err := <-e.Err():
+	// Only this user may connect (the directory is 0700 already).
+	if err := os.Chmod(client.Path, 0o600); err != nil {
 		e.Close()
 		cleanup()
 		return nil, fmt.Errorf("etcd: %w", err)
-	case <-time.After(cfg.StartTimeout):
-		e.Server.Stop()
-		e.Close()
-		cleanup()
-		return nil, fmt.Errorf("etcd: not ready after %s (logs: %s)", cfg.StartTimeout, cfg.LogFile)
 	}
 	c, err := clientv3.New(clientv3.Config{
 		Endpoints:   []string{client.String()},
@@ -153,6 +155,109 @@ func Start(cfg *Config) (*Server, error) {
 		return nil, fmt.Errorf("etcd: client: %w", err)
 	}
 	return &Server{etcd: e, client: c, cleanup: cleanup}, nil
+}
+
+// prepareFiles creates the log directory and the log file, readable by
+// this user only (etcd's logger would create it for everyone to read).
+func prepareFiles(cfg *Config) error {
+	if err := os.MkdirAll(filepath.Dir(cfg.LogFile), 0o700); err != nil {
+		return fmt.Errorf("etcd: create log dir: %w", err)
+	}
+	f, err := os.OpenFile(cfg.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("etcd: log file: %w", err)
+	}
+	f.Close()
+	if err := os.Chmod(cfg.LogFile, 0o600); err != nil {
+		return fmt.Errorf("etcd: log file: %w", err)
+	}
+	return nil
+}
+
+// embedConfig is etcd's configuration of the member: one member, its
+// client on the unix socket client, and no peer listener at all.
+//
+// A member alone has no peers to talk to, so none is needed; and a peer
+// listener would be reachable by others: etcd binds a unix peer URL's
+// host, which for a path-only URL is empty, so the kernel gives the
+// socket an abstract name that ignores file permissions. The peer URL is
+// still advertised (etcd's membership needs one) as a path in the
+// private socket directory where nothing listens.
+func embedConfig(cfg *Config, client url.URL, sockDir string) *embed.Config {
+	ecfg := embed.NewConfig()
+	ecfg.Name = "kubesim"
+	ecfg.Dir = cfg.Dir
+	ecfg.LogOutputs = []string{cfg.LogFile}
+	ecfg.UnsafeNoFsync = cfg.UnsafeNoFsync
+	ecfg.WatchProgressNotifyInterval = cfg.ProgressNotifyInterval
+	ecfg.MaxRequestBytes = cfg.MaxRequestBytes
+	// One member elects itself: short ticks make start-up take milliseconds.
+	ecfg.TickMs = 10
+	ecfg.ElectionMs = 100
+	peer := url.URL{Scheme: "unix", Path: filepath.Join(sockDir, "peer.sock")}
+	ecfg.ListenClientUrls = []url.URL{client}
+	ecfg.AdvertiseClientUrls = []url.URL{client}
+	ecfg.ListenPeerUrls = nil
+	ecfg.AdvertisePeerUrls = []url.URL{peer}
+	ecfg.InitialCluster = ecfg.InitialClusterFromName(ecfg.Name)
+	// Metrics and the HTTP gateway are not used.
+	ecfg.EnableGRPCGateway = false
+	return ecfg
+}
+
+// startResult is what embed.StartEtcd returned.
+type startResult struct {
+	e   *embed.Etcd
+	err error
+}
+
+// startMember starts etcd and waits until it is ready, it fails, timeout
+// passes or ctx is done. etcd's start cannot be cancelled (opening its
+// database may wait for a file lock), so a start given up on is left to
+// finish in a goroutine that closes what it brings up.
+func startMember(ctx context.Context, ecfg *embed.Config, timeout time.Duration) (*embed.Etcd, error) {
+	ch := make(chan startResult, 1)
+	go func() {
+		e, err := embed.StartEtcd(ecfg)
+		ch <- startResult{e, err}
+	}()
+	expired := time.NewTimer(timeout)
+	defer expired.Stop()
+	var e *embed.Etcd
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, fmt.Errorf("etcd: start: %w", r.err)
+		}
+		e = r.e
+	case <-ctx.Done():
+		go closeWhenStarted(ch)
+		return nil, fmt.Errorf("etcd: start: %w", ctx.Err())
+	case <-expired.C:
+		go closeWhenStarted(ch)
+		return nil, fmt.Errorf("etcd: not started after %s (logs: %s)", timeout, ecfg.LogOutputs[0])
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+		return e, nil
+	case err := <-e.Err():
+		e.Close()
+		return nil, fmt.Errorf("etcd: %w", err)
+	case <-ctx.Done():
+		e.Close()
+		return nil, fmt.Errorf("etcd: start: %w", ctx.Err())
+	case <-expired.C:
+		e.Server.Stop()
+		e.Close()
+		return nil, fmt.Errorf("etcd: not ready after %s (logs: %s)", timeout, ecfg.LogOutputs[0])
+	}
+}
+
+// closeWhenStarted closes the member a start given up on brings up.
+func closeWhenStarted(ch <-chan startResult) {
+	if r := <-ch; r.err == nil {
+		r.e.Close()
+	}
 }
 
 // maxSocketPath is the longest unix socket path Linux accepts, less one.

@@ -13,7 +13,7 @@ func TestRestartKeepsDataAndRevisions(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 
-	s, err := embedetcd.Start(embedetcd.NewConfig(dir))
+	s, err := embedetcd.Start(context.Background(), embedetcd.NewConfig(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func TestRestartKeepsDataAndRevisions(t *testing.T) {
 	}
 	s.Close()
 
-	s, err = embedetcd.Start(embedetcd.NewConfig(dir))
+	s, err = embedetcd.Start(context.Background(), embedetcd.NewConfig(dir))
 	if err != nil {
 		t.Fatalf("restart: %v", err)
 	}
@@ -49,7 +49,7 @@ func TestRestartKeepsDataAndRevisions(t *testing.T) {
 
 func TestLogsGoToFile(t *testing.T) {
 	dir := t.TempDir()
-	s, err := embedetcd.Start(embedetcd.NewConfig(dir))
+	s, err := embedetcd.Start(context.Background(), embedetcd.NewConfig(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestConfigValidate(t *testing.T) {
 func TestOnlyThisUserReachesTheMember(t *testing.T) {
 	dir := t.TempDir()
 	cfg := embedetcd.NewConfig(dir)
-	s, err := embedetcd.Start(cfg)
+	s, err := embedetcd.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package etcdtest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ func Start(tb testing.TB) *embedetcd.Server {
 	cfg := embedetcd.NewConfig(tb.TempDir())
 	cfg.UnsafeNoFsync = true
 	cfg.ProgressNotifyInterval = ProgressNotifyInterval
-	s, err := embedetcd.Start(cfg)
+	s, err := embedetcd.Start(context.Background(), cfg)
 	if err != nil {
 		tb.Fatalf("start etcd: %v", err)
 	}
