@@ -10,9 +10,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/kubesim/kubesim/kubelet"
 )
@@ -137,6 +139,9 @@ func (p *player) resource(o ObjectSpec, user string) (dynamic.ResourceInterface,
 	return r, nil
 }
 
+// apply runs an apply or create action, object by object. create sends
+// a POST (kubectl create: an object that exists is a 409); apply does
+// what client-side kubectl apply does (applyOne).
 func (p *player) apply(ctx context.Context, a *ApplyAction, user string) (StepResult, error) {
 	res := StepResult{}
 	var msgs []string
@@ -147,69 +152,84 @@ func (p *player) apply(ctx context.Context, a *ApplyAction, user string) (StepRe
 		if err != nil {
 			return StepResult{}, err
 		}
-		if !a.Create {
-			cur, err := ri.Get(ctx, o.Name, metav1.GetOptions{})
-			switch {
-			case err == nil:
-				obj.SetResourceVersion(cur.GetResourceVersion())
-				u, err := ri.Update(ctx, obj, metav1.UpdateOptions{})
-				if err != nil {
-					r := resultOf(err, 0)
-					return r, err
-				}
-				p.remember(u)
-				res.Status = http.StatusOK
-				msgs = append(msgs, o.String()+" configured")
-				continue
-			case !apierrors.IsNotFound(err):
+		if a.Create {
+			u, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+			if err != nil {
 				return resultOf(err, 0), err
 			}
+			p.remember(u)
+			res.Status = http.StatusCreated
+			msgs = append(msgs, o.String()+" created")
+			continue
 		}
-		u, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+		status, verb, err := p.applyOne(ctx, ri, obj)
 		if err != nil {
 			return resultOf(err, 0), err
 		}
-		p.remember(u)
-		res.Status = http.StatusCreated
-		msgs = append(msgs, o.String()+" created")
+		res.Status = status
+		msgs = append(msgs, o.String()+" "+verb)
 	}
 	res.Message = strings.Join(msgs, "; ")
 	return res, nil
 }
 
+// update runs an update action: read the object, set its labels and
+// annotations, write it back with a PUT. With resourceVersion "current"
+// it is a read-modify-write as client-go's retry.RetryOnConflict does it:
+// a 409 (someone wrote in between, the kubelet reporting status, say)
+// means read again and redo the change on the fresh copy. With "stale" or
+// a number, that version is sent once and its 409 is the result.
 func (p *player) update(ctx context.Context, a *UpdateAction, user string) (StepResult, error) {
 	ri, err := p.resource(a.Object, user)
 	if err != nil {
 		return StepResult{}, err
 	}
-	cur, err := ri.Get(ctx, a.Object.Name, metav1.GetOptions{})
-	if err != nil {
-		return resultOf(err, 0), err
+	var cur, u *unstructured.Unstructured
+	conflicts := 0
+	attempt := func() error {
+		var err error
+		if cur, err = ri.Get(ctx, a.Object.Name, metav1.GetOptions{}); err != nil {
+			return err
+		}
+		p.remember(cur)
+		obj := cur.DeepCopy()
+		switch a.ResourceVersion {
+		case "current":
+		case "stale":
+			obj.SetResourceVersion(p.staleVersion(a.Object, cur.GetResourceVersion()))
+		default:
+			obj.SetResourceVersion(a.ResourceVersion)
+		}
+		if len(a.Labels) > 0 {
+			obj.SetLabels(withEntries(obj.GetLabels(), a.Labels))
+		}
+		if len(a.Annotations) > 0 {
+			obj.SetAnnotations(withEntries(obj.GetAnnotations(), a.Annotations))
+		}
+		u, err = ri.Update(ctx, obj, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			conflicts++
+		}
+		p.remember(u)
+		return err
 	}
-	p.remember(cur)
-	obj := cur.DeepCopy()
-	switch a.ResourceVersion {
-	case "current":
-	case "stale":
-		obj.SetResourceVersion(p.staleVersion(a.Object, cur.GetResourceVersion()))
-	default:
-		obj.SetResourceVersion(a.ResourceVersion)
+	if a.ResourceVersion == "current" {
+		err = retry.RetryOnConflict(retry.DefaultRetry, attempt)
+	} else {
+		err = attempt()
 	}
-	if len(a.Labels) > 0 {
-		obj.SetLabels(withEntries(obj.GetLabels(), a.Labels))
-	}
-	if len(a.Annotations) > 0 {
-		obj.SetAnnotations(withEntries(obj.GetAnnotations(), a.Annotations))
-	}
-	u, err := ri.Update(ctx, obj, metav1.UpdateOptions{})
-	p.remember(u)
 	res := resultOf(err, http.StatusOK)
 	if err == nil {
 		res.Message = fmt.Sprintf("%s updated: resourceVersion %s → %s", a.Object, cur.GetResourceVersion(), u.GetResourceVersion())
+		if conflicts > 0 {
+			res.Message += fmt.Sprintf(" (%d of %d tries got 409 Conflict: each time it read the object again, redid the change and retried)", conflicts, conflicts+1)
+		}
 	}
 	return res, err
 }
 
+// delete runs a delete action. Like kubectl delete it sends no
+// precondition: whatever the current version, the object is deleted.
 func (p *player) delete(ctx context.Context, a *DeleteAction, user string) (StepResult, error) {
 	ri, err := p.resource(a.Object, user)
 	if err != nil {

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/internal/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
@@ -372,5 +376,60 @@ steps:
 	}
 	if points[0] != flow.PointNextStep || points[1] != flow.PointBeforePersist {
 		t.Errorf("holds %v: want next-step first, then before-persist", points)
+	}
+}
+
+// TestPlayApplyExisting: applying a manifest again to a pod that the
+// scheduler and the kubelet have written patches it, as kubectl apply
+// does: the new label arrives, the node and the phase stay; the same
+// manifest once more changes nothing.
+func TestPlayApplyExisting(t *testing.T) {
+	manifest := `
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: web, labels: {app: web%s}}
+      spec:
+        containers: [{name: web, image: nginx:1.27}]`
+	s, err := scenarios.Parse("reapply.yaml", []byte(`name: reapply
+title: {en: Reapply, zh: 再次 apply}
+summary: {en: Apply twice, zh: 两次 apply}
+cluster: {nodes: 1}
+steps:
+  - narration: {en: Run it., zh: 运行它。}
+    apply: |`+fmt.Sprintf(manifest, "")+`
+    expect:
+      - podPhase: {pod: web, phase: Running}
+  - narration: {en: Add a label., zh: 加一个标签。}
+    apply: |`+fmt.Sprintf(manifest, ", tier: front")+`
+    expect:
+      - status: 200
+      - message: Pod default/web configured
+      - podPhase: {pod: web, phase: Running}
+  - narration: {en: Again., zh: 再来一次。}
+    apply: |`+fmt.Sprintf(manifest, ", tier: front")+`
+    expect:
+      - message: Pod default/web unchanged
+`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	c := mustStartCluster(t, s)
+	rec := &recordingObserver{}
+	if err := play(t, c, s, rec); err != nil {
+		t.Fatalf("Play = %v", err)
+	}
+	admin, err := c.AdminClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err := admin.CoreV1().Pods("default").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pod.Labels["tier"] != "front" || pod.Spec.NodeName == "" || pod.Annotations[corev1.LastAppliedConfigAnnotation] == "" {
+		t.Errorf("labels %v, nodeName %q, annotations %v: want tier=front, still bound, the last applied configuration kept", pod.Labels, pod.Spec.NodeName, pod.Annotations)
+	}
+	if reqs := rec.finished[1].Requests; len(reqs) != 2 || reqs[0].Method != "GET" || reqs[1].Method != "PATCH" {
+		t.Errorf("the second apply sent %d requests (%v), want a GET and a PATCH", len(reqs), reqs)
 	}
 }

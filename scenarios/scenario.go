@@ -125,10 +125,13 @@ func (o ObjectSpec) String() string {
 	return o.Kind + " " + o.Namespace + "/" + o.Name
 }
 
-// ApplyAction creates the objects of a manifest, or (Create false) updates
-// those that exist, as kubectl apply does. With Create, an object that
-// exists is this step's result (409 AlreadyExists), not a failure of the
-// run when the step expects a status or message.
+// ApplyAction creates the objects of a manifest, or (Create false) applies
+// them as client-side kubectl apply does: created with the
+// kubectl.kubernetes.io/last-applied-configuration annotation, or, when
+// they exist, patched with a three-way merge patch, so that what other
+// writers set is kept and no 409 can come from them. With Create, an
+// object that exists is this step's result (409 AlreadyExists), not a
+// failure of the run when the step expects a status or message.
 type ApplyAction struct {
 	// Create makes it a strict create (the `create` key).
 	Create bool
@@ -174,8 +177,10 @@ type UpdateAction struct {
 	Object      ObjectSpec
 	Labels      map[string]string
 	Annotations map[string]string
-	// ResourceVersion is "current" (the one just read), "stale" (an older
-	// one this run saw, so the write gets 409 Conflict) or a number.
+	// ResourceVersion is "current" (the one just read; on a 409 the
+	// object is read again and the change redone, as
+	// retry.RetryOnConflict does), "stale" (an older one this run saw,
+	// sent once, so the write gets 409 Conflict) or a number (sent once).
 	ResourceVersion string
 }
 
