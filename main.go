@@ -28,7 +28,8 @@ func main() {
 }
 
 // exitCode reports err on stderr and returns the exit status: 0 for
-// success, 2 for a wrong command line, 1 for anything else.
+// success, 2 for a wrong command line, 130 for an interrupted start, 1
+// for anything else.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
@@ -38,6 +39,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &ue) {
 		fmt.Fprintln(stderr, "Run 'kubesim --help' for usage.")
 		return 2
+	}
+	if errors.Is(err, errInterrupted) {
+		return 130
 	}
 	return 1
 }
@@ -76,6 +80,8 @@ With no command, kubesim plays the scenario "` + DefaultScenario + `" (see "kube
 		SilenceErrors: true,
 		Args:          noArgs,
 	}
+	root.Version = versionLine()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -106,6 +112,9 @@ restarts.`,
 			if cfg.Speed < 0 {
 				return usageError{fmt.Errorf("--speed must not be negative, got %g", cfg.Speed)}
 			}
+			if err := validPort(cfg.Port); err != nil {
+				return err
+			}
 			cfg.Nodes = kubelet.DefaultNodes(nodes)
 			return runServe(cmd.Context(), cfg, trace, stdout)
 		},
@@ -120,10 +129,33 @@ restarts.`,
 	return cmd
 }
 
+// validPort checks a --port value (a usage error when out of range).
+func validPort(port int) error {
+	if port < 0 || port > 65535 {
+		return usageError{fmt.Errorf("--port must be between 0 and 65535, got %d", port)}
+	}
+	return nil
+}
+
+// errInterrupted is returned when Ctrl-C (or SIGTERM) ends kubesim before
+// its cluster was up; it exits 130, as a shell reports an interrupted
+// command.
+var errInterrupted = errors.New("interrupted before the cluster was up")
+
+// startCluster starts the cluster, reporting an interrupted start as
+// errInterrupted rather than as the error of the phase it cut short.
+func startCluster(ctx context.Context, cfg *cluster.Config) (*cluster.Cluster, error) {
+	c, err := cluster.Start(ctx, cfg)
+	if err != nil && ctx.Err() != nil {
+		return nil, errInterrupted
+	}
+	return c, err
+}
+
 // runServe runs the control plane until ctx is done; with trace, it
 // prints the trace of every request as it completes.
 func runServe(ctx context.Context, cfg *cluster.Config, trace bool, out io.Writer) error {
-	c, err := cluster.Start(ctx, cfg)
+	c, err := startCluster(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -161,8 +193,13 @@ func newVersionCommand(stdout io.Writer) *cobra.Command {
 		Short: "Print the Kubernetes version whose API kubesim serves",
 		Args:  noArgs,
 		Run: func(*cobra.Command, []string) {
-			v := apiserver.DefaultVersion()
-			fmt.Fprintf(stdout, "kubesim serving the Kubernetes API %s (%s, %s)\n", v.GitVersion, v.GoVersion, v.Platform)
+			fmt.Fprintln(stdout, versionLine())
 		},
 	}
+}
+
+// versionLine is what `kubesim version` and `kubesim --version` print.
+func versionLine() string {
+	v := apiserver.DefaultVersion()
+	return fmt.Sprintf("kubesim serving the Kubernetes API %s (%s, %s)", v.GitVersion, v.GoVersion, v.Platform)
 }

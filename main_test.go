@@ -18,7 +18,9 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"--bogus"}, 2, "", "unknown flag: --bogus"},
 		{[]string{"serve", "extra"}, 2, "", `unknown command "extra" for "kubesim serve"`},
 		{[]string{"nope"}, 2, "", `unknown command "nope" for "kubesim"`},
-		{[]string{"serve", "--port", "70000"}, 1, "", "cluster: port 70000 out of range"},
+		{[]string{"serve", "--port", "70000"}, 2, "", "--port must be between 0 and 65535, got 70000"},
+		{[]string{"play", "pod-create", "--port", "-1"}, 2, "", "--port must be between 0 and 65535, got -1"},
+		{[]string{"--version"}, 0, "kubesim serving the Kubernetes API v1.", ""},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -56,7 +56,7 @@ func (o *playOptions) validate() error {
 	if o.speed < 0 && o.speed != -1 {
 		return usageError{fmt.Errorf("--speed must not be negative, got %g", o.speed)}
 	}
-	return nil
+	return validPort(o.port)
 }
 
 func newPlayCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -111,7 +111,7 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	cfg := scenarioCluster(sc, o.dataDir, o.port, o.speed, mode, 0)
 	gate := cfg.Gate
 
-	c, err := cluster.Start(ctx, cfg)
+	c, err := startCluster(ctx, cfg)
 	if err != nil {
 		return err
 	}

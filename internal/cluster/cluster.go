@@ -130,6 +130,7 @@ type Cluster struct {
 	Authority *pki.Authority
 
 	tempDir   bool
+	lock      *dataDirLock
 	etcd      *embedetcd.Server
 	runCtx    context.Context
 	readyWait time.Duration
@@ -176,6 +177,10 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 			c.Close()
 		}
 	}()
+	var notes []string
+	if c.lock, err = claimDataDir(c.DataDir, func(f string, args ...any) { notes = append(notes, fmt.Sprintf(f, args...)) }); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Join(c.DataDir, "logs"), 0o700); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
@@ -184,6 +189,9 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	}
 	c.logSink = &logSink{w: c.logFile}
 	routeKlog(c.logSink)
+	for _, n := range notes {
+		fmt.Fprintf(c.logSink, "cluster: %s\n", n)
+	}
 
 	c.Recorder = cfg.Recorder
 	if c.Recorder == nil {
@@ -204,6 +212,11 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	ecfg := embedetcd.NewConfig(c.DataDir)
 	ecfg.UnsafeNoFsync = cfg.UnsafeNoFsync
 	if c.etcd, err = embedetcd.Start(ctx, ecfg); err != nil {
+		var corrupt *embedetcd.CorruptError
+		if errors.As(err, &corrupt) {
+			// Name the data dir the user gave, not etcd's part of it.
+			return nil, &embedetcd.CorruptError{Dir: c.DataDir, Cause: corrupt.Cause}
+		}
 		return nil, err
 	}
 
@@ -388,6 +401,7 @@ func (c *Cluster) Close() error {
 		if c.tempDir {
 			_ = os.RemoveAll(c.DataDir)
 		}
+		c.lock.release()
 	})
 	c.apiMu.Lock()
 	defer c.apiMu.Unlock()
