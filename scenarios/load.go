@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -40,25 +38,22 @@ type FileError struct {
 func (e *FileError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
 
 // Parse reads a scenario from data; filename names it in errors, and an
-// applyFile is read relative to its directory. Every problem is reported
-// as a *FileError (the first one found).
+// applyFile is read relative to its directory, where it must stay (see
+// readApplyFile: a regular file of at most MaxFileSize). Every problem is
+// reported as a *FileError (the first one found).
 func Parse(filename string, data []byte) (*Scenario, error) {
 	dir := filepath.Dir(filename)
 	return parse(filename, data, func(name string) (string, []byte, error) {
-		p := name
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, filepath.FromSlash(name))
-		}
-		b, err := os.ReadFile(p)
-		return p, b, err
+		return readApplyFile(dir, name)
 	})
 }
 
-// Load reads and parses the scenario file at path (see Parse).
+// Load reads and parses the scenario file at path (see Parse): a regular
+// file of at most MaxFileSize.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, fmt.Errorf("scenario: %s: %w", path, err)
 	}
 	return Parse(path, data)
 }
@@ -327,6 +322,10 @@ func (l *loader) objectName(n *yaml.Node, what string) (string, error) {
 }
 
 func (l *loader) scenario(root *yaml.Node) (*Scenario, error) {
+	if root.Kind != yaml.MappingNode {
+		// Not quoted: a file that is not a scenario at all is not shown.
+		return nil, l.errAt(root, "scenario: expected a mapping (%s), got %s", strings.Join(scenarioKeys, ", "), kindOfNode(root))
+	}
 	fs, _, err := l.fields(root, "scenario", scenarioKeys)
 	if err != nil {
 		return nil, err
@@ -599,7 +598,7 @@ func (l *loader) action(key string, n *yaml.Node) (Action, error) {
 		if err != nil {
 			return nil, err
 		}
-		objs, err := l.manifest(l.file, s, l.blockPos(n))
+		objs, err := l.manifest(l.file, s, l.blockPos(n), true)
 		if err != nil {
 			return nil, err
 		}
@@ -611,9 +610,9 @@ func (l *loader) action(key string, n *yaml.Node) (Action, error) {
 		}
 		name, data, err := l.read(s)
 		if err != nil {
-			return nil, l.errAt(n, "applyFile: %v", unwrapPathError(err))
+			return nil, l.errAt(n, "applyFile: %v", err)
 		}
-		objs, err := l.manifest(name, string(data), func(line, col int) (int, int) { return line, col })
+		objs, err := l.manifest(name, string(data), func(line, col int) (int, int) { return line, col }, false)
 		if err != nil {
 			return nil, err
 		}
@@ -726,14 +725,6 @@ func (l *loader) action(key string, n *yaml.Node) (Action, error) {
 		return l.http(n)
 	}
 	return nil, l.errAt(n, "unknown action %q", key)
-}
-
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
-	}
-	return err
 }
 
 // object reads kind, name and namespace of update, delete, patch and absent.
@@ -1088,12 +1079,11 @@ func (l *loader) blockPos(n *yaml.Node) func(line, col int) (int, int) {
 // manifest decodes the YAML documents of a manifest into objects: each
 // must be a kind scenarios support, valid for its type (no unknown
 // fields, no wrong types), with a name. at maps a position in text to one
-// in file.
-func (l *loader) manifest(file, text string, at func(line, col int) (int, int)) ([]*unstructured.Unstructured, error) {
-	errAt := func(n *yaml.Node, format string, args ...any) error {
-		line, col := at(n.Line, n.Column)
-		return &FileError{File: file, Line: line, Col: col, Msg: "manifest: " + fmt.Sprintf(format, args...)}
-	}
+// in file. inline says the manifest is part of the scenario file; one
+// read from another file (applyFile) is never quoted in errors, which
+// then say where, and what is wrong in the structure, but show none of
+// its values (it might not be a manifest at all).
+func (l *loader) manifest(file, text string, at func(line, col int) (int, int), inline bool) ([]*unstructured.Unstructured, error) {
 	dec := yaml.NewDecoder(strings.NewReader(text))
 	var objs []*unstructured.Unstructured
 	for {
@@ -1103,65 +1093,20 @@ func (l *loader) manifest(file, text string, at func(line, col int) (int, int)) 
 			break
 		}
 		if err != nil {
-			fe := yamlError(file, err, func(line int) (int, int) { return at(line, 1) })
-			fe.(*FileError).Msg = "manifest: " + fe.(*FileError).Msg
+			fe := yamlError(file, err, func(line int) (int, int) { return at(line, 1) }).(*FileError)
+			fe.Msg = "manifest: " + fe.Msg
+			if !inline {
+				fe.Msg = "manifest: invalid YAML"
+			}
 			return nil, fe
 		}
 		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
 			continue
 		}
-		root := doc.Content[0]
-		if root.Kind != yaml.MappingNode {
-			return nil, errAt(root, "expected an object (a mapping), got %s", describe(root))
-		}
-		var v any
-		if err := root.Decode(&v); err != nil {
-			return nil, errAt(root, "%v", err)
-		}
-		raw, err := json.Marshal(v)
+		m := manifestDoc{file: file, at: at, inline: inline}
+		u, err := m.object(doc.Content[0])
 		if err != nil {
-			return nil, errAt(root, "%v", err)
-		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(raw); err != nil {
-			return nil, errAt(root, "%v", err)
-		}
-		kind := u.GetKind()
-		info, ok := kinds[kind]
-		if !ok {
-			return nil, errAt(findPath(root, "kind"), "unsupported kind %q (supported: %s)", kind, strings.Join(kindNames, ", "))
-		}
-		if u.GetAPIVersion() != info.apiVersion() {
-			return nil, errAt(findPath(root, "apiVersion"), "%s is apiVersion %s, not %q", kind, info.apiVersion(), u.GetAPIVersion())
-		}
-		if u.GetName() == "" {
-			return nil, errAt(root, "%s without metadata.name", kind)
-		}
-		if errs := validation.IsDNS1123Subdomain(u.GetName()); len(errs) > 0 {
-			return nil, errAt(findPath(root, "metadata.name"), "%q is not a valid object name: %s", u.GetName(), errs[0])
-		}
-		switch {
-		case info.namespaced && u.GetNamespace() == "":
-			u.SetNamespace(DefaultNamespace)
-		case !info.namespaced && u.GetNamespace() != "":
-			return nil, errAt(findPath(root, "metadata.namespace"), "%s is not namespaced", kind)
-		}
-		gvk := schema.FromAPIVersionAndKind(u.GetAPIVersion(), kind)
-		typed, err := scheme.Scheme.New(gvk)
-		if err != nil {
-			return nil, errAt(root, "%v", err)
-		}
-		strict, err := kjson.UnmarshalStrict(raw, typed)
-		if err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				return nil, errAt(findPath(root, te.Field), "%s: expected %s, got a %s", te.Field, te.Type.String(), te.Value)
-			}
-			return nil, errAt(root, "%v", err)
-		}
-		if len(strict) > 0 {
-			msg := strict[0].Error()
-			return nil, errAt(findPath(root, unknownFieldPath(msg)), "%s", msg)
+			return nil, err
 		}
 		objs = append(objs, u)
 	}
@@ -1169,6 +1114,129 @@ func (l *loader) manifest(file, text string, at func(line, col int) (int, int)) 
 		return nil, &FileError{File: file, Line: first(at(1, 1)), Col: second(at(1, 1)), Msg: "manifest: no objects"}
 	}
 	return objs, nil
+}
+
+// manifestDoc decodes one document of a manifest (see loader.manifest).
+type manifestDoc struct {
+	file   string
+	at     func(line, col int) (int, int)
+	inline bool
+}
+
+func (m manifestDoc) errAt(n *yaml.Node, format string, args ...any) error {
+	line, col := m.at(n.Line, n.Column)
+	return &FileError{File: m.file, Line: line, Col: col, Msg: "manifest: " + fmt.Sprintf(format, args...)}
+}
+
+// quote returns %q of s inline, and "" (with the space before it) for a
+// manifest of another file.
+func (m manifestDoc) quote(s string) string {
+	if !m.inline {
+		return ""
+	}
+	return fmt.Sprintf(" %q", s)
+}
+
+// decodeErr is the message of an error of a decoder, which may quote
+// what it decoded: inline as it is, else only that there was one.
+func (m manifestDoc) decodeErr(err error) string {
+	if m.inline {
+		return err.Error()
+	}
+	return "a value here does not decode as its field's type"
+}
+
+func (m manifestDoc) object(root *yaml.Node) (*unstructured.Unstructured, error) {
+	if root.Kind != yaml.MappingNode {
+		what := describe(root)
+		if !m.inline {
+			what = kindOfNode(root)
+		}
+		return nil, m.errAt(root, "expected an object (a mapping), got %s", what)
+	}
+	var v any
+	if err := root.Decode(&v); err != nil {
+		return nil, m.errAt(root, "%s", m.decodeErr(err))
+	}
+	fields, _ := v.(map[string]any)
+	kind, _ := fields["kind"].(string)
+	info, ok := kinds[kind]
+	switch {
+	case kind == "":
+		return nil, m.errAt(root, "no kind (supported: %s)", strings.Join(kindNames, ", "))
+	case !ok:
+		return nil, m.errAt(findPath(root, "kind"), "unsupported kind%s (supported: %s)", m.quote(kind), strings.Join(kindNames, ", "))
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, m.errAt(root, "%s", m.decodeErr(err))
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(raw); err != nil {
+		return nil, m.errAt(root, "%s", m.decodeErr(err))
+	}
+	if u.GetAPIVersion() != info.apiVersion() {
+		return nil, m.errAt(findPath(root, "apiVersion"), "%s is apiVersion %s, not%s", kind, info.apiVersion(), m.quote(u.GetAPIVersion()))
+	}
+	if u.GetName() == "" {
+		return nil, m.errAt(root, "%s without metadata.name", kind)
+	}
+	if errs := validation.IsDNS1123Subdomain(u.GetName()); len(errs) > 0 {
+		what := "metadata.name"
+		if m.inline {
+			what = fmt.Sprintf("%q", u.GetName())
+		}
+		return nil, m.errAt(findPath(root, "metadata.name"), "%s is not a valid object name: %s", what, errs[0])
+	}
+	switch {
+	case info.namespaced && u.GetNamespace() == "":
+		u.SetNamespace(DefaultNamespace)
+	case !info.namespaced && u.GetNamespace() != "":
+		return nil, m.errAt(findPath(root, "metadata.namespace"), "%s is not namespaced", kind)
+	}
+	if err := m.strict(root, schema.FromAPIVersionAndKind(u.GetAPIVersion(), kind), raw); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// strict decodes raw into kind's Go type and reports a field of a wrong
+// type or an unknown field, at its place in root.
+func (m manifestDoc) strict(root *yaml.Node, gvk schema.GroupVersionKind, raw []byte) error {
+	typed, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return m.errAt(root, "%v", err)
+	}
+	strict, err := kjson.UnmarshalStrict(raw, typed)
+	if err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return m.errAt(findPath(root, te.Field), "%s: expected %s, got a %s", te.Field, te.Type.String(), te.Value)
+		}
+		return m.errAt(root, "%s", m.decodeErr(err))
+	}
+	if len(strict) > 0 {
+		msg := strict[0].Error()
+		return m.errAt(findPath(root, unknownFieldPath(msg)), "%s", msg)
+	}
+	return nil
+}
+
+// kindOfNode says what kind of value n is, without its value.
+func kindOfNode(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode, yaml.SequenceNode, yaml.AliasNode:
+		return describe(n)
+	}
+	switch n.ShortTag() {
+	case "!!int", "!!float":
+		return "a number"
+	case "!!bool":
+		return "a boolean"
+	case "!!null":
+		return "nothing"
+	}
+	return "a string"
 }
 
 func first(a, _ int) int  { return a }
@@ -1220,14 +1288,6 @@ func findPath(root *yaml.Node, p string) *yaml.Node {
 	}
 	walk(root, segs)
 	return best
-}
-
-// libraryRead reads applyFile names of a library scenario from the
-// embedded library.
-func libraryRead(name string) (string, []byte, error) {
-	p := path.Join("library", name)
-	b, err := libraryFS.ReadFile(p)
-	return p, b, err
 }
 
 // unfoldCJK removes the spaces YAML's folded style puts where a Chinese
