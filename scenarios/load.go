@@ -40,7 +40,9 @@ func (e *FileError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, 
 // Parse reads a scenario from data; filename names it in errors, and an
 // applyFile is read relative to its directory, where it must stay (see
 // readApplyFile: a regular file of at most MaxFileSize). Every problem is
-// reported as a *FileError (the first one found).
+// reported as a *FileError (the first one found). Text that reaches the
+// screen (title, summary, narration, every string of the file) has its
+// terminal control sequences removed (flow.Printable).
 func Parse(filename string, data []byte) (*Scenario, error) {
 	dir := filepath.Dir(filename)
 	return parse(filename, data, func(name string) (string, []byte, error) {
@@ -172,20 +174,22 @@ func describe(n *yaml.Node) string {
 	}
 	switch n.ShortTag() {
 	case "!!int", "!!float":
-		return "a number (" + n.Value + ")"
+		return "a number (" + flow.Printable(n.Value) + ")"
 	case "!!bool":
-		return "a boolean (" + n.Value + ")"
+		return "a boolean (" + flow.Printable(n.Value) + ")"
 	case "!!null":
 		return "nothing"
 	}
 	return fmt.Sprintf("a string (%q)", n.Value)
 }
 
+// str reads a string, without terminal control sequences (every string
+// of a scenario may reach the screen).
 func (l *loader) str(n *yaml.Node, what string) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
 		return "", l.errAt(n, "%s: expected a string, got %s", what, describe(n))
 	}
-	return n.Value, nil
+	return flow.Printable(n.Value), nil
 }
 
 // scalar accepts a string or a number (quantities: cpu: 4).
@@ -193,7 +197,7 @@ func (l *loader) scalar(n *yaml.Node, what string) (string, error) {
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!str" && n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
 		return "", l.errAt(n, "%s: expected a string or a number, got %s", what, describe(n))
 	}
-	return n.Value, nil
+	return flow.Printable(n.Value), nil
 }
 
 func (l *loader) integer(n *yaml.Node, what string) (int64, error) {
@@ -265,7 +269,7 @@ func (l *loader) stringMap(n *yaml.Node, what string) (map[string]string, error)
 		if v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
 			return nil, l.errAt(v, "%s.%s: expected a string, got %s", what, k.Value, describe(v))
 		}
-		out[k.Value] = v.Value
+		out[flow.Printable(k.Value)] = flow.Printable(v.Value)
 	}
 	return out, nil
 }
@@ -1045,7 +1049,7 @@ func (l *loader) stage(n *yaml.Node) (flow.Stage, error) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
 		v, err := strconv.Atoi(n.Value)
 		if err != nil || v < 1 || v > len(flow.Stages) {
-			return 0, l.errAt(n, "podStage.stage: %s is not a stage (%s)", n.Value, stageNames())
+			return 0, l.errAt(n, "podStage.stage: %s is not a stage (%s)", flow.Printable(n.Value), stageNames())
 		}
 		return flow.Stage(v), nil
 	}

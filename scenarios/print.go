@@ -33,7 +33,9 @@ func word(lang, key string) string {
 
 // PlainPrinter writes a scenario as readable text: each step's narration,
 // action and result, and one block per stage of each pod with the
-// evidence the components captured. Safe for concurrent use.
+// evidence the components captured. What it writes has no terminal
+// control sequences (flow.Printable), whatever the cluster said. Safe for
+// concurrent use.
 type PlainPrinter struct {
 	mu   sync.Mutex
 	w    io.Writer
@@ -217,7 +219,7 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 	default:
 		return
 	}
-	_, _ = io.WriteString(p.w, b.String())
+	p.out(b.String())
 }
 
 func (p *PlainPrinter) write(s string) {
@@ -226,7 +228,15 @@ func (p *PlainPrinter) write(s string) {
 	// After step text, a stage's evidence gets its header again, so it is
 	// never read as part of the step printed in between.
 	clear(p.last)
-	_, _ = io.WriteString(p.w, s)
+	p.out(s)
+}
+
+// out writes s without terminal control sequences: much of what the
+// printer shows comes from the cluster (Event messages, error messages,
+// response bodies, object names in URIs), where anyone allowed to write
+// could have put an escape sequence. The caller holds p.mu.
+func (p *PlainPrinter) out(s string) {
+	_, _ = io.WriteString(p.w, flow.Printable(s))
 }
 
 func oneLine(s string) string {
