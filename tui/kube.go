@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // kubeEvent is one core/v1 Event, as the event log shows it.
@@ -136,7 +138,10 @@ func toKubeEvent(ev *corev1.Event) kubeEvent {
 	if k := ev.InvolvedObject.Kind; k != "" {
 		obj = fmt.Sprintf("%s/%s", lowerKind(k), obj)
 	}
-	return kubeEvent{Time: t, Type: ev.Type, Reason: ev.Reason, Object: obj, Message: ev.Message, Count: ev.Count}
+	// Anyone who may create Events writes these texts: no control
+	// sequences reach the screen.
+	return kubeEvent{Time: t, Type: flow.Printable(ev.Type), Reason: flow.Printable(ev.Reason), Object: flow.Printable(obj),
+		Message: flow.Printable(ev.Message), Count: ev.Count}
 }
 
 func lowerKind(k string) string {

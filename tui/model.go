@@ -266,7 +266,7 @@ func newModel(ctx context.Context, d Driver, opts Options, r *lipgloss.Renderer)
 		help:   newHelp(sh.st),
 		mode:   mode,
 		speed:  opts.Speed,
-		infos:  d.Scenarios(),
+		infos:  printableInfos(d.Scenarios()),
 		tracks: newTrackSet(),
 		hist:   map[historyKey]historyEntry{},
 		asked:  map[historyKey]bool{},
@@ -511,6 +511,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen != m.gen {
 			break
 		}
+		msg.up = printableStep(msg.up)
 		if !msg.up.Done && (!m.hasStep || msg.up.Index != m.step.Index) {
 			m.tracks.next = true
 			m.pinned = false
@@ -524,7 +525,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen != m.gen {
 			break
 		}
-		m.done, m.doneErr = true, m.sess.Err()
+		m.done, m.doneErr = true, printableErr(m.sess.Err())
 		m.wt.done, m.wt.err = true, m.doneErr
 		switch m.overlay {
 		case overlayNone:
