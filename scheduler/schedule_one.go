@@ -153,7 +153,7 @@ func (s *Scheduler) pending(pod *corev1.Pod) (*corev1.Pod, bool) {
 		return pod, true
 	}
 	cur, err := s.podLister.Pods(pod.Namespace).Get(pod.Name)
-	if err != nil || cur.UID != pod.UID || cur.DeletionTimestamp != nil {
+	if err != nil || cur.UID != pod.UID || cur.DeletionTimestamp != nil || cur.Spec.NodeName != "" {
 		return nil, false
 	}
 	return cur, true
@@ -363,7 +363,7 @@ func (s *Scheduler) handleFailure(ctx context.Context, qp *queuedPod, a *attempt
 	cur := pod
 	if s.podLister != nil {
 		cur = nil
-		if p, err := s.podLister.Pods(pod.Namespace).Get(pod.Name); err == nil && p.UID == pod.UID {
+		if p, err := s.podLister.Pods(pod.Namespace).Get(pod.Name); err == nil && p.UID == pod.UID && p.Spec.NodeName == "" {
 			cur = p
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -24,21 +25,15 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// Field selectors of the two pod informers: pods waiting for a node, and
-// pods on one. Finished pods (Succeeded, Failed) are in neither: they hold
-// no resources.
-var (
-	unscheduledSelector = fields.AndSelectors(
-		fields.OneTermEqualSelector("spec.nodeName", ""),
-		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
-		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
-	).String()
-	assignedSelector = fields.AndSelectors(
-		fields.OneTermNotEqualSelector("spec.nodeName", ""),
-		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
-		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
-	).String()
-)
+// podSelector is the field selector of the scheduler's one pod informer,
+// as kube-scheduler's (pkg/scheduler: newPodInformer): every pod but the
+// finished ones (Succeeded, Failed), which hold no resources. The
+// scheduler splits them itself: pods waiting for a node (spec.nodeName
+// empty) go to its queue, pods on a node to its cache.
+var podSelector = fields.AndSelectors(
+	fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
+	fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
+).String()
 
 // Scheduler assigns pods to nodes: it watches pods and nodes through
 // informers, takes the pods waiting for it from its queue one at a time,
@@ -64,7 +59,7 @@ type Scheduler struct {
 	// The API side; the in-memory benchmark leaves it unset.
 	client    kubernetes.Interface
 	factories []informers.SharedInformerFactory
-	podLister corelisters.PodLister // pods waiting for a node
+	podLister corelisters.PodLister // every pod the informer has
 	handlers  []cache.ResourceEventHandlerRegistration
 	binder    binder
 	events    record.EventRecorder // set by Run
@@ -84,32 +79,34 @@ func New(cfg *Config) (*Scheduler, error) {
 	s.client = cfg.Client
 	s.binder = apiBinder{client: cfg.Client}
 
-	// Three factories, because a factory holds one informer per type and
-	// applies one set of list options to all of them.
-	nodes := informers.NewSharedInformerFactory(cfg.Client, 0)
-	unscheduled := informers.NewSharedInformerFactoryWithOptions(cfg.Client, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = unscheduledSelector }))
-	assigned := informers.NewSharedInformerFactoryWithOptions(cfg.Client, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = assignedSelector }))
-	s.factories = []informers.SharedInformerFactory{nodes, unscheduled, assigned}
-
-	pending := unscheduled.Core().V1().Pods()
-	s.podLister = pending.Lister()
+	// One factory, one informer per type: nodes, and pods through the
+	// filtered informer (InformerFor makes the factory use it for pods).
+	factory := informers.NewSharedInformerFactory(cfg.Client, 0)
+	pods := factory.InformerFor(&corev1.Pod{}, newPodInformer)
+	s.factories = []informers.SharedInformerFactory{factory}
+	s.podLister = corelisters.NewPodLister(pods.GetIndexer())
 	for _, h := range []struct {
 		informer cache.SharedIndexInformer
 		handler  cache.ResourceEventHandler
 	}{
-		{nodes.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{
+		{factory.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{
 			AddFunc: s.addNode, UpdateFunc: s.updateNode, DeleteFunc: s.deleteNode,
 		}},
-		{pending.Informer(), cache.FilteringResourceEventHandler{
-			FilterFunc: s.responsibleFor,
+		// Pods on a node: the cache. A pod that is bound moves here from
+		// the queue (the filters turn the update into a delete there and
+		// an add here).
+		{pods, cache.FilteringResourceEventHandler{
+			FilterFunc: assignedOrTombstone,
+			Handler: cache.ResourceEventHandlerFuncs{
+				AddFunc: s.addAssignedPod, UpdateFunc: s.updateAssignedPod, DeleteFunc: s.deleteAssignedPod,
+			},
+		}},
+		// Pods waiting for a node, and for this scheduler: the queue.
+		{pods, cache.FilteringResourceEventHandler{
+			FilterFunc: s.unassignedAndOurs,
 			Handler: cache.ResourceEventHandlerFuncs{
 				AddFunc: s.addPendingPod, UpdateFunc: s.updatePendingPod, DeleteFunc: s.deletePendingPod,
 			},
-		}},
-		{assigned.Core().V1().Pods().Informer(), cache.ResourceEventHandlerFuncs{
-			AddFunc: s.addAssignedPod, UpdateFunc: s.updateAssignedPod, DeleteFunc: s.deleteAssignedPod,
 		}},
 	} {
 		reg, err := h.informer.AddEventHandler(h.handler)
@@ -279,10 +276,38 @@ func nodeFrom(obj any) *corev1.Node {
 	return nil
 }
 
-// responsibleFor selects the pods whose spec.schedulerName is ours.
-func (s *Scheduler) responsibleFor(obj any) bool {
-	p := podFrom(obj)
-	return p != nil && p.Spec.SchedulerName == s.name
+// newPodInformer is the scheduler's pod informer: all namespaces, with
+// podSelector.
+func newPodInformer(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+	return coreinformers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{},
+		func(o *metav1.ListOptions) { o.FieldSelector = podSelector })
+}
+
+// assignedOrTombstone selects the pods on a node, and every tombstone of
+// a pod: its last known state may be stale, so the cache is asked to
+// forget it either way (as kube-scheduler does).
+func assignedOrTombstone(obj any) bool {
+	switch t := obj.(type) {
+	case *corev1.Pod:
+		return t.Spec.NodeName != ""
+	case cache.DeletedFinalStateUnknown:
+		_, ok := t.Obj.(*corev1.Pod)
+		return ok
+	}
+	return false
+}
+
+// unassignedAndOurs selects the pods waiting for a node whose
+// spec.schedulerName is ours; a tombstone by its scheduler name alone.
+func (s *Scheduler) unassignedAndOurs(obj any) bool {
+	switch t := obj.(type) {
+	case *corev1.Pod:
+		return t.Spec.NodeName == "" && t.Spec.SchedulerName == s.name
+	case cache.DeletedFinalStateUnknown:
+		p, ok := t.Obj.(*corev1.Pod)
+		return ok && p.Spec.SchedulerName == s.name
+	}
+	return false
 }
 
 func (s *Scheduler) addPendingPod(obj any) {

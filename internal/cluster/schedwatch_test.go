@@ -1,0 +1,42 @@
+package cluster_test
+
+import (
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// TestSchedulerWatchesAsUpstream: the scheduler learns of a new pod (stage
+// 3) on the one pod watch kube-scheduler keeps: all namespaces, every pod
+// but finished ones (fieldSelector status.phase!=Succeeded,
+// status.phase!=Failed); it tells pending pods from bound ones itself.
+func TestSchedulerWatchesAsUpstream(t *testing.T) {
+	t.Parallel()
+	_, admin, sub := stagedCluster(t, 1, nil)
+	pod := createPod(t, admin, "watched")
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case ev := <-sub.Events():
+			if ev.Stage != flow.StageSchedulerNotified || ev.Object.UID != pod.UID {
+				continue
+			}
+			u, err := url.Parse(ev.Watch.URI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := u.Query()
+			if u.Path != "/api/v1/pods" || q.Get("watch") != "true" || q.Get("fieldSelector") != "status.phase!=Succeeded,status.phase!=Failed" {
+				t.Errorf("the scheduler's watch is %s, want /api/v1/pods?watch=true with fieldSelector status.phase!=Succeeded,status.phase!=Failed", ev.Watch.URI)
+			}
+			if ev.Watch.User != "system:kube-scheduler" || ev.Watch.Type != "ADDED" {
+				t.Errorf("stage 3: %s to %s, want ADDED to system:kube-scheduler", ev.Watch.Type, ev.Watch.User)
+			}
+			return
+		case <-deadline:
+			t.Fatal("no stage 3 for the pod")
+		}
+	}
+}
