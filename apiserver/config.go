@@ -34,6 +34,18 @@ const (
 	// kube-apiserver's limits on concurrent read-only and mutating requests.
 	DefaultMaxRequestsInFlight         = 400
 	DefaultMaxMutatingRequestsInFlight = 200
+	// DefaultIdleTimeout closes a connection that has carried no request
+	// for this long (HTTP/1.1 keep-alive and HTTP/2 alike), as
+	// kube-apiserver's HTTP server does; it matches the keep-alive of
+	// http.DefaultTransport. A watch in progress is not idle.
+	DefaultIdleTimeout = 90 * time.Second
+	// DefaultReadHeaderTimeout bounds the TLS handshake and the reading
+	// of a request's headers, as in kube-apiserver.
+	DefaultReadHeaderTimeout = 32 * time.Second
+	// DefaultHTTP2MaxStreamsPerConnection is how many concurrent streams
+	// a client may open on one HTTP/2 connection: kube-apiserver's value
+	// when --http2-max-streams-per-connection is not set.
+	DefaultHTTP2MaxStreamsPerConnection = 100
 )
 
 // Config configures a Server.
@@ -63,6 +75,15 @@ type Config struct {
 	// non-watch requests (429 past them).
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
+	// IdleTimeout closes connections that carry no request (see
+	// DefaultIdleTimeout); ReadHeaderTimeout bounds the TLS handshake and
+	// a request's headers.
+	IdleTimeout       time.Duration
+	ReadHeaderTimeout time.Duration
+	// HTTP2MaxStreamsPerConnection limits the concurrent streams of one
+	// HTTP/2 connection; the per-connection receive buffer is sized
+	// from it, as in kube-apiserver.
+	HTTP2MaxStreamsPerConnection int
 
 	// TLS, when set, makes the server speak HTTPS (with HTTP/2) and
 	// verify client certificates against its ClientCAs.
@@ -98,6 +119,10 @@ func NewConfig(etcd *clientv3.Client) *Config {
 
 		MaxRequestsInFlight:         DefaultMaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: DefaultMaxMutatingRequestsInFlight,
+
+		IdleTimeout:                  DefaultIdleTimeout,
+		ReadHeaderTimeout:            DefaultReadHeaderTimeout,
+		HTTP2MaxStreamsPerConnection: DefaultHTTP2MaxStreamsPerConnection,
 	}
 }
 
@@ -118,6 +143,10 @@ func (c *Config) Validate() error {
 		return errors.New("apiserver: request timeout must be positive")
 	case c.MaxRequestsInFlight <= 0 || c.MaxMutatingRequestsInFlight <= 0:
 		return errors.New("apiserver: in-flight limits must be positive")
+	case c.IdleTimeout <= 0 || c.ReadHeaderTimeout <= 0:
+		return errors.New("apiserver: idle and read-header timeouts must be positive")
+	case c.HTTP2MaxStreamsPerConnection <= 0:
+		return errors.New("apiserver: HTTP/2 streams per connection must be positive")
 	case c.Authenticator == nil:
 		return errors.New("apiserver: no authenticator")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -62,7 +63,8 @@ func New(cfg *Config) (*Server, error) {
 	}
 	s.handler = s.buildHandlerChain(s.buildContainer())
 	addr := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.Port))
-	if s.ln, err = net.Listen("tcp", addr); err != nil {
+	lc := net.ListenConfig{KeepAlive: tcpKeepAlivePeriod}
+	if s.ln, err = lc.Listen(context.Background(), "tcp", addr); err != nil {
 		return nil, fmt.Errorf("apiserver: listen on %s: %w", addr, err)
 	}
 	return s, nil
@@ -100,12 +102,7 @@ func (s *Server) Run(ctx context.Context) error {
 	// long-running watches, which Shutdown alone would wait for forever.
 	reqCtx, cancelRequests := context.WithCancel(context.Background())
 	defer cancelRequests()
-	srv := &http.Server{
-		Handler:           s.handler,
-		ErrorLog:          s.cfg.errorLog(),
-		ReadHeaderTimeout: 30 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return reqCtx },
-	}
+	srv := s.newHTTPServer(reqCtx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	// Background work stops when Run returns, after the HTTP server: the
@@ -145,8 +142,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return ctx.Err()
 	}
 	serveErr := make(chan error, 1)
-	if s.cfg.TLS != nil {
-		srv.TLSConfig = s.cfg.TLS.Clone()
+	if srv.TLSConfig != nil {
 		// ServeTLS with the certificate already in TLSConfig: HTTP/2 is
 		// negotiated through ALPN (h2, http/1.1).
 		go func() { serveErr <- srv.ServeTLS(s.ln, "", "") }()
@@ -168,6 +164,58 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("apiserver: %w", err)
 	}
 	return nil
+}
+
+// Limits of the HTTP server, as kube-apiserver sets them.
+const (
+	// maxHeaderBytes limits the headers of a request.
+	maxHeaderBytes = 1 << 20
+	// http2MaxFrameSize and http2MaxUploadBufferPerStream: at least 99%
+	// of serialized objects are smaller than 256 KiB, so most request
+	// bodies fit in one frame and one stream's receive window. A
+	// connection's window is this times the streams it may carry.
+	http2MaxFrameSize             = 256 << 10
+	http2MaxUploadBufferPerStream = 256 << 10
+	// tcpKeepAlivePeriod is the TCP keep-alive of accepted connections,
+	// so that dead peers (a laptop closed mid-watch) go away.
+	tcpKeepAlivePeriod = 3 * time.Minute
+)
+
+// newHTTPServer returns the server Run serves s.handler with, configured
+// as kube-apiserver's secure serving is: connections idle for
+// cfg.IdleTimeout are closed (an HTTP/1.1 connection between requests, an
+// HTTP/2 connection with no open stream, which is told so by a GOAWAY
+// frame first; a watch in progress keeps its connection busy), the TLS
+// handshake and a request's headers must arrive within
+// cfg.ReadHeaderTimeout, and HTTP/2 connections carry at most
+// cfg.HTTP2MaxStreamsPerConnection concurrent streams. There is no read or
+// write timeout on the whole request: watches last as long as they are
+// asked to. Requests derive their context from reqCtx.
+func (s *Server) newHTTPServer(reqCtx context.Context) *http.Server {
+	c := s.cfg
+	connWindow := min(int64(http2MaxUploadBufferPerStream)*int64(c.HTTP2MaxStreamsPerConnection), math.MaxInt32)
+	srv := &http.Server{
+		Handler:           s.handler,
+		ErrorLog:          c.errorLog(),
+		MaxHeaderBytes:    maxHeaderBytes,
+		IdleTimeout:       c.IdleTimeout,
+		ReadHeaderTimeout: c.ReadHeaderTimeout,
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
+		// net/http's HTTP/2 takes its idle timeout from IdleTimeout. Its
+		// documentation puts the connection's receive buffer below 4 MiB,
+		// but it takes up to 2^31-1 (TestHTTP2Limits checks the window
+		// the server grants).
+		HTTP2: &http.HTTP2Config{
+			MaxConcurrentStreams:          c.HTTP2MaxStreamsPerConnection,
+			MaxReadFrameSize:              http2MaxFrameSize,
+			MaxReceiveBufferPerStream:     http2MaxUploadBufferPerStream,
+			MaxReceiveBufferPerConnection: int(connWindow),
+		},
+	}
+	if c.TLS != nil {
+		srv.TLSConfig = c.TLS.Clone()
+	}
+	return srv
 }
 
 // bootstrap creates what every cluster starts with, if missing: the four
