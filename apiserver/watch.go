@@ -3,13 +3,17 @@ package apiserver
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -19,8 +23,8 @@ import (
 // HTTP/2: status 200 and the headers at once, then one JSON object
 // {"type":...,"object":...} per event, each flushed as it is written (one
 // chunk per event with HTTP/1.1 chunked encoding). The stream ends cleanly
-// after timeoutSeconds (or a random 30-60 minutes), when the client goes
-// away, or after an ERROR event.
+// after its timeout (see watchTimeout: timeoutSeconds, or a random 30-60
+// minutes), when the client goes away, or after an ERROR event.
 //
 // A frame that is a stage of a pod's creation (3 for the scheduler, 6 for
 // the pod's kubelet; see stageFrame) may be held at the gate before it is
@@ -35,9 +39,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	if err != nil {
 		return err
 	}
-	timeout := time.Duration(float64(s.cfg.MinRequestTimeout) * (1 + rand.Float64()))
-	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
-		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	timeout, err := watchTimeout(opts.TimeoutSeconds, s.cfg.MinRequestTimeout, rand.Float64())
+	if err != nil {
+		return err
 	}
 	wi, err := e.store.Watch(r.Context(), namespace, opts)
 	if err != nil {
@@ -90,6 +94,35 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 			}
 		}
 	}
+}
+
+// maxWatchTimeout caps a watch's timeoutSeconds: the largest whole number
+// of seconds a time.Duration holds (about 292 years). kube-apiserver
+// multiplies timeoutSeconds by a second unchecked, so that a larger value
+// overflows (999999999999999999 becomes about -219 years) and the watch
+// ends at once, which a client's reflector meets with a new watch, again
+// and again. kubesim saturates instead; below the cap nothing changes.
+const maxWatchTimeout = math.MaxInt64 / time.Second * time.Second
+
+// watchTimeout returns how long a watch lasts. A positive timeoutSeconds
+// is taken as it is, up to maxWatchTimeout; without one (or with 0, as in
+// kube-apiserver) the watch lasts minRequestTimeout*(1+jitter), so that
+// with jitter drawn from [0, 1) the watches of many clients, started
+// together, end at different times between minRequestTimeout and twice
+// it. A negative timeoutSeconds is a 400 BadRequest with apimachinery's
+// message for a negative field (kube-apiserver would end such a watch at
+// once).
+func watchTimeout(timeoutSeconds *int64, minRequestTimeout time.Duration, jitter float64) (time.Duration, error) {
+	if timeoutSeconds == nil || *timeoutSeconds == 0 {
+		return time.Duration(float64(minRequestTimeout) * (1 + jitter)), nil
+	}
+	if errs := apivalidation.ValidateNonnegativeField(*timeoutSeconds, field.NewPath("timeoutSeconds")); len(errs) > 0 {
+		return 0, apierrors.NewBadRequest(errs.ToAggregate().Error())
+	}
+	if *timeoutSeconds > int64(maxWatchTimeout/time.Second) {
+		return maxWatchTimeout, nil
+	}
+	return time.Duration(*timeoutSeconds) * time.Second, nil
 }
 
 // watcherName is the user a watch is served to.
