@@ -1,12 +1,13 @@
 package apiserver
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -55,19 +56,23 @@ type auditObjectRef struct {
 	Subresource string `json:"subresource,omitempty"`
 }
 
-// auditFlushInterval bounds how long an audit event waits in the buffer.
-const auditFlushInterval = 100 * time.Millisecond
-
-// auditLog writes audit events as JSON lines through a buffer that
-// flushLoop empties regularly (one write per batch, not per event). A nil
-// *auditLog writes nothing. Safe for concurrent use.
+// auditLog writes each audit event as one JSON line, with one Write call
+// on the underlying writer, before write returns: kube-apiserver's
+// blocking mode (--audit-log-mode=blocking, its default for the log
+// backend). Nothing waits in a user-space buffer, so an event written to
+// a file survives a kill -9 of the process once write returns. A failed
+// write is logged and does not fail the request, as in blocking mode. A
+// nil *auditLog writes nothing. Safe for concurrent use; lines never
+// interleave.
 type auditLog struct {
-	mu  sync.Mutex
-	buf *bufio.Writer
+	errorLog *log.Logger
+
+	mu sync.Mutex
+	w  io.Writer
 }
 
-func newAuditLog(w io.Writer) *auditLog {
-	return &auditLog{buf: bufio.NewWriterSize(w, 64<<10)}
+func newAuditLog(w io.Writer, errorLog *log.Logger) *auditLog {
+	return &auditLog{w: w, errorLog: errorLog}
 }
 
 func (l *auditLog) write(ev *auditEvent) {
@@ -76,33 +81,53 @@ func (l *auditLog) write(ev *auditEvent) {
 	}
 	data, err := json.Marshal(ev)
 	if err != nil {
+		l.errorLog.Printf("audit: encoding event %s: %v", ev.AuditID, err)
 		return
 	}
+	data = append(data, '\n')
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, _ = l.buf.Write(append(data, '\n'))
-}
-
-func (l *auditLog) flush() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_ = l.buf.Flush()
-}
-
-// flushLoop flushes the buffer every auditFlushInterval until ctx is done,
-// and once more at the end.
-func (l *auditLog) flushLoop(ctx context.Context) {
-	t := time.NewTicker(auditFlushInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			l.flush()
-			return
-		case <-t.C:
-			l.flush()
-		}
+	_, err = l.w.Write(data)
+	l.mu.Unlock()
+	if err != nil {
+		l.errorLog.Printf("audit: writing event %s: %v", ev.AuditID, err)
 	}
+}
+
+// OpenAuditLog opens the audit log file at path for appending, creating it
+// with mode 0600 if it does not exist (as kube-apiserver's
+// --audit-log-path does), for Config.AuditLog. If the file's last line is
+// torn (does not end in a newline, as a crash in the middle of a write
+// leaves it), OpenAuditLog ends that line first, so that every event
+// written afterwards is a line of its own; the torn line is kept as it
+// is. The caller closes the file.
+func OpenAuditLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("apiserver: audit log: %w", err)
+	}
+	if err := endTornLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("apiserver: audit log %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// endTornLine appends a newline to f unless f is empty or already ends in
+// one. f must be open for reading and appending.
+func endTornLine(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	_, err = f.Write([]byte{'\n'})
+	return err
 }
 
 // sourceIPs lists the client's address (and X-Forwarded-For, which

@@ -101,7 +101,12 @@ type Config struct {
 	// before the watch frame is written (the watch stays open). Each
 	// point holds a pod at most once. Nil lets everything pass.
 	Gate *flow.Gate
-	// AuditLog receives audit.k8s.io/v1 events as JSON lines. Nil: none.
+	// AuditLog receives audit.k8s.io/v1 events as JSON lines, one Write
+	// call per line, made before the request goes on: a request's
+	// ResponseComplete event is written before its response is sent
+	// (kube-apiserver's blocking mode). A failed write is reported to
+	// ErrorLog and does not fail the request. Nil: no audit log. For a
+	// file, use OpenAuditLog.
 	AuditLog io.Writer
 }
 

@@ -56,7 +56,7 @@ func New(cfg *Config) (*Server, error) {
 	s.admission = newAdmissionChain(s.namespaces)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
 	if cfg.AuditLog != nil {
-		s.auditLog = newAuditLog(cfg.AuditLog)
+		s.auditLog = newAuditLog(cfg.AuditLog, cfg.errorLog())
 	}
 	if s.openapi, err = openapi.New(s.openAPIResources()); err != nil {
 		return nil, fmt.Errorf("apiserver: openapi: %w", err)
@@ -105,18 +105,9 @@ func (s *Server) Run(ctx context.Context) error {
 	srv := s.newHTTPServer(reqCtx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	// Background work stops when Run returns, after the HTTP server: the
-	// audit log is flushed after the last request.
+	// Background work stops when Run returns, after the HTTP server.
 	ctrlCtx, stopCtrl := context.WithCancel(context.Background())
 	defer stopCtrl()
-	if s.auditLog != nil {
-		// Flushed after the server stops (ctrlCtx ends when Run returns).
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.auditLog.flushLoop(ctrlCtx)
-		}()
-	}
 	wg.Add(4)
 	go func() {
 		defer wg.Done()

@@ -205,7 +205,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	if c.Authority, err = pki.Load(pcfg); err != nil {
 		return nil, err
 	}
-	if c.auditFile, err = os.OpenFile(filepath.Join(c.DataDir, "logs", "audit.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+	if c.auditFile, err = apiserver.OpenAuditLog(filepath.Join(c.DataDir, "logs", "audit.log")); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 
