@@ -223,7 +223,11 @@ func (s *Scheduler) schedulePod(ctx context.Context, pod *corev1.Pod) *attempt {
 			a.err = st.AsError()
 			return a
 		}
-		a.host = s.selectHost(scores)
+		var tied []string
+		a.host, tied = s.selectHost(scores)
+		if d != nil && len(tied) > 1 {
+			d.Tied = tied
+		}
 	}
 	if d != nil {
 		s.fillVerdicts(d, nodes, statuses, feasible, scores, active)
@@ -257,8 +261,9 @@ func (s *Scheduler) findFeasible(ctx context.Context, state *CycleState, skip sk
 }
 
 // selectHost returns the node with the highest total, asking the
-// TieBreaker when several share it.
-func (s *Scheduler) selectHost(scores []pluginScores) string {
+// TieBreaker when several share it (kube-scheduler picks one of them at
+// random), and the nodes that shared it, by name.
+func (s *Scheduler) selectHost(scores []pluginScores) (string, []string) {
 	best := make([]string, 0, len(scores))
 	top := int64(-1)
 	for _, ns := range scores {
@@ -270,10 +275,10 @@ func (s *Scheduler) selectHost(scores []pluginScores) string {
 		}
 	}
 	if len(best) == 1 {
-		return best[0]
+		return best[0], best
 	}
 	slices.Sort(best)
-	return s.tieBreak(best)
+	return s.tieBreak(best), best
 }
 
 // bind writes the binding and settles the attempt (bindDone).

@@ -144,6 +144,16 @@ func TestTieBreakers(t *testing.T) {
 	if got := m.binder.get("p"); got != "a" {
 		t.Errorf("tie between equal nodes went to %q, want a", got)
 	}
+	if ev := m.lastEvent(t); !slices.Equal(ev.Scheduling.Tied, []string{"a", "b"}) || ev.Scheduling.Chosen != "a" {
+		t.Errorf("decision tied %v chosen %q, want the candidates [a b] and a", ev.Scheduling.Tied, ev.Scheduling.Chosen)
+	}
+	// A clear winner: no tie to show.
+	m = newMemScheduler(t, makeNode("big", "8", "16Gi", 110), makeNode("small", "4", "8Gi", 110))
+	m.queue.Add(makePod("q", withRequests("1", "1Gi")))
+	m.scheduleNext(t)
+	if ev := m.lastEvent(t); ev.Scheduling.Tied != nil || ev.Scheduling.Chosen != "big" {
+		t.Errorf("decision tied %v chosen %q, want no tie and big", ev.Scheduling.Tied, ev.Scheduling.Chosen)
+	}
 }
 
 // TestAssumedPodsTakeRoom: two pods that each fit one node but not both

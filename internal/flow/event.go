@@ -97,6 +97,10 @@ type SchedulingDecision struct {
 	Nodes []NodeVerdict `json:"nodes"`
 	// Chosen is the node the pod is bound to; empty when none fits.
 	Chosen string `json:"chosen,omitempty"`
+	// Tied lists, by name, the nodes that shared the highest total when
+	// more than one did: kube-scheduler picks one of them at random
+	// (Chosen is that one).
+	Tied []string `json:"tied,omitempty"`
 	// Message is the FailedScheduling message when no node fits, e.g.
 	// "0/3 nodes are available: 3 Insufficient cpu. ...".
 	Message string `json:"message,omitempty"`
