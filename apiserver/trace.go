@@ -136,8 +136,7 @@ func withTrace(h http.Handler, s *Server) http.Handler {
 		t.step("received", "ok", fmt.Sprintf("%s %s over %s from %s", r.Method, r.URL.RequestURI(), r.Proto, r.RemoteAddr),
 			"proto", r.Proto, "remote", r.RemoteAddr)
 		gid := goroutineID()
-		t.step("goroutine", "ok", "net/http serves each connection on its own goroutine; this request runs on goroutine "+gid,
-			"goroutine", gid)
+		t.step("goroutine", "ok", goroutineDetail(r.ProtoMajor, gid), "goroutine", gid)
 		cw := &countingWriter{ResponseWriter: w}
 		defer func() {
 			code := cw.code
@@ -153,6 +152,19 @@ func withTrace(h http.Handler, s *Server) http.Handler {
 		}()
 		h.ServeHTTP(cw, r.WithContext(withTraceContext(r.Context(), t)))
 	})
+}
+
+// goroutineDetail says which goroutine net/http runs a request on, as
+// the protocol decides it: HTTP/1.1 serves each connection on a goroutine
+// of its own, which runs the connection's requests one after another;
+// HTTP/2 reads each connection on one goroutine and runs each stream (one
+// request) on a goroutine of its own, so that the requests of one
+// connection run side by side.
+func goroutineDetail(protoMajor int, gid string) string {
+	if protoMajor == 2 {
+		return "net/http's HTTP/2 server runs each stream (one request) on a goroutine of its own, beside the connection's reader; this request runs on goroutine " + gid
+	}
+	return "net/http serves each HTTP/1.1 connection on a goroutine of its own, which runs its requests one after another; this request runs on goroutine " + gid
 }
 
 func outcomeOf(code int) string {

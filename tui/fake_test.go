@@ -59,7 +59,7 @@ func stageEvents() []flow.Event {
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	createSteps := []flow.Step{
 		{Name: "received", At: 0, Outcome: "ok", Detail: "POST /api/v1/namespaces/default/pods over HTTP/2.0 from 127.0.0.1:52814"},
-		{Name: "goroutine", At: 9 * time.Microsecond, Outcome: "ok", Detail: "net/http serves each connection on its own goroutine; this request runs on goroutine 1234"},
+		{Name: "goroutine", At: 9 * time.Microsecond, Outcome: "ok", Detail: "net/http's HTTP/2 server runs each stream (one request) on a goroutine of its own, beside the connection's reader; this request runs on goroutine 1234"},
 		{Name: "authenticated", At: 41 * time.Microsecond, Outcome: "ok", Detail: `user "kubernetes-admin", groups [system:masters system:authenticated], by x509`},
 		{Name: "authorized", At: 63 * time.Microsecond, Outcome: "allowed", Detail: `RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"`},
 		{Name: "dispatched", At: 80 * time.Microsecond, Outcome: "ok", Detail: "go-restful: Container → WebService /api/v1 → Route POST /api/v1/namespaces/{namespace}/pods (createNamespacedPod)"},
