@@ -1,16 +1,11 @@
-//go:build unix
-
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,82 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 )
-
-// serveProcess is a `kubesim serve` process of the test.
-type serveProcess struct {
-	cmd    *exec.Cmd
-	client kubernetes.Interface
-	stderr *bytes.Buffer
-}
-
-// buildKubesim builds the binary into a temporary directory.
-func buildKubesim(tb testing.TB) string {
-	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "kubesim")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// startServe runs `kubesim serve --data-dir dataDir` and returns once it
-// has printed its kubeconfig, with a client of it. The process is killed
-// when the test ends, if it still runs.
-func startServe(tb testing.TB, bin, dataDir string) *serveProcess {
-	tb.Helper()
-	p := &serveProcess{cmd: exec.Command(bin, "serve", "--data-dir", dataDir, "--port", "0", "--nodes", "0", "--speed", "0"), stderr: &bytes.Buffer{}}
-	p.cmd.Stderr = p.stderr
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			_ = p.cmd.Process.Kill()
-			_ = p.cmd.Wait()
-		}
-	})
-	kubeconfig := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if path, ok := strings.CutPrefix(sc.Text(), "export KUBECONFIG="); ok {
-				kubeconfig <- path
-			}
-		}
-		close(kubeconfig)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	var path string
-	select {
-	case path = <-kubeconfig:
-	case <-time.After(90 * time.Second):
-	}
-	if path == "" {
-		tb.Fatalf("kubesim serve printed no kubeconfig; stderr:\n%s", p.stderr)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg.QPS, cfg.Timeout = -1, 30*time.Second
-	p.client = kubernetes.NewForConfigOrDie(cfg)
-	return p
-}
-
-// kill9 kills the process with SIGKILL and reaps it.
-func (p *serveProcess) kill9(tb testing.TB) {
-	tb.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		tb.Fatal(err)
-	}
-	_ = p.cmd.Wait()
-}
 
 // createPods creates pods named prefix-<client>-<i> from clients
 // goroutines until stop is closed, and returns the names whose creation
@@ -167,28 +87,25 @@ const tornMarker = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Meta
 // API acknowledged. A torn last line (as a crash mid-write leaves) is
 // ended when the server starts again: the records after it parse.
 func TestAuditLogSurvivesKill9(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	bin := buildKubesim(t)
-	dataDir := filepath.Join(t.TempDir(), "data")
-	auditPath := filepath.Join(dataDir, "logs", "audit.log")
-
-	p := startServe(t, bin, dataDir)
+	dir := t.TempDir()
+	auditPath := filepath.Join(dir, "logs", "audit.log")
+	p := startKubesim(t, nil, serveArgs(dir)...)
+	p.waitLine(readyLine, time.Minute)
 	const wantAcked = 60
 	stop, acked := make(chan struct{}), make(chan string, 1024)
-	wg := createPods(p.client, "burst", 8, stop, acked)
+	wg := createPods(mustClientFor(t, filepath.Join(dir, "kubeconfig")), "burst", 8, stop, acked)
 	var names []string
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(time.Minute)
 	for len(names) < wantAcked {
 		select {
 		case name := <-acked:
 			names = append(names, name)
 		case <-deadline:
-			t.Fatalf("%d creates acknowledged in 60s; stderr:\n%s", len(names), p.stderr)
+			t.Fatalf("%d creates acknowledged in a minute; stderr:\n%s", len(names), p.stderr)
 		}
 	}
-	p.kill9(t) // creates are still in flight
+	p.signal(syscall.SIGKILL) // creates are still in flight
+	p.wait(exitDeadline)
 	close(stop)
 	go func() { wg.Wait(); close(acked) }()
 	for name := range acked {
@@ -211,12 +128,14 @@ func TestAuditLogSurvivesKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	p = startServe(t, bin, dataDir)
+	p = startKubesim(t, nil, serveArgs(dir)...)
+	p.waitLine(readyLine, time.Minute)
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "after-restart"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx:1.27"}}}}
-	if _, err := p.client.CoreV1().Pods("default").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+	if _, err := mustClientFor(t, filepath.Join(dir, "kubeconfig")).CoreV1().Pods("default").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create after the restart: %v; stderr:\n%s", err, p.stderr)
 	}
-	p.kill9(t)
+	p.signal(syscall.SIGKILL)
+	p.wait(exitDeadline)
 	data, err := os.ReadFile(auditPath)
 	if err != nil {
 		t.Fatal(err)
