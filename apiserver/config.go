@@ -102,11 +102,12 @@ type Config struct {
 	// point holds a pod at most once. Nil lets everything pass.
 	Gate *flow.Gate
 	// AuditLog receives audit.k8s.io/v1 events as JSON lines, one Write
-	// call per line, made before the request goes on: a request's
-	// ResponseComplete event is written before its response is sent
-	// (kube-apiserver's blocking mode). A failed write is reported to
-	// ErrorLog and does not fail the request. Nil: no audit log. For a
-	// file, use OpenAuditLog.
+	// call per line, made before the request goes on (kube-apiserver's
+	// blocking mode): a request's ResponseComplete event is written when
+	// its handler returns, before the response it wrote is sent (the
+	// request timeout holds non-watch responses until then). A failed
+	// write is reported to ErrorLog and does not fail the request. Nil:
+	// no audit log. For a file, use OpenAuditLog.
 	AuditLog io.Writer
 }
 
