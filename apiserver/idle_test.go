@@ -253,8 +253,9 @@ func (h *h2Conn) get(c caller) error {
 	return h.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block.Bytes(), EndStream: true, EndHeaders: true})
 }
 
-// handshake reads frames until the server's settings have come and been
-// acknowledged, and, with request, the response on stream 1 has ended.
+// handshake reads frames until the server's settings have come (and are
+// acknowledged to it) and, with request, the response on stream 1 has
+// ended.
 func (h *h2Conn) handshake(request bool) error {
 	gotSettings, ended := false, !request
 	for !gotSettings || !ended {
