@@ -62,10 +62,8 @@ func New(cfg StoreConfig) (*Registry, error) {
 // watchers are fed from there (storage.Store.Run). It returns when all
 // have stopped.
 func (r *Registry) RunWatchCaches(ctx context.Context) {
-	stores := []*Store{r.Pods, r.Nodes, r.Namespaces, r.Events, r.Leases,
-		r.Roles, r.ClusterRoles, r.RoleBindings, r.ClusterRoleBindings}
 	var wg sync.WaitGroup
-	for _, st := range stores {
+	for _, st := range r.cachedStores() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -73,6 +71,23 @@ func (r *Registry) RunWatchCaches(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+}
+
+// WaitForWatchCaches blocks until the watch cache of every resource
+// serves watchers (RunWatchCaches must be running), or ctx is done.
+func (r *Registry) WaitForWatchCaches(ctx context.Context) error {
+	for _, st := range r.cachedStores() {
+		if err := st.Storage().WaitForWatchCache(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cachedStores are the stores with a watch cache: all of them.
+func (r *Registry) cachedStores() []*Store {
+	return []*Store{r.Pods, r.Nodes, r.Namespaces, r.Events, r.Leases,
+		r.Roles, r.ClusterRoles, r.RoleBindings, r.ClusterRoleBindings}
 }
 
 // NamespacedContent lists the stores whose objects live in namespaces.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -58,22 +57,19 @@ func (s *Store) decodeChange(ev *clientv3.Event) (*change, error) {
 
 // changesAfter returns the changes under the store's prefix with a
 // revision above after, in order: first replay (already known), then
-// what items delivers. They come from the watch cache when it holds them
-// all, else from a watch of its own on etcd. stop releases the source.
+// what items delivers. They come from the watch cache while it runs, as
+// on kube-apiserver: a revision older than the cache's history gives one
+// 410 Expired item ("too old resource version"), whether or not etcd
+// still has that history. Without a running cache they come from a watch
+// of its own on etcd, where a compacted revision gives 410 too. stop
+// releases the source.
 func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool) (replay []item, items <-chan item, stop func()) {
-	if sub := s.cache.subscribe(after); sub != nil {
-		stop := func() { s.cache.unsubscribe(sub) }
-		// The cache may hold (or still receive) history that etcd has
-		// compacted away; a watch from there must fail as etcd's would.
-		_, err := s.client.Get(ctx, s.prefix, clientv3.WithRev(after+1), clientv3.WithCountOnly())
-		if err != nil && !errors.Is(err, rpctypes.ErrFutureRev) {
-			stop()
-			if ctx.Err() != nil {
-				return nil, nil, func() {} // the watch was stopped meanwhile
-			}
-			return []item{{err: watchError(err)}}, nil, func() {}
-		}
-		return sub.replay, sub.ch, stop
+	sub, err := s.cache.subscribe(after)
+	if err != nil {
+		return []item{{err: err}}, nil, func() {}
+	}
+	if sub != nil {
+		return sub.replay, sub.ch, func() { s.cache.unsubscribe(sub) }
 	}
 	items, stop = s.etcdChanges(ctx, key, after, progress)
 	return nil, items, stop
@@ -135,9 +131,6 @@ func (s *Store) etcdChanges(ctx context.Context, key string, after int64, progre
 	}
 }
 
-// DefaultWatchCacheSize is how many recent changes a watch cache keeps.
-const DefaultWatchCacheSize = 4096
-
 // subscriptionBuffer is how many changes a watcher of the cache may fall
 // behind before the cache drops it.
 const subscriptionBuffer = 1024
@@ -145,22 +138,23 @@ const subscriptionBuffer = 1024
 // watchCache keeps one etcd watch per resource and the recent changes,
 // decoded once, and hands them to every watcher (as kube-apiserver's watch
 // cache does): a hundred kubelets watching pods cost one etcd watch and
-// one decoding per change, not a hundred. A watcher that starts before
-// the oldest change kept is served by a watch of its own on etcd (where a
-// compacted revision gives 410 Expired). A watcher that falls
-// subscriptionBuffer changes behind is dropped: its stream ends and the
-// client watches again from its last resourceVersion. Safe for concurrent
-// use; the zero value is not running and serves nobody.
+// one decoding per change, not a hundred. Its history (window) starts
+// when it starts: a watcher from an older resourceVersion, or from one
+// older than the oldest change still kept, gets 410 Expired. A watcher
+// that falls subscriptionBuffer changes behind is dropped: its stream
+// ends and the client watches again from its last resourceVersion. Safe
+// for concurrent use; the zero value is not running and serves nobody.
 type watchCache struct {
 	s         *Store
-	size      int
+	windowCfg WindowConfig
 	subBuffer int // subscriptionBuffer unless a test says otherwise
 
 	mu      sync.Mutex
+	enabled bool // Run was called: watches wait for the cache, not etcd
 	running bool
-	ring    []*change // oldest first
-	base    int64     // every change after base is in ring (or yet to come)
-	rev     int64     // revision reached
+	ready   chan struct{} // closed when running, remade when it stops
+	history *window
+	rev     int64 // revision reached
 	subs    map[*subscription]struct{}
 }
 
@@ -178,6 +172,14 @@ func (s *Store) Run(ctx context.Context) {
 }
 
 func (c *watchCache) run(ctx context.Context) {
+	c.mu.Lock()
+	c.enabled = true
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.enabled = false
+		c.mu.Unlock()
+	}()
 	for ctx.Err() == nil {
 		err := c.follow(ctx)
 		c.stop(err)
@@ -205,10 +207,11 @@ func (c *watchCache) follow(ctx context.Context) error {
 		if resp.Created {
 			start := resp.Header.Revision
 			c.mu.Lock()
-			c.running, c.ring, c.base, c.rev = true, nil, start, start
+			c.running, c.history, c.rev = true, newWindow(c.windowCfg, start), start
 			if c.subs == nil {
 				c.subs = map[*subscription]struct{}{}
 			}
+			close(c.readyLocked())
 			c.mu.Unlock()
 			continue
 		}
@@ -234,12 +237,7 @@ func (c *watchCache) record(changes []*change) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, ch := range changes {
-		c.ring = append(c.ring, ch)
-		if len(c.ring) > c.size {
-			c.base = c.ring[0].rev
-			c.ring[0] = nil
-			c.ring = c.ring[1:]
-		}
+		c.history.add(ch)
 		c.rev = max(c.rev, ch.rev)
 		for sub := range c.subs {
 			c.deliver(sub, item{change: ch})
@@ -282,38 +280,83 @@ func (c *watchCache) drop(sub *subscription) {
 func (c *watchCache) stop(error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.running, c.ring = false, nil
+	if c.running {
+		c.ready = nil // a new channel for the next start
+	}
+	c.running, c.history = false, nil
 	for sub := range c.subs {
 		c.drop(sub)
 	}
 }
 
-// subscribe returns a feed of the changes after rev, or nil if the cache
-// does not hold them all (not running, or rev before its oldest change).
-func (c *watchCache) subscribe(after int64) *subscription {
-	if c == nil {
+// readyLocked returns the channel closed once the cache runs.
+func (c *watchCache) readyLocked() chan struct{} {
+	if c.ready == nil {
+		c.ready = make(chan struct{})
+	}
+	return c.ready
+}
+
+// wait blocks until the cache runs or ctx is done.
+func (c *watchCache) wait(ctx context.Context) error {
+	c.mu.Lock()
+	ready := c.readyLocked()
+	c.mu.Unlock()
+	select {
+	case <-ready:
 		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// checkReady is the 429 a watch gets at once while the cache (re)starts.
+func (c *watchCache) checkReady() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.enabled && !c.running {
+		return apierrors.NewTooManyRequests("storage is (re)initializing", 1)
+	}
+	return nil
+}
+
+// WaitForWatchCache blocks until the store's watch cache serves watchers
+// (Run must be running), or ctx is done.
+func (s *Store) WaitForWatchCache(ctx context.Context) error { return s.cache.wait(ctx) }
+
+// subscribe returns a feed of the changes after rev; nil (and no error)
+// when the cache is disabled (Run is not running: etcd serves); a 429
+// while it (re)starts, as kube-apiserver's cacher answers; the 410
+// Expired error when rev is older than its history.
+func (c *watchCache) subscribe(after int64) (*subscription, error) {
+	if c == nil {
+		return nil, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.running || after < c.base {
-		return nil
+	if !c.running {
+		if c.enabled {
+			return nil, apierrors.NewTooManyRequests("storage is (re)initializing", 1)
+		}
+		return nil, nil
+	}
+	kept, err := c.history.since(after)
+	if err != nil {
+		return nil, err
 	}
 	buffer := c.subBuffer
 	if buffer <= 0 {
 		buffer = subscriptionBuffer
 	}
 	sub := &subscription{ch: make(chan item, buffer)}
-	for _, ch := range c.ring {
-		if ch.rev > after {
-			sub.replay = append(sub.replay, item{change: ch})
-		}
+	for _, ch := range kept {
+		sub.replay = append(sub.replay, item{change: ch})
 	}
 	if c.rev > after {
 		sub.replay = append(sub.replay, item{rev: c.rev})
 	}
 	c.subs[sub] = struct{}{}
-	return sub
+	return sub, nil
 }
 
 func (c *watchCache) unsubscribe(sub *subscription) {

@@ -3,10 +3,14 @@ package storage_test
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -126,7 +130,11 @@ func TestWatchCacheDropsASlowWatcher(t *testing.T) {
 	}
 }
 
-// A watch from before what the cache holds is served from etcd.
+// A watch from before the cache started gets 410 Expired from the cache,
+// "too old resource version: X (Y)" with Y the revision the cache started
+// at, as kube-apiserver's watch cache answers (after a restart of the API
+// server, say), although etcd still has that history; a watch from Y on
+// is served.
 func TestWatchOlderThanTheCache(t *testing.T) {
 	ctx := context.Background()
 	e := newStoreWith(t, false)
@@ -140,16 +148,107 @@ func TestWatchOlderThanTheCache(t *testing.T) {
 	for !storage.WatchCacheRunning(e.store) {
 		time.Sleep(5 * time.Millisecond)
 	}
+	start, err := e.store.CurrentRevision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := e.store.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: a.ResourceVersion})
+	if err != nil {
+		t.Fatalf("a watch from before the cache must start (HTTP 200) and then fail: %v", err)
+	}
+	defer w.Stop()
+	wantExpired(t, w, fmt.Sprintf("too old resource version: %s (%d)", a.ResourceVersion, start))
+
+	w2, err := e.store.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: b.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Stop()
+	c := mustCreate(t, e.store, pod("default", "c", nil))
+	if got, want := describe(nextEvent(t, w2)), "ADDED c "+c.ResourceVersion; got != want {
+		t.Errorf("watch from %s (the cache's start): got %q, want %q", b.ResourceVersion, got, want)
+	}
+}
+
+// wantExpired reads one ERROR event holding 410 Expired with message msg,
+// and then the end of the stream.
+func wantExpired(t *testing.T, w watch.Interface, msg string) {
+	t.Helper()
+	ev := nextEvent(t, w)
+	st, ok := ev.Object.(*metav1.Status)
+	if ev.Type != watch.Error || !ok || st.Code != 410 || st.Reason != metav1.StatusReasonExpired {
+		t.Fatalf("got %s, want ERROR 410 Expired", describe(ev))
+	}
+	if st.Message != msg {
+		t.Errorf("message %q, want %q", st.Message, msg)
+	}
+	if _, open := <-w.ResultChan(); open {
+		t.Error("watch still open after the ERROR event")
+	}
+}
+
+// Once the cache has evicted changes, a watch can start from just before
+// the oldest change it keeps, not earlier.
+func TestWatchCacheWindow(t *testing.T) {
+	ctx := context.Background()
+	e := newStoreWithWindow(t, storage.WindowConfig{LowerBound: 3, UpperBound: 3})
+	var rvs []string
+	for i := range 5 {
+		rvs = append(rvs, mustCreate(t, e.store, pod("default", fmt.Sprintf("p%d", i), nil)).ResourceVersion)
+	}
+	if !storage.WaitForWatchCache(e.store, mustInt(t, rvs[4])) {
+		t.Fatal("the watch cache did not see the last create")
+	}
+	// Kept: p2, p3, p4. Oldest servable: the revision before p2's.
+	oldest := mustInt(t, rvs[2]) - 1
+	w, err := e.store.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: rvs[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	wantExpired(t, w, fmt.Sprintf("too old resource version: %s (%d)", rvs[0], oldest))
+
+	w2, err := e.store.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: fmt.Sprint(oldest)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Stop()
+	for i := 2; i < 5; i++ {
+		if got, want := describe(nextEvent(t, w2)), fmt.Sprintf("ADDED p%d %s", i, rvs[i]); got != want {
+			t.Errorf("watch from %d: got %q, want %q", oldest, got, want)
+		}
+	}
+}
+
+// The cache's history does not depend on etcd's: after a compaction, a
+// watch from a revision the cache still holds is replayed from the cache,
+// as kube-apiserver does.
+func TestWatchCacheOutlivesCompaction(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	a := mustCreate(t, e.store, pod("default", "a", nil))
+	setPhase(t, e.store, "a", corev1.PodRunning)
+	last := setPhase(t, e.store, "a", corev1.PodSucceeded)
+	if err := storage.Compact(ctx, e.client, last); err != nil {
+		t.Fatal(err)
+	}
 	w, err := e.store.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: a.ResourceVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	if got, want := describe(nextEvent(t, w)), "ADDED b "+b.ResourceVersion; got != want {
-		t.Errorf("got %q, want %q", got, want)
+	for _, want := range []string{"MODIFIED a", "MODIFIED a " + fmt.Sprint(last)} {
+		if got := describe(nextEvent(t, w)); !strings.HasPrefix(got, want) {
+			t.Errorf("got %q, want %q", got, want)
+		}
 	}
-	c := mustCreate(t, e.store, pod("default", "c", nil))
-	if got, want := describe(nextEvent(t, w)), "ADDED c "+c.ResourceVersion; got != want {
-		t.Errorf("got %q, want %q", got, want)
+}
+
+func mustInt(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return n
 }

@@ -1,5 +1,7 @@
 package storage
 
+import "time"
+
 // Hooks for the external tests of this package.
 
 // SetSubscriptionBuffer changes how far a watcher of s's watch cache may
@@ -11,4 +13,19 @@ func WatchCacheRunning(s *Store) bool {
 	s.cache.mu.Lock()
 	defer s.cache.mu.Unlock()
 	return s.cache.running
+}
+
+// WaitForWatchCache waits until s's watch cache has recorded revision rev.
+func WaitForWatchCache(s *Store, rev int64) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		s.cache.mu.Lock()
+		reached := s.cache.running && s.cache.rev >= rev
+		s.cache.mu.Unlock()
+		if reached {
+			return true
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return false
 }

@@ -33,9 +33,10 @@ type Config struct {
 	// BookmarkInterval is how often an idle watch that allows bookmarks
 	// gets one; 0 means DefaultBookmarkInterval.
 	BookmarkInterval time.Duration
-	// WatchCacheSize is how many recent changes the watch cache keeps
-	// (0: DefaultWatchCacheSize). The cache works while Run runs.
-	WatchCacheSize int
+	// WatchCache sizes the watch cache's history (the zero value: as
+	// kube-apiserver's). The cache works while Run runs; without it every
+	// watch is served by etcd.
+	WatchCache WindowConfig
 	// OnWrite, if set, is called after each write the Store made to etcd
 	// (see Write). Nil: nobody is told.
 	OnWrite func(ctx context.Context, w Write)
@@ -107,11 +108,7 @@ func New(cfg Config) (*Store, error) {
 		leases:           newLeaseManager(cfg.Client),
 		onWrite:          cfg.OnWrite,
 	}
-	size := cfg.WatchCacheSize
-	if size <= 0 {
-		size = DefaultWatchCacheSize
-	}
-	s.cache = &watchCache{s: s, size: size}
+	s.cache = &watchCache{s: s, windowCfg: cfg.WatchCache}
 	return s, nil
 }
 
@@ -627,8 +624,9 @@ func (s *Store) listError(ctx context.Context, err error, withRev int64, continu
 	return st
 }
 
-// Compact discards the history before rev. Reads and watches at older
-// revisions then fail with 410 Expired.
+// Compact discards the history before rev. Reads at older revisions,
+// and watches served by etcd (not by the watch cache), then fail with
+// 410 Expired.
 func Compact(ctx context.Context, client *clientv3.Client, rev int64) error {
 	_, err := client.Compact(ctx, rev, clientv3.WithCompactPhysical())
 	if errors.Is(err, rpctypes.ErrCompacted) {

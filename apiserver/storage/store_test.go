@@ -76,6 +76,17 @@ func storeWithCodec(t *testing.T, e env, codec runtime.Codec) *storage.Store {
 
 func newStoreWith(t *testing.T, cache bool) env {
 	t.Helper()
+	return newStoreConfig(t, cache, storage.WindowConfig{})
+}
+
+// newStoreWithWindow is newStore with the watch cache's history sized by w.
+func newStoreWithWindow(t *testing.T, w storage.WindowConfig) env {
+	t.Helper()
+	return newStoreConfig(t, true, w)
+}
+
+func newStoreConfig(t *testing.T, cache bool, w storage.WindowConfig) env {
+	t.Helper()
 	e := etcdtest.Start(t)
 	s, err := storage.New(storage.Config{
 		Client:      e.Client(),
@@ -83,6 +94,7 @@ func newStoreWith(t *testing.T, cache bool) env {
 		Prefix:      prefix,
 		NewFunc:     func() runtime.Object { return &corev1.Pod{} },
 		NewListFunc: func() runtime.Object { return &corev1.PodList{} },
+		WatchCache:  w,
 
 		BookmarkInterval: bookmarkInterval,
 	})

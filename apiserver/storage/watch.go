@@ -35,12 +35,19 @@ const watchBuffer = 100
 // starts matching as ADDED. With AllowWatchBookmarks, etcd's progress
 // BOOKMARK events carrying the revision reached arrive every bookmark
 // interval in which the watch sent nothing else.
-// A compacted N ends the stream with an ERROR event holding a 410 Expired
-// Status. The watch ends when ctx is done or Stop is called.
+// While the watch cache runs it serves the changes: an N older than its
+// history ends the stream with an ERROR event holding a 410 Expired
+// Status ("too old resource version"), and while it (re)starts Watch
+// returns a 429. Without it, etcd serves them, and a compacted N ends the
+// stream with 410 Expired. The watch ends when ctx is done or Stop is
+// called.
 func (s *Store) Watch(ctx context.Context, key string, opts ListOptions) (watch.Interface, error) {
 	rv, err := ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
 		return nil, badResourceVersion(opts.ResourceVersion)
+	}
+	if err := s.cache.checkReady(); err != nil {
+		return nil, err
 	}
 	sendInitial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
 	initial := sendInitial || (opts.SendInitialEvents == nil && rv == 0)
