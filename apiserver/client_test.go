@@ -23,6 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/storage"
 )
 
 func TestStaleUpdateConflicts(t *testing.T) {
@@ -278,98 +279,123 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// A watch from a compacted resourceVersion gets HTTP 200 and one ERROR
-// event with a 410 Expired Status; an informer whose watch hits that
-// relists and carries on.
+// After a compaction, what etcd no longer has cannot be read there: a
+// list at the compacted resourceVersion gets 410 Expired. A watch from it
+// is served by the watch cache, which keeps its own history, as
+// kube-apiserver's does.
 func TestCompactedResourceVersion(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
 	ts := startServer(t, func(c *apiserver.Config) { c.BookmarkInterval = time.Hour })
 	c := ts.client
 
 	first := mustCreatePod(t, c, "default", testPod("p", nil))
 	setLabel(t, c, "p", "x", "1")
 	last := setLabel(t, c, "p", "x", "2")
-	// History before last is gone, including the change right after first.
 	compactTo(t, ts, last.ResourceVersion)
 
-	t.Run("watch", func(t *testing.T) {
-		w, err := c.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{ResourceVersion: first.ResourceVersion})
-		if err != nil {
-			t.Fatalf("watch at a compacted rv must start: %v", err)
+	_, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{ResourceVersion: first.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+	if !apierrors.IsResourceExpired(err) || err.Error() != "The resourceVersion for the provided list is too old." {
+		t.Errorf("list at the compacted resourceVersion: %v, want 410 The resourceVersion for the provided list is too old.", err)
+	}
+	w, err := c.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{ResourceVersion: first.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	select {
+	case ev := <-w.ResultChan():
+		if p, ok := ev.Object.(*corev1.Pod); ev.Type != watch.Modified || !ok || p.Labels["x"] != "1" {
+			t.Errorf("got %s %v, want MODIFIED p with x=1, replayed by the watch cache", ev.Type, describeObj(ev.Object))
 		}
-		defer w.Stop()
-		select {
-		case ev := <-w.ResultChan():
-			if ev.Type != watch.Error || !apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)) {
-				t.Fatalf("got %s %v, want ERROR 410 Expired", ev.Type, describeObj(ev.Object))
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("no ERROR event")
-		}
-		code, body := ts.do(t, "GET", "/api/v1/namespaces/default/pods?watch=true&resourceVersion="+first.ResourceVersion, "", "")
-		if code != http.StatusOK || !strings.Contains(body, `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The resourceVersion for the provided watch is too old.","reason":"Expired","code":410}}`) {
-			t.Errorf("raw watch: %d %s", code, body)
-		}
-	})
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+}
 
-	t.Run("informer relists", func(t *testing.T) {
-		// Watches end every two seconds (one would count as "very
-		// short"), so the reflector re-watches from the last
-		// resourceVersion it saw.
-		var expired, relists atomic.Int32
-		lw := &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+// A watch from before the watch cache's history gets HTTP 200 and one
+// ERROR event, 410 Expired "too old resource version: X (Y)"; an informer
+// whose re-watch hits that relists and carries on.
+func TestWatchTooOldForTheCache(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// A history of 8 changes: a few writes elsewhere push out the ones
+	// an informer would resume from.
+	ts := startServer(t, func(c *apiserver.Config) {
+		c.BookmarkInterval = time.Hour
+		c.WatchCache = storage.WindowConfig{LowerBound: 8, UpperBound: 8}
+	})
+	c := ts.client
+	first := mustCreatePod(t, c, "default", testPod("p", nil))
+	for i := range 10 {
+		mustCreatePod(t, c, "default", testPod(fmt.Sprintf("q%d", i), nil))
+	}
+	// The cache records the creates a moment after they return: until it
+	// has evicted first's, the watch replays (and ends after 1 s).
+	var code int
+	var body string
+	waitFor(t, 15*time.Second, "a watch from "+first.ResourceVersion+" to get 410", func() bool {
+		code, body = ts.do(t, "GET", "/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1&resourceVersion="+first.ResourceVersion, "", "")
+		return strings.Contains(body, "ERROR")
+	})
+	if code != http.StatusOK || !strings.HasPrefix(body, `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: `+first.ResourceVersion+` (`) ||
+		!strings.HasSuffix(strings.TrimSpace(body), `"reason":"Expired","code":410}}`) {
+		t.Errorf("raw watch from %s: %d %s, want 200 and one ERROR event", first.ResourceVersion, code, body)
+	}
+	t.Run("informer relists", func(t *testing.T) { informerRelistsOnExpired(ctx, t, c) })
+}
+
+// informerRelistsOnExpired runs an informer whose watches end every two
+// seconds, pushes its resourceVersion out of the watch cache's history
+// with writes elsewhere, and checks that it met a 410, listed again and
+// still sees new pods.
+func informerRelistsOnExpired(ctx context.Context, t *testing.T, c kubernetes.Interface) {
+	var expired, relists atomic.Int32
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			relists.Add(1)
+			return c.CoreV1().Pods("default").List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			if o.SendInitialEvents != nil && *o.SendInitialEvents {
 				relists.Add(1)
-				return c.CoreV1().Pods("default").List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				if o.SendInitialEvents != nil && *o.SendInitialEvents {
-					relists.Add(1)
+			}
+			o.TimeoutSeconds = ptr.To[int64](2)
+			w, err := c.CoreV1().Pods("default").Watch(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+				// A periodic bookmark would move the informer's
+				// resourceVersion on (as it does on a real cluster);
+				// only the one ending the initial events gets through.
+				if ev.Type == watch.Bookmark {
+					m, err := meta.Accessor(ev.Object)
+					return ev, err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
 				}
-				o.TimeoutSeconds = ptr.To[int64](2)
-				w, err := c.CoreV1().Pods("default").Watch(ctx, o)
-				if err != nil {
-					return nil, err
+				if ev.Type == watch.Error && apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)) {
+					expired.Add(1)
 				}
-				return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
-					// A periodic bookmark would move the informer's
-					// resourceVersion past the compaction below (as
-					// it does on a real cluster); only the one ending
-					// the initial events gets through.
-					if ev.Type == watch.Bookmark {
-						m, err := meta.Accessor(ev.Object)
-						return ev, err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
-					}
-					if ev.Type == watch.Error && apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)) {
-						expired.Add(1)
-					}
-					return ev, true
-				}), nil
-			},
-		}
-		inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{})
-		go inf.Run(ctx.Done())
-		if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-			t.Fatal("no sync")
-		}
-		before := relists.Load()
-		// Writes elsewhere move etcd on; compacting there makes the
-		// informer's resourceVersion too old.
-		if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		var lastRV string
-		for i := 0; i < 3; i++ {
-			lastRV = mustCreatePod(t, c, "elsewhere", testPod(fmt.Sprintf("x%d", i), nil)).ResourceVersion
-		}
-		compactTo(t, ts, lastRV)
-		waitFor(t, 15*time.Second, "a 410 and a relist", func() bool { return expired.Load() > 0 && relists.Load() > before })
-		mustCreatePod(t, c, "default", testPod("new", nil))
-		waitFor(t, 10*time.Second, "the informer to see the new pod", func() bool {
-			_, ok, _ := inf.GetStore().GetByKey("default/new")
-			return ok
-		})
+				return ev, true
+			}), nil
+		},
+	}
+	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{})
+	go inf.Run(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		t.Fatal("no sync")
+	}
+	before := relists.Load()
+	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 { // more than the history holds
+		mustCreatePod(t, c, "elsewhere", testPod(fmt.Sprintf("x%d", i), nil))
+	}
+	waitFor(t, 15*time.Second, "a 410 and a relist", func() bool { return expired.Load() > 0 && relists.Load() > before })
+	mustCreatePod(t, c, "default", testPod("new", nil))
+	waitFor(t, 10*time.Second, "the informer to see the new pod", func() bool {
+		_, ok, _ := inf.GetStore().GetByKey("default/new")
+		return ok
 	})
 }
 

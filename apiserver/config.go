@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/storage"
 	"github.com/kubesim/kubesim/internal/flow"
 )
 
@@ -58,6 +59,9 @@ type Config struct {
 	// BookmarkInterval is how often idle watches that allow bookmarks get
 	// one (0: storage's default, about a minute).
 	BookmarkInterval time.Duration
+	// WatchCache sizes the watch caches' history (the zero value: as
+	// kube-apiserver's, 100 to 102,400 changes, at least 75 s of them).
+	WatchCache storage.WindowConfig
 	// MaxRequestBodyBytes limits request bodies (413 above).
 	MaxRequestBodyBytes int64
 	// MinRequestTimeout sets the default length of a watch.

@@ -47,7 +47,7 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, tracker: newPodTracker(cfg.Recorder, maxTrackedPods)}
-	reg, err := registry.New(registry.StoreConfig{Client: cfg.Etcd, BookmarkInterval: cfg.BookmarkInterval, OnWrite: s.observeWrite})
+	reg, err := registry.New(registry.StoreConfig{Client: cfg.Etcd, BookmarkInterval: cfg.BookmarkInterval, WatchCache: cfg.WatchCache, OnWrite: s.observeWrite})
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +127,9 @@ func (s *Server) Run(ctx context.Context) error {
 		c.Run(ctrlCtx)
 	}()
 
-	// Authorization needs the RBAC objects: serve once they are loaded.
-	if !s.rbac.WaitForSync(ctx) {
+	// Authorization needs the RBAC objects: serve once they are loaded,
+	// and once every watch cache runs (before that, watches would get 429).
+	if !s.rbac.WaitForSync(ctx) || s.reg.WaitForWatchCaches(ctx) != nil {
 		s.ln.Close()
 		return ctx.Err()
 	}

@@ -45,6 +45,9 @@ type Store struct {
 type StoreConfig struct {
 	Client           *clientv3.Client
 	BookmarkInterval time.Duration
+	// WatchCache sizes every store's watch cache history (zero: as
+	// kube-apiserver's).
+	WatchCache storage.WindowConfig
 	// OnWrite is told about every write to etcd (storage.Config.OnWrite).
 	OnWrite func(ctx context.Context, w storage.Write)
 }
@@ -58,6 +61,7 @@ func NewStore(res *Resource, cfg StoreConfig) (*Store, error) {
 		NewFunc:          res.NewFunc,
 		NewListFunc:      res.NewListFunc,
 		BookmarkInterval: cfg.BookmarkInterval,
+		WatchCache:       cfg.WatchCache,
 		OnWrite:          cfg.OnWrite,
 	})
 	if err != nil {

@@ -361,8 +361,10 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 }
 
 // CompactEtcd compacts etcd's history up to its current revision, as
-// kube-apiserver does every five minutes: watches from an older
-// resourceVersion then get 410 Gone. It returns the revision.
+// kube-apiserver does every five minutes: reads at an older revision
+// (lists at an exact resourceVersion, continue tokens) then get 410 Gone.
+// Watches are served by the API server's watch cache, whose history does
+// not depend on etcd's. It returns the revision.
 func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
 	resp, err := c.etcd.Client().Get(ctx, "compact-probe")
 	if err != nil {
