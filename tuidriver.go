@@ -13,7 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/tui"

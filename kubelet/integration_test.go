@@ -19,7 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/cluster/clustertest"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/internal/pki"
 	"github.com/kubesim/kubesim/kubelet"
@@ -36,20 +37,7 @@ const (
 
 func mustStartCluster(tb testing.TB) *cluster.Cluster {
 	tb.Helper()
-	cfg := cluster.NewConfig().APIOnly()
-	cfg.Port = 0
-	cfg.UnsafeNoFsync = true
-	cfg.DataDir = tb.TempDir()
-	c, err := cluster.Start(context.Background(), cfg)
-	if err != nil {
-		tb.Fatalf("cluster.Start: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			tb.Errorf("cluster.Close: %v", err)
-		}
-	})
-	return c
+	return clustertest.Start(tb, clustertest.APIOnly)
 }
 
 func adminClient(tb testing.TB, c *cluster.Cluster) kubernetes.Interface {

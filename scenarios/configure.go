@@ -3,7 +3,7 @@ package scenarios
 import (
 	"slices"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
 )
 

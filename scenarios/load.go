@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	kjson "sigs.k8s.io/json"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/kubelet"
 )

@@ -12,7 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/cluster/clustertest"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/scenarios"
 )
@@ -34,27 +35,13 @@ func mustStartCluster(tb testing.TB, s *scenarios.Scenario) *cluster.Cluster {
 // stopping.
 func mustStartClusterWith(tb testing.TB, s *scenarios.Scenario, gate func(*flow.Recorder) *flow.Gate) *cluster.Cluster {
 	tb.Helper()
-	cfg := cluster.NewConfig()
-	s.Configure(cfg)
-	cfg.Port = 0
-	cfg.UnsafeNoFsync = true
-	cfg.DataDir = tb.TempDir()
-	cfg.Speed = 0
-	if gate != nil {
-		cfg.Recorder = flow.NewRecorder()
-		cfg.Gate = gate(cfg.Recorder)
-	}
-	c, err := cluster.Start(context.Background(), cfg)
-	if err != nil {
-		tb.Fatalf("cluster.Start: %v", err)
-	}
-	tb.Cleanup(func() {
-		c.Gate.SetMode(flow.ModeOff)
-		if err := c.Close(); err != nil {
-			tb.Errorf("cluster.Close: %v", err)
+	return clustertest.Start(tb, s.Configure, func(cfg *cluster.Config) {
+		cfg.Speed = 0
+		if gate != nil {
+			cfg.Recorder = flow.NewRecorder()
+			cfg.Gate = gate(cfg.Recorder)
 		}
 	})
-	return c
 }
 
 func mustFind(tb testing.TB, name string) *scenarios.Scenario {

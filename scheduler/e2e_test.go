@@ -18,7 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/cluster/clustertest"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/internal/pki"
 	"github.com/kubesim/kubesim/scheduler"
@@ -27,7 +28,7 @@ import (
 // The end-to-end tests run the scheduler against a real kubesim control
 // plane (etcd and the API server only: no kubelets, and not the cluster's
 // own scheduler), over HTTPS, as system:kube-scheduler. They live in
-// package scheduler_test because internal/cluster imports the scheduler. They wait for conditions
+// package scheduler_test because the cluster package imports the scheduler. They wait for conditions
 // with a deadline (waitTimeout is when a condition counts as never
 // reached), never for a fixed time.
 const (
@@ -58,19 +59,7 @@ func startE2E(t *testing.T, nodes ...*corev1.Node) *e2e {
 // (its Recorder is set when change is called).
 func startE2EWith(t *testing.T, change func(*scheduler.Config), nodes ...*corev1.Node) *e2e {
 	t.Helper()
-	cfg := cluster.NewConfig().APIOnly()
-	cfg.Port = 0
-	cfg.UnsafeNoFsync = true
-	cfg.DataDir = t.TempDir()
-	c, err := cluster.Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("cluster.Start: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("cluster.Close: %v", err)
-		}
-	})
+	c := clustertest.Start(t, clustertest.APIOnly)
 	e := &e2e{cluster: c, admin: mustClient(t, c, pki.Admin())}
 	for _, n := range nodes {
 		e.createNode(t, n)

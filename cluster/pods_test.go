@@ -17,7 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/cluster/clustertest"
 	"github.com/kubesim/kubesim/kubelet"
 )
 
@@ -25,20 +26,9 @@ import (
 // kubelets at the given speed.
 func startFullCluster(tb testing.TB, nodes int, speed float64) (*cluster.Cluster, kubernetes.Interface) {
 	tb.Helper()
-	cfg := cluster.NewConfig()
-	cfg.Port = 0
-	cfg.UnsafeNoFsync = true
-	cfg.DataDir = tb.TempDir()
-	cfg.Nodes = kubelet.DefaultNodes(nodes)
-	cfg.Speed = speed
-	c, err := cluster.Start(context.Background(), cfg)
-	if err != nil {
-		tb.Fatalf("cluster.Start: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			tb.Errorf("cluster.Close: %v", err)
-		}
+	c := clustertest.Start(tb, func(cfg *cluster.Config) {
+		cfg.Nodes = kubelet.DefaultNodes(nodes)
+		cfg.Speed = speed
 	})
 	admin, err := c.AdminClient()
 	if err != nil {

@@ -13,7 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/cluster/clustertest"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/kubelet"
 )
@@ -22,24 +23,13 @@ import (
 // with gate g, and subscribes to its flow events.
 func stagedCluster(tb testing.TB, nodes int, g *flow.Gate) (*cluster.Cluster, kubernetes.Interface, *flow.Subscription) {
 	tb.Helper()
-	cfg := cluster.NewConfig()
-	cfg.Port, cfg.UnsafeNoFsync, cfg.DataDir, cfg.Speed = 0, true, tb.TempDir(), 0
+	cfg := clustertest.Config(tb)
 	cfg.Nodes = kubelet.DefaultNodes(nodes)
 	cfg.Recorder = flow.NewRecorder()
 	cfg.Gate = g
 	sub := cfg.Recorder.Subscribe(1 << 16)
 	tb.Cleanup(sub.Close)
-	c, err := cluster.Start(context.Background(), cfg)
-	if err != nil {
-		tb.Fatalf("cluster.Start: %v", err)
-	}
-	tb.Cleanup(func() {
-		// Whatever is still held must go, or the components cannot stop.
-		g.SetMode(flow.ModeOff)
-		if err := c.Close(); err != nil {
-			tb.Errorf("cluster.Close: %v", err)
-		}
-	})
+	c := clustertest.StartWith(tb, cfg) // opens the gate before closing
 	admin, err := c.AdminClient()
 	if err != nil {
 		tb.Fatal(err)

@@ -20,7 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/cluster/clustertest"
 )
 
 // The end-to-end tests drive a running control plane with the real kubectl
@@ -51,23 +52,11 @@ func lookPath(tb testing.TB, name string) string {
 // it when the test ends (closing it earlier is fine).
 func mustStartCluster(tb testing.TB, dataDir string) *cluster.Cluster {
 	tb.Helper()
-	if dataDir == "" {
-		dataDir = tb.TempDir()
-	}
-	cfg := cluster.NewConfig().APIOnly()
-	cfg.Port = 0
-	cfg.UnsafeNoFsync = true
-	cfg.DataDir = dataDir
-	c, err := cluster.Start(context.Background(), cfg)
-	if err != nil {
-		tb.Fatalf("cluster.Start: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			tb.Errorf("cluster.Close: %v", err)
+	return clustertest.Start(tb, clustertest.APIOnly, func(cfg *cluster.Config) {
+		if dataDir != "" {
+			cfg.DataDir = dataDir
 		}
 	})
-	return c
 }
 
 // kubectl runs the real kubectl against one cluster, with its own

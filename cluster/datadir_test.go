@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
 )
 
 // TestDataDirIsLocked: while a cluster runs on a data dir, starting
