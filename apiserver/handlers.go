@@ -24,7 +24,7 @@ type params struct {
 	name      string
 }
 
-// handlerFunc is a plain handler; routes adapt it to go-restful. An error
+// handlerFunc is a plain handler; routeFunction adapts it to go-restful. An error
 // it returns is answered as a metav1.Status (it must then not have written
 // anything).
 type handlerFunc func(w http.ResponseWriter, r *http.Request, p params) error

@@ -50,10 +50,12 @@ func rootPath(gv schema.GroupVersion) string {
 	return "/apis/" + gv.Group + "/" + gv.Version
 }
 
-// to adapts a plain handler to go-restful, recording in the request's
-// trace what go-restful's dispatch chose: the WebService and the Route,
-// and answering the handler's error.
-func (s *Server) to(ws *restful.WebService, h handlerFunc) restful.RouteFunction {
+// routeFunction adapts the plain handler h to the go-restful route
+// function of a Route in ws: it records in the request's trace what
+// go-restful's dispatch chose (the WebService, the Route and its path
+// parameters), calls h with the path parameters, and answers an error h
+// returns as a metav1.Status.
+func (s *Server) routeFunction(ws *restful.WebService, h handlerFunc) restful.RouteFunction {
 	return func(req *restful.Request, resp *restful.Response) {
 		p := params{namespace: req.PathParameter("namespace"), name: req.PathParameter("name")}
 		if t := traceFrom(req.Request.Context()); t != nil {
@@ -84,7 +86,7 @@ func (s *Server) groupWebService(g *group) *restful.WebService {
 	ws := new(restful.WebService)
 	ws.Path(rootPath(g.gv)).Consumes("*/*").Produces("*/*") // handlers negotiate themselves
 	ws.Doc("API at " + rootPath(g.gv))
-	ws.Route(ws.GET("/").To(s.to(ws, func(w http.ResponseWriter, r *http.Request, _ params) error {
+	ws.Route(ws.GET("/").To(s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, _ params) error {
 		s.serveResourceList(w, r, g)
 		return nil
 	})).Operation("get" + opGroup(g.gv) + "APIResources").Doc("get available resources"))
@@ -93,11 +95,11 @@ func (s *Server) groupWebService(g *group) *restful.WebService {
 	}
 	if g.bindings {
 		h := &handlers{s: s, e: g.endpoints[indexOfPods(g)]}
-		ws.Route(ws.POST("/namespaces/{namespace}/bindings").To(s.to(ws, h.bind)).
+		ws.Route(ws.POST("/namespaces/{namespace}/bindings").To(s.routeFunction(ws, h.bind)).
 			Operation("create" + opGroup(g.gv) + "NamespacedBinding").Doc("create a Binding"))
 	}
 	for _, rv := range g.reviews {
-		ws.Route(ws.POST("/" + rv.plural).To(s.to(ws, rv.create(s))).
+		ws.Route(ws.POST("/" + rv.plural).To(s.routeFunction(ws, rv.create(s))).
 			Operation("create" + opGroup(g.gv) + rv.kind.Kind).Doc("create a " + rv.kind.Kind))
 	}
 	return ws
@@ -131,56 +133,56 @@ func (s *Server) installEndpoint(ws *restful.WebService, e *endpoint) {
 		ws.Route(b.Operation(operation).Doc(doc))
 	}
 	if e.has(verbList) {
-		route(ws.GET(coll).To(s.to(ws, h.list)), op("list", scope, ""), "list or watch objects of kind "+kind)
+		route(ws.GET(coll).To(s.routeFunction(ws, h.list)), op("list", scope, ""), "list or watch objects of kind "+kind)
 		if e.res.Namespaced {
-			route(ws.GET("/"+plural).To(s.to(ws, h.list)), op("list", "", "ForAllNamespaces"), "list or watch objects of kind "+kind+" in all namespaces")
+			route(ws.GET("/"+plural).To(s.routeFunction(ws, h.list)), op("list", "", "ForAllNamespaces"), "list or watch objects of kind "+kind+" in all namespaces")
 		}
 	}
 	if e.has(verbWatch) {
-		route(ws.GET("/watch"+coll).To(s.to(ws, h.watch)), op("watch", scope, "List"), "watch changes to a list of "+kind+" (deprecated: use ?watch=true on the list)")
-		route(ws.GET("/watch"+item).To(s.to(ws, h.watch)), op("watch", scope, ""), "watch changes to an object of kind "+kind+" (deprecated: use ?watch=true with a fieldSelector)")
+		route(ws.GET("/watch"+coll).To(s.routeFunction(ws, h.watch)), op("watch", scope, "List"), "watch changes to a list of "+kind+" (deprecated: use ?watch=true on the list)")
+		route(ws.GET("/watch"+item).To(s.routeFunction(ws, h.watch)), op("watch", scope, ""), "watch changes to an object of kind "+kind+" (deprecated: use ?watch=true with a fieldSelector)")
 		if e.res.Namespaced {
-			route(ws.GET("/watch/"+plural).To(s.to(ws, h.watch)), op("watch", "", "ListForAllNamespaces"), "watch changes to "+kind+" in all namespaces (deprecated)")
+			route(ws.GET("/watch/"+plural).To(s.routeFunction(ws, h.watch)), op("watch", "", "ListForAllNamespaces"), "watch changes to "+kind+" in all namespaces (deprecated)")
 		}
 	}
 	if e.has(verbCreate) {
-		route(ws.POST(coll).To(s.to(ws, h.create)), op("create", scope, ""), "create a "+kind)
+		route(ws.POST(coll).To(s.routeFunction(ws, h.create)), op("create", scope, ""), "create a "+kind)
 	}
 	if e.has(verbDeleteCollection) {
-		route(ws.DELETE(coll).To(s.to(ws, h.deleteCollection)), op("deletecollection", scope, ""), "delete a collection of "+kind)
+		route(ws.DELETE(coll).To(s.routeFunction(ws, h.deleteCollection)), op("deletecollection", scope, ""), "delete a collection of "+kind)
 	}
 	if e.has(verbGet) {
-		route(ws.GET(item).To(s.to(ws, h.get)), op("read", scope, ""), "read the specified "+kind)
+		route(ws.GET(item).To(s.routeFunction(ws, h.get)), op("read", scope, ""), "read the specified "+kind)
 	}
 	if e.has(verbUpdate) {
-		route(ws.PUT(item).To(s.to(ws, h.update)), op("replace", scope, ""), "replace the specified "+kind)
+		route(ws.PUT(item).To(s.routeFunction(ws, h.update)), op("replace", scope, ""), "replace the specified "+kind)
 	}
 	if e.has(verbPatch) {
-		route(ws.PATCH(item).To(s.to(ws, h.patch)), op("patch", scope, ""), "partially update the specified "+kind)
+		route(ws.PATCH(item).To(s.routeFunction(ws, h.patch)), op("patch", scope, ""), "partially update the specified "+kind)
 	}
 	if e.has(verbDelete) {
-		route(ws.DELETE(item).To(s.to(ws, h.delete)), op("delete", scope, ""), "delete a "+kind)
+		route(ws.DELETE(item).To(s.routeFunction(ws, h.delete)), op("delete", scope, ""), "delete a "+kind)
 	}
 	for _, sub := range e.subresources {
 		path := item + "/" + sub.name
 		suffix := exported(sub.name)
 		if sub.name == subBinding {
-			route(ws.POST(path).To(s.to(ws, h.bind)), op("create", scope, "Binding"), "create binding of a Pod")
+			route(ws.POST(path).To(s.routeFunction(ws, h.bind)), op("create", scope, "Binding"), "create binding of a Pod")
 			continue
 		}
 		store := sub.store
 		for _, verb := range sub.verbs {
 			switch verb {
 			case verbGet:
-				route(ws.GET(path).To(s.to(ws, func(w http.ResponseWriter, r *http.Request, p params) error { return h.getFrom(store, w, r, p) })),
+				route(ws.GET(path).To(s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, p params) error { return h.getFrom(store, w, r, p) })),
 					op("read", scope, suffix), "read "+sub.name+" of the specified "+kind)
 			case verbUpdate:
-				route(ws.PUT(path).To(s.to(ws, func(w http.ResponseWriter, r *http.Request, p params) error {
+				route(ws.PUT(path).To(s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, p params) error {
 					return h.updateIn(store, sub.name, w, r, p)
 				})),
 					op("replace", scope, suffix), "replace "+sub.name+" of the specified "+kind)
 			case verbPatch:
-				route(ws.PATCH(path).To(s.to(ws, func(w http.ResponseWriter, r *http.Request, p params) error {
+				route(ws.PATCH(path).To(s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, p params) error {
 					return h.patchIn(store, sub.name, w, r, p)
 				})),
 					op("patch", scope, suffix), "partially update "+sub.name+" of the specified "+kind)
