@@ -155,7 +155,7 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, g *gr
 			list.APIResources = append(list.APIResources, r)
 		}
 	}
-	if g.bindings {
+	if g.bindings != nil {
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name: "bindings", SingularName: "binding", Namespaced: true, Kind: "Binding", Verbs: []string{verbCreate},
 		})
@@ -205,7 +205,7 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, o outpu
 			}
 			v.Resources = append(v.Resources, rd)
 		}
-		if g.bindings {
+		if g.bindings != nil {
 			v.Resources = append(v.Resources, apidiscoveryv2.APIResourceDiscovery{
 				Resource: "bindings", ResponseKind: &metav1.GroupVersionKind{Version: "v1", Kind: "Binding"},
 				Scope: apidiscoveryv2.ScopeNamespace, SingularResource: "binding", Verbs: []string{verbCreate},

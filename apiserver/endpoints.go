@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"net/http"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -58,8 +59,11 @@ type subresource struct {
 	name  string
 	kind  schema.GroupVersionKind
 	verbs []string
-	// store serves status and finalize (a strategy on the parent's data).
+	// store serves get, update and patch of status and finalize (a
+	// strategy on the parent's data).
 	store *registry.Store
+	// create serves POST on a subresource with verb create (binding).
+	create func(h *handlers, w http.ResponseWriter, r *http.Request, p params) error
 	// newFunc returns an empty request body object.
 	newFunc func() runtime.Object
 }
@@ -68,8 +72,9 @@ type subresource struct {
 type group struct {
 	gv        schema.GroupVersion
 	endpoints []*endpoint
-	// bindings is the legacy POST namespaces/{ns}/bindings endpoint (core only).
-	bindings bool
+	// bindings, if set, is the endpoint whose objects the legacy POST
+	// namespaces/{ns}/bindings binds (core only: pods).
+	bindings *endpoint
 	// reviews are create-only resources that are computed, not stored
 	// (selfsubjectaccessreviews).
 	reviews []review
@@ -87,7 +92,11 @@ func buildGroups(reg *registry.Registry) []*group {
 	v1 := corev1.SchemeGroupVersion
 	podKind, bindingKind := v1.WithKind("Pod"), v1.WithKind("Binding")
 	newBinding := func() runtime.Object { return &corev1.Binding{} }
-	core := &group{gv: v1, bindings: true, endpoints: []*endpoint{
+	pods := &endpoint{gv: v1, res: registry.Pods, store: reg.Pods, verbs: allVerbs, subresources: []subresource{
+		{name: subBinding, kind: bindingKind, verbs: []string{verbCreate}, newFunc: newBinding, create: (*handlers).bind},
+		{name: subStatus, kind: podKind, verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.PodStatus},
+	}}
+	core := &group{gv: v1, bindings: pods, endpoints: []*endpoint{
 		{gv: v1, res: registry.Events, store: reg.Events, verbs: allVerbs},
 		{gv: v1, res: registry.Namespaces, store: reg.Namespaces,
 			verbs: []string{verbCreate, verbDelete, verbGet, verbList, verbPatch, verbUpdate, verbWatch},
@@ -101,10 +110,7 @@ func buildGroups(reg *registry.Registry) []*group {
 		{gv: v1, res: registry.Nodes, store: reg.Nodes, verbs: allVerbs, subresources: []subresource{
 			{name: subStatus, kind: v1.WithKind("Node"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.NodeStatus},
 		}},
-		{gv: v1, res: registry.Pods, store: reg.Pods, verbs: allVerbs, subresources: []subresource{
-			{name: subBinding, kind: bindingKind, verbs: []string{verbCreate}, newFunc: newBinding},
-			{name: subStatus, kind: podKind, verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.PodStatus},
-		}},
+		pods,
 	}}
 	coord := &group{gv: coordinationv1.SchemeGroupVersion, endpoints: []*endpoint{
 		{gv: coordinationv1.SchemeGroupVersion, res: registry.Leases, store: reg.Leases, verbs: allVerbs},

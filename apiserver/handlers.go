@@ -24,22 +24,43 @@ type params struct {
 	name      string
 }
 
-// handlerFunc is a plain handler; routeFunction adapts it to go-restful. An error
-// it returns is answered as a metav1.Status (it must then not have written
-// anything).
+// handlerFunc is a plain handler; routeFunction adapts it to go-restful.
+// An error it returns is answered as a metav1.Status (it must then not
+// have written anything).
 type handlerFunc func(w http.ResponseWriter, r *http.Request, p params) error
 
-// handlers serves one endpoint.
+// handlers serves one endpoint: the resource itself, or with sub set one
+// of its subresources (pods/status), whose store applies the
+// subresource's strategy to the resource's data. get, update and patch
+// serve either; the other handlers serve the resource (or, bind, its
+// binding subresource).
 type handlers struct {
-	s *Server
-	e *endpoint
+	s   *Server
+	e   *endpoint
+	sub *subresource
 }
 
+// store is the store the handlers read and write: the subresource's, or
+// the endpoint's.
+func (h *handlers) store() *registry.Store {
+	if h.sub != nil {
+		return h.sub.store
+	}
+	return h.e.store
+}
+
+// subresourceName is the name of the subresource served ("status"), or ""
+// for the resource itself.
+func (h *handlers) subresourceName() string {
+	if h.sub != nil {
+		return h.sub.name
+	}
+	return ""
+}
+
+// get serves GET on an object (or its subresource).
 func (h *handlers) get(w http.ResponseWriter, r *http.Request, p params) error {
-	return h.getFrom(h.e.store, w, r, p)
-}
-
-func (h *handlers) getFrom(store *registry.Store, w http.ResponseWriter, r *http.Request, p params) error {
+	store := h.store()
 	o, err := negotiate(r, asTable, asPartial)
 	if err != nil {
 		return err
@@ -170,12 +191,9 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) erro
 	return nil
 }
 
+// update serves PUT on an object (or its subresource).
 func (h *handlers) update(w http.ResponseWriter, r *http.Request, p params) error {
-	return h.updateIn(h.e.store, "", w, r, p)
-}
-
-// updateIn serves PUT on the resource or a subresource served by store.
-func (h *handlers) updateIn(store *registry.Store, subresource string, w http.ResponseWriter, r *http.Request, p params) error {
+	store, subresource := h.store(), h.subresourceName()
 	o, err := negotiate(r)
 	if err != nil {
 		return err

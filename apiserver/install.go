@@ -93,8 +93,8 @@ func (s *Server) groupWebService(g *group) *restful.WebService {
 	for _, e := range g.endpoints {
 		s.installEndpoint(ws, e)
 	}
-	if g.bindings {
-		h := &handlers{s: s, e: g.endpoints[indexOfPods(g)]}
+	if g.bindings != nil {
+		h := &handlers{s: s, e: g.bindings}
 		ws.Route(ws.POST("/namespaces/{namespace}/bindings").To(s.routeFunction(ws, h.bind)).
 			Operation("create" + opGroup(g.gv) + "NamespacedBinding").Doc("create a Binding"))
 	}
@@ -103,15 +103,6 @@ func (s *Server) groupWebService(g *group) *restful.WebService {
 			Operation("create" + opGroup(g.gv) + rv.kind.Kind).Doc("create a " + rv.kind.Kind))
 	}
 	return ws
-}
-
-func indexOfPods(g *group) int {
-	for i, e := range g.endpoints {
-		if e.res.Plural == "pods" {
-			return i
-		}
-	}
-	return 0
 }
 
 // installEndpoint adds the routes of one resource, with upstream's paths:
@@ -163,31 +154,34 @@ func (s *Server) installEndpoint(ws *restful.WebService, e *endpoint) {
 	if e.has(verbDelete) {
 		route(ws.DELETE(item).To(s.routeFunction(ws, h.delete)), op("delete", scope, ""), "delete a "+kind)
 	}
-	for _, sub := range e.subresources {
-		path := item + "/" + sub.name
-		suffix := exported(sub.name)
-		if sub.name == subBinding {
-			route(ws.POST(path).To(s.routeFunction(ws, h.bind)), op("create", scope, "Binding"), "create binding of a Pod")
+	for i := range e.subresources {
+		s.installSubresource(ws, e, &e.subresources[i], item, scope)
+	}
+}
+
+// installSubresource adds the routes of sub, a subresource of e, under
+// e's item path: one per verb sub serves, create as POST (to sub's own
+// handler), get as GET, update as PUT and patch as PATCH.
+func (s *Server) installSubresource(ws *restful.WebService, e *endpoint, sub *subresource, item, scope string) {
+	h := &handlers{s: s, e: e, sub: sub}
+	path, kind := item+"/"+sub.name, e.res.Kind.Kind
+	for _, verb := range sub.verbs {
+		var b *restful.RouteBuilder
+		var opVerb, doc string
+		switch verb {
+		case verbCreate:
+			create := func(w http.ResponseWriter, r *http.Request, p params) error { return sub.create(h, w, r, p) }
+			b, opVerb, doc = ws.POST(path).To(s.routeFunction(ws, create)), "create", "create "+sub.name+" of a "+kind
+		case verbGet:
+			b, opVerb, doc = ws.GET(path).To(s.routeFunction(ws, h.get)), "read", "read "+sub.name+" of the specified "+kind
+		case verbUpdate:
+			b, opVerb, doc = ws.PUT(path).To(s.routeFunction(ws, h.update)), "replace", "replace "+sub.name+" of the specified "+kind
+		case verbPatch:
+			b, opVerb, doc = ws.PATCH(path).To(s.routeFunction(ws, h.patch)), "patch", "partially update "+sub.name+" of the specified "+kind
+		default:
 			continue
 		}
-		store := sub.store
-		for _, verb := range sub.verbs {
-			switch verb {
-			case verbGet:
-				route(ws.GET(path).To(s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, p params) error { return h.getFrom(store, w, r, p) })),
-					op("read", scope, suffix), "read "+sub.name+" of the specified "+kind)
-			case verbUpdate:
-				route(ws.PUT(path).To(s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, p params) error {
-					return h.updateIn(store, sub.name, w, r, p)
-				})),
-					op("replace", scope, suffix), "replace "+sub.name+" of the specified "+kind)
-			case verbPatch:
-				route(ws.PATCH(path).To(s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, p params) error {
-					return h.patchIn(store, sub.name, w, r, p)
-				})),
-					op("patch", scope, suffix), "partially update "+sub.name+" of the specified "+kind)
-			}
-		}
+		ws.Route(b.Operation(opVerb + opGroup(e.gv) + scope + kind + exported(sub.name)).Doc(doc))
 	}
 }
 

@@ -31,14 +31,11 @@ var patchTypes = []string{string(types.JSONPatchType), string(types.MergePatchTy
 // maxJSONPatchOperations caps the operations of one JSON patch.
 const maxJSONPatchOperations = 10000
 
+// patch serves PATCH on an object (or its subresource): the patch is
+// applied to the current object inside the update loop, so a concurrent
+// change is never lost.
 func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p params) error {
-	return h.patchIn(h.e.store, "", w, r, p)
-}
-
-// patchIn serves PATCH on the resource or a subresource served by store:
-// the patch is applied to the current object inside the update loop, so a
-// concurrent change is never lost.
-func (h *handlers) patchIn(store *registry.Store, subresource string, w http.ResponseWriter, r *http.Request, p params) error {
+	store, subresource := h.store(), h.subresourceName()
 	o, err := negotiate(r)
 	if err != nil {
 		return err
