@@ -132,7 +132,7 @@ func TestLanguageKey(t *testing.T) {
 func TestRestartClosesAndStartsAgain(t *testing.T) {
 	d := &fakeDriver{}
 	m := newModel(context.Background(), d, Options{Scenario: "pod-create", Mode: flow.ModeStep, Speed: 1, Now: fixedNow}, asciiRenderer())
-	defer m.k.closeAll()
+	defer m.sessions.closeAll()
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	started := func(msg tea.Msg) bool { _, ok := msg.(sessionStartedMsg); return ok }
 	m.Update(collect(t, m.Init(), started))
@@ -164,7 +164,7 @@ func TestRestartClosesAndStartsAgain(t *testing.T) {
 func TestPickerStartsChosenScenario(t *testing.T) {
 	d := &fakeDriver{}
 	m := newModel(context.Background(), d, Options{Now: fixedNow}, asciiRenderer())
-	defer m.k.closeAll()
+	defer m.sessions.closeAll()
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.Update(tea.KeyMsg{Type: tea.KeyDown})
 	m.Update(tea.KeyMsg{Type: tea.KeyDown})

@@ -13,7 +13,7 @@ import (
 // clusterPane shows the nodes, their pods and their cpu and memory
 // allocation.
 type clusterPane struct {
-	sh            *shared
+	*shared
 	width, height int
 	snap          clusterSnapshot
 	connected     bool
@@ -23,19 +23,19 @@ type clusterPane struct {
 var _ Component = (*clusterPane)(nil)
 
 func (p *clusterPane) SetSize(w, h int)       { p.width, p.height = w, h; p.sc.height = h }
-func (p *clusterPane) KeyHelp() []key.Binding { return []key.Binding{p.sh.keys.Up} }
+func (p *clusterPane) KeyHelp() []key.Binding { return []key.Binding{p.keys.Up} }
 
 func (p *clusterPane) Update(msg tea.Msg) tea.Cmd {
-	scrollKeys(p.sh.keys, &p.sc, len(p.lines()), msg)
+	scrollKeys(p.keys, &p.sc, len(p.lines()), msg)
 	return nil
 }
 
 func (p *clusterPane) lines() []string {
-	st := p.sh.st
+	st := p.styles
 	if len(p.snap.Nodes) == 0 && len(p.snap.Pending) == 0 {
-		msg := tr(p.sh.lang, "no_nodes")
+		msg := tr(p.lang, "no_nodes")
 		if !p.connected {
-			msg = tr(p.sh.lang, "no_cluster")
+			msg = tr(p.lang, "no_cluster")
 		}
 		return []string{st.Dim.Render(msg)}
 	}
@@ -66,7 +66,7 @@ func (p *clusterPane) lines() []string {
 		}
 	}
 	if len(p.snap.Pending) > 0 {
-		ls = append(ls, st.Warn.Render(flow.Text{En: "not scheduled", Zh: "未调度"}.In(p.sh.lang)))
+		ls = append(ls, st.Warn.Render(flow.Text{En: "not scheduled", Zh: "未调度"}.In(p.lang)))
 		for _, pod := range p.snap.Pending {
 			ls = append(ls, "  • "+pod.Name+" "+p.phase(pod.Phase))
 		}
@@ -77,11 +77,11 @@ func (p *clusterPane) lines() []string {
 func (p *clusterPane) phase(ph string) string {
 	switch ph {
 	case "Running", "Succeeded":
-		return p.sh.st.OK.Render(ph)
+		return p.styles.OK.Render(ph)
 	case "Failed", "Terminating":
-		return p.sh.st.Fail.Render(ph)
+		return p.styles.Fail.Render(ph)
 	}
-	return p.sh.st.Warn.Render(ph)
+	return p.styles.Warn.Render(ph)
 }
 
 // bar draws used/total as a bar of width cells.
@@ -97,7 +97,7 @@ func (p *clusterPane) bar(used, total int64, width int) string {
 	if total > 0 {
 		pct = int(used * 100 / total)
 	}
-	return p.sh.st.BarFull.Render(strings.Repeat("█", full)) + p.sh.st.BarEmpty.Render(strings.Repeat("░", width-full)) +
+	return p.styles.BarFull.Render(strings.Repeat("█", full)) + p.styles.BarEmpty.Render(strings.Repeat("░", width-full)) +
 		fmt.Sprintf(" %3d%%", pct)
 }
 

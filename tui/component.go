@@ -23,11 +23,12 @@ type Component interface {
 }
 
 // shared is what every component reads: the styles, keys and language.
-// Only the root model changes it, in Update.
+// The root model owns it and each pane embeds a pointer to it; only the
+// root model changes it, in Update (the language key).
 type shared struct {
-	st   Styles
-	keys keyMap
-	lang string
+	styles Styles
+	keys   keyMap
+	lang   string // "en" or "zh"
 }
 
 // scroll is a window of height rows on n lines.

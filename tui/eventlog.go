@@ -13,7 +13,7 @@ const maxLogEvents = 500
 // eventLogPane lists the cluster's core/v1 Events as they arrive, like
 // `kubectl get events -w`.
 type eventLogPane struct {
-	sh            *shared
+	*shared
 	width, height int
 	events        []kubeEvent
 	dropped       int64
@@ -24,14 +24,14 @@ type eventLogPane struct {
 var _ Component = (*eventLogPane)(nil)
 
 func newEventLogPane(sh *shared) *eventLogPane {
-	return &eventLogPane{sh: sh, sc: scroll{follow: true, tail: true}}
+	return &eventLogPane{shared: sh, sc: scroll{follow: true, tail: true}}
 }
 
 func (p *eventLogPane) SetSize(w, h int)       { p.width, p.height = w, h; p.sc.height = h }
-func (p *eventLogPane) KeyHelp() []key.Binding { return []key.Binding{p.sh.keys.Up} }
+func (p *eventLogPane) KeyHelp() []key.Binding { return []key.Binding{p.keys.Up} }
 
 func (p *eventLogPane) Update(msg tea.Msg) tea.Cmd {
-	scrollKeys(p.sh.keys, &p.sc, len(p.events), msg)
+	scrollKeys(p.keys, &p.sc, len(p.events), msg)
 	return nil
 }
 
@@ -50,11 +50,11 @@ func (p *eventLogPane) reset(connected bool) {
 }
 
 func (p *eventLogPane) View() string {
-	st := p.sh.st
+	st := p.styles
 	if len(p.events) == 0 {
-		msg := tr(p.sh.lang, "no_events")
+		msg := tr(p.lang, "no_events")
 		if !p.connected {
-			msg = tr(p.sh.lang, "no_cluster")
+			msg = tr(p.lang, "no_cluster")
 		}
 		return p.sc.window([]string{st.Dim.Render(msg)}, p.width)
 	}

@@ -12,7 +12,7 @@ import (
 
 // evidencePane shows the selected stage's evidence in tabs.
 type evidencePane struct {
-	sh            *shared
+	*shared
 	width, height int
 	tab           tab
 	stage         flow.Stage
@@ -31,12 +31,12 @@ func (e *evidencePane) SetSize(w, h int) {
 }
 
 func (e *evidencePane) Update(msg tea.Msg) tea.Cmd {
-	scrollKeys(e.sh.keys, &e.sc, len(e.body), msg)
+	scrollKeys(e.keys, &e.sc, len(e.body), msg)
 	return nil
 }
 
 func (e *evidencePane) KeyHelp() []key.Binding {
-	return []key.Binding{e.sh.keys.PrevTab, e.sh.keys.Up}
+	return []key.Binding{e.keys.PrevTab, e.keys.Up}
 }
 
 // set replaces the content; the window goes back to the top when the
@@ -60,10 +60,10 @@ func (e *evidencePane) setRequests(n int, body []string) {
 }
 
 func (e *evidencePane) View() string {
-	st := e.sh.st
+	st := e.styles
 	var tabs []string
 	for t := tab(0); t < numTabs; t++ {
-		name := tabNames[t].In(e.sh.lang)
+		name := tabNames[t].In(e.lang)
 		if t == e.tab {
 			tabs = append(tabs, st.TabActive.Render("["+name+"]"))
 		} else {
@@ -73,9 +73,9 @@ func (e *evidencePane) View() string {
 	head := fit(strings.Join(tabs, ""), e.width)
 	title := ""
 	if e.reqStep != 0 {
-		title = st.Bold.Render(fmt.Sprintf(tr(e.sh.lang, "step_requests"), e.reqStep))
+		title = st.Bold.Render(fmt.Sprintf(tr(e.lang, "step_requests"), e.reqStep))
 	} else if info, ok := e.stage.Info(); ok {
-		title = st.Bold.Render(fmt.Sprintf("%d/8 %s", int(e.stage), info.Title(e.sh.lang)))
+		title = st.Bold.Render(fmt.Sprintf("%d/8 %s", int(e.stage), info.Title(e.lang)))
 	}
 	more := ""
 	if n := len(e.body) - e.sc.off - e.sc.height; n > 0 {

@@ -15,7 +15,7 @@ import (
 // mouse wheel. The root model opens and closes it (keys.Narration, esc)
 // and gives it its text with set.
 type narrationPane struct {
-	sh            *shared
+	*shared
 	width, height int
 	title         string
 	text          string
@@ -40,16 +40,16 @@ func (p *narrationPane) SetSize(w, h int) {
 }
 
 func (p *narrationPane) Update(msg tea.Msg) tea.Cmd {
-	scrollKeys(p.sh.keys, &p.sc, len(p.body), msg)
+	scrollKeys(p.keys, &p.sc, len(p.body), msg)
 	return nil
 }
 
 // KeyHelp is the help bar while the pane is open.
 func (p *narrationPane) KeyHelp() []key.Binding {
-	k := p.sh.keys
+	k := p.keys
 	keys := append(k.Narration.Keys(), k.Back.Keys()...)
 	closeKeys := strings.Join(keys, "/")
-	closeIt := key.NewBinding(key.WithKeys(keys...), key.WithHelp(closeKeys, tr(p.sh.lang, "close")))
+	closeIt := key.NewBinding(key.WithKeys(keys...), key.WithHelp(closeKeys, tr(p.lang, "close")))
 	return []key.Binding{k.Up, closeIt, k.Next, k.Lang, k.Quit}
 }
 
@@ -81,7 +81,7 @@ func (p *narrationPane) more() int {
 func (p *narrationPane) View() string {
 	rows := make([]string, len(p.body))
 	for i, r := range p.body {
-		rows[i] = " " + p.sh.st.Narration.Render(r)
+		rows[i] = " " + p.styles.Narration.Render(r)
 	}
 	return p.sc.window(rows, p.width)
 }
@@ -89,7 +89,7 @@ func (p *narrationPane) View() string {
 // paneTitle is the overlay's title: the step, the keys that close it,
 // and how much is above and below the window.
 func (p *narrationPane) paneTitle() string {
-	t := p.title + " — " + fmt.Sprintf(tr(p.sh.lang, "narr_close"), p.sh.keys.Narration.Help().Key)
+	t := p.title + " — " + fmt.Sprintf(tr(p.lang, "narr_close"), p.keys.Narration.Help().Key)
 	p.sc.clamp(len(p.body))
 	if p.sc.off > 0 {
 		t += fmt.Sprintf(" ↑%d", p.sc.off)

@@ -71,7 +71,7 @@ func readAll(t *testing.T, m *Model) string {
 	prev := -1
 	for i := 0; i < 1000; i++ {
 		rows := overlayRows(t, m.View())
-		off := m.narr.sc.off
+		off := m.fullNarration.sc.off
 		if off == prev {
 			return strings.Join(seen, "")
 		}
@@ -106,8 +106,8 @@ func TestNarrationOverlay(t *testing.T) {
 				}
 				v := m.View()
 				checkSize(t, v, sz.w, sz.h)
-				if len(m.narr.body) <= m.narr.sc.height {
-					t.Fatalf("the narration (%d rows) fits the window (%d rows): nothing to scroll", len(m.narr.body), m.narr.sc.height)
+				if len(m.fullNarration.body) <= m.fullNarration.sc.height {
+					t.Fatalf("the narration (%d rows) fits the window (%d rows): nothing to scroll", len(m.fullNarration.body), m.fullNarration.sc.height)
 				}
 				title := fmt.Sprintf(tr(lang, "step_of"), 3, 7)
 				if !strings.Contains(splitLines(v)[headerRows+1], title) {
@@ -118,16 +118,16 @@ func TestNarrationOverlay(t *testing.T) {
 				}
 
 				// k goes back up, page down jumps a window
-				m.narr.sc.top()
+				m.fullNarration.sc.top()
 				m.Update(keyDown)
 				m.Update(keyDown)
 				m.Update(keyMsg("k"))
-				if m.narr.sc.off != 1 {
-					t.Errorf("offset after ↓ ↓ k = %d, want 1", m.narr.sc.off)
+				if m.fullNarration.sc.off != 1 {
+					t.Errorf("offset after ↓ ↓ k = %d, want 1", m.fullNarration.sc.off)
 				}
 				m.Update(keyPgDown)
-				if want := min(1+m.narr.sc.height, len(m.narr.body)-m.narr.sc.height); m.narr.sc.off != want {
-					t.Errorf("offset after page down = %d, want %d", m.narr.sc.off, want)
+				if want := min(1+m.fullNarration.sc.height, len(m.fullNarration.body)-m.fullNarration.sc.height); m.fullNarration.sc.off != want {
+					t.Errorf("offset after page down = %d, want %d", m.fullNarration.sc.off, want)
 				}
 
 				m.Update(keyMsg("d"))
@@ -135,8 +135,8 @@ func TestNarrationOverlay(t *testing.T) {
 					t.Errorf("overlay = %d after a second d, want none", m.overlay)
 				}
 				m.Update(keyMsg("d"))
-				if m.narr.sc.off != 0 {
-					t.Errorf("the overlay opens at offset %d, want the top", m.narr.sc.off)
+				if m.fullNarration.sc.off != 0 {
+					t.Errorf("the overlay opens at offset %d, want the top", m.fullNarration.sc.off)
 				}
 				m.Update(keyEsc)
 				if m.overlay != overlayNone {
@@ -168,7 +168,7 @@ func TestNarrationOverlayKeys(t *testing.T) {
 	// space releases what the gate holds, as it does without the overlay
 	b := flow.Boundary{Point: flow.PointNextStep, Component: "scenario", Object: flow.ObjectRef{Name: "3/7 long"}}
 	released := make(chan error, 1)
-	go func() { released <- s.gate.Wait(m.k.ctx, b) }()
+	go func() { released <- s.gate.Wait(m.sessions.ctx, b) }()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := s.gate.WaitHeld(ctx); err != nil {

@@ -12,7 +12,7 @@ import (
 
 // pickerPane lists the scenarios with their titles and summaries.
 type pickerPane struct {
-	sh            *shared
+	*shared
 	width, height int
 	items         []ScenarioInfo
 	cursor        int
@@ -22,15 +22,15 @@ var _ Component = (*pickerPane)(nil)
 
 func (p *pickerPane) SetSize(w, h int) { p.width, p.height = w, h }
 func (p *pickerPane) KeyHelp() []key.Binding {
-	return []key.Binding{p.sh.keys.Up, p.sh.keys.Enter, p.sh.keys.Back}
+	return []key.Binding{p.keys.Up, p.keys.Enter, p.keys.Back}
 }
 
 func (p *pickerPane) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyMsg); ok {
 		switch {
-		case key.Matches(k, p.sh.keys.Up):
+		case key.Matches(k, p.keys.Up):
 			p.cursor = max(p.cursor-1, 0)
-		case key.Matches(k, p.sh.keys.Down):
+		case key.Matches(k, p.keys.Down):
 			p.cursor = min(p.cursor+1, len(p.items)-1)
 		}
 	}
@@ -55,8 +55,8 @@ func (p *pickerPane) chosen() (ScenarioInfo, bool) {
 }
 
 func (p *pickerPane) View() string {
-	st := p.sh.st
-	lang := p.sh.lang
+	st := p.styles
+	lang := p.lang
 	nameW := 4
 	for _, it := range p.items {
 		nameW = max(nameW, len(it.Name))

@@ -15,7 +15,7 @@ import (
 // pipelinePane shows the eight stages of the followed pod: done ones
 // ticked, the current one marked, the time each took.
 type pipelinePane struct {
-	sh            *shared
+	*shared
 	width, height int
 	track         *podTrack
 	selected      flow.Stage
@@ -26,10 +26,10 @@ var _ Component = (*pipelinePane)(nil)
 
 func (p *pipelinePane) SetSize(w, h int)       { p.width, p.height = w, h }
 func (p *pipelinePane) Update(tea.Msg) tea.Cmd { return nil }
-func (p *pipelinePane) KeyHelp() []key.Binding { return []key.Binding{p.sh.keys.Left, p.sh.keys.Up} }
+func (p *pipelinePane) KeyHelp() []key.Binding { return []key.Binding{p.keys.Left, p.keys.Up} }
 
 func (p *pipelinePane) View() string {
-	st := p.sh.st
+	st := p.styles
 	rows := make([]string, 0, 8)
 	for s := flow.StageAdmitted; s <= flow.StageStatusPersisted; s++ {
 		state := statePending
@@ -58,14 +58,14 @@ func (p *pipelinePane) View() string {
 				took = short(d)
 			}
 			if failed {
-				took = fmt.Sprintf(tr(p.sh.lang, "attempts"), len(p.track.failed))
+				took = fmt.Sprintf(tr(p.lang, "attempts"), len(p.track.failed))
 			}
 		}
 		sel := " "
 		if s == p.selected {
 			sel = "›"
 		}
-		label := stageShort[s].In(p.sh.lang)
+		label := stageShort[s].In(p.lang)
 		left := fmt.Sprintf("%s%s %d %s", sel, mark, int(s), label)
 		row := fit(left, p.width)
 		if tw := ansi.StringWidth(took); tw > 0 {

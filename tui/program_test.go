@@ -24,7 +24,7 @@ func runProgram(t *testing.T, d *fakeDriver, opts Options, w, h int) (*teatest.T
 	t.Cleanup(func() {
 		_ = tm.Quit()
 		tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
-		if err := m.k.closeAll(); err != nil {
+		if err := m.sessions.closeAll(); err != nil {
 			t.Errorf("closeAll: %v", err)
 		}
 	})

@@ -58,7 +58,7 @@ func Run(ctx context.Context, d Driver, opts Options) error {
 		err = fmt.Errorf("tui: %w", err)
 	}
 	// The program has ended: the model is no longer used by Update.
-	if cerr := m.k.closeAll(); cerr != nil {
+	if cerr := m.sessions.closeAll(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("tui: close session: %w", cerr))
 	}
 	if rec != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -42,7 +43,7 @@ func (m *Model) layout() {
 		m.events.SetSize(left-2, lowerH)
 	}
 	m.picker.SetSize(max(m.width-4, 20), max(body-2, 3))
-	m.narr.SetSize(max(m.width-2, 20), max(body-2, 1))
+	m.fullNarration.SetSize(max(m.width-2, 20), max(body-2, 1))
 	m.help.Width = m.width
 }
 
@@ -92,6 +93,16 @@ func (m *Model) narrationLines() []string {
 	return wrapProse(prefix+m.step.Narration.In(lang), m.width)
 }
 
+// resize takes the terminal's new size: every pane gets its share, and
+// the recording (if any) hears of it.
+func (m *Model) resize(msg tea.WindowSizeMsg) {
+	m.width, m.height = msg.Width, msg.Height
+	m.layout()
+	if m.onResize != nil {
+		m.onResize(msg.Width, msg.Height)
+	}
+}
+
 // View renders the screen.
 func (m *Model) View() string {
 	if m.width == 0 {
@@ -110,7 +121,7 @@ func (m *Model) View() string {
 	case overlaySummary:
 		parts = append(parts, m.box(tr(m.sh.lang, "summary"), strings.Join(m.summary(m.width-4), "\n"), m.width, body, true))
 	case overlayNarration:
-		parts = append(parts, m.pane(m.narr.paneTitle(), m.narr.View(), m.width, body, true))
+		parts = append(parts, m.pane(m.fullNarration.paneTitle(), m.fullNarration.View(), m.width, body, true))
 	default:
 		parts = append(parts, m.panes(body))
 	}
@@ -133,7 +144,7 @@ func (m *Model) panes(body int) string {
 	lowerH := body - pipelineRows
 	var lower string
 	wide := m.width >= wideWidth
-	if wide || m.lower == focusCluster {
+	if wide || m.lowerLeft == focusCluster {
 		lower = m.pane(tr(lang, "cluster"), m.cluster.View(), left, lowerH, m.focus == focusCluster)
 	} else {
 		lower = m.pane(tr(lang, "events"), m.events.View(), left, lowerH, m.focus == focusEvents)
@@ -155,7 +166,7 @@ func (m *Model) panes(body int) string {
 // pane draws content in a rounded box of width×height cells with title
 // in its top border.
 func (m *Model) pane(title, content string, width, height int, focused bool) string {
-	st := m.sh.st
+	st := m.sh.styles
 	side := st.Border
 	if focused {
 		side = st.BorderFocused
@@ -194,7 +205,7 @@ func (m *Model) box(title, text string, width, height int, focused bool) string 
 
 // header is the title line and the kubeconfig line.
 func (m *Model) header() string {
-	st, lang := m.sh.st, m.sh.lang
+	st, lang := m.sh.styles, m.sh.lang
 	title := m.scenario.Title.In(lang)
 	if title == "" {
 		title = m.scenario.Name
@@ -221,8 +232,8 @@ func (m *Model) header() string {
 		line2 = st.HeaderDim.Render("export KUBECONFIG=" + m.sess.Kubeconfig())
 	case m.starting:
 		line2 = st.Warn.Render(fmt.Sprintf(tr(lang, "starting"), m.scenario.Name))
-	case m.err != nil:
-		line2 = st.Fail.Render(fmt.Sprintf(tr(lang, "error"), m.err))
+	case m.startErr != nil:
+		line2 = st.Fail.Render(fmt.Sprintf(tr(lang, "error"), m.startErr))
 	}
 	return line1 + "\n" + fit(line2, m.width)
 }
@@ -230,7 +241,7 @@ func (m *Model) header() string {
 // narration is the current step's narration, its action and, when the
 // gate holds the followed pod, what is held.
 func (m *Model) narration() string {
-	st, lang := m.sh.st, m.sh.lang
+	st, lang := m.sh.styles, m.sh.lang
 	n := m.narrationText()
 	rows := m.narrationLines()
 	cut := len(rows) > n
@@ -296,7 +307,7 @@ func (m *Model) helpBar() string {
 	case overlayPicker:
 		bar = m.help.ShortHelpView(m.picker.KeyHelp())
 	case overlayNarration:
-		bar = m.help.ShortHelpView(m.narr.KeyHelp())
+		bar = m.help.ShortHelpView(m.fullNarration.KeyHelp())
 	default:
 		bar = m.help.ShortHelpView(m.sh.keys.ShortHelp())
 	}
@@ -306,7 +317,7 @@ func (m *Model) helpBar() string {
 // summary is the end-of-scenario view: the result, each stage with the
 // time it took and its key evidence, and what to do next.
 func (m *Model) summary(width int) []string {
-	st, lang := m.sh.st, m.sh.lang
+	st, lang := m.sh.styles, m.sh.lang
 	var out []string
 	if m.doneErr != nil {
 		out = append(out, st.Fail.Render("✗ "+fmt.Sprintf(tr(lang, "failed"), m.doneErr)))
@@ -355,13 +366,13 @@ func (m *Model) summary(width int) []string {
 			ls.add(st.Dim, 2, fmt.Sprintf(tr(lang, "others_line"), strings.Join(others, ", ")))
 			out = append(out, ls.out...)
 		}
-		if h := t.heldBetween(time.Time{}, m.nowTime, m.nowTime); h > 0 {
+		if h := t.heldBetween(time.Time{}, m.lastTick, m.lastTick); h > 0 {
 			out = append(out, st.Dim.Render(fit(fmt.Sprintf(tr(lang, "held_total"), short(h)), width)))
 		}
 	}
-	if len(m.wt.steps) > 0 {
+	if len(m.walk.steps) > 0 {
 		out = append(out, st.Bold.Render(tr(lang, "steps")))
-		for _, up := range m.wt.steps {
+		for _, up := range m.walk.steps {
 			line := fmt.Sprintf(" %d %s", up.Index, stepLine(lang, up))
 			if up.Err != nil {
 				out = append(out, st.Fail.Render(fit("✗"+line, width)))
