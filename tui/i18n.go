@@ -2,8 +2,8 @@ package tui
 
 import "github.com/kubesim/kubesim/internal/flow"
 
-// ui holds the TUI's own words in both languages.
-var ui = map[string]flow.Text{
+// uiText holds the TUI's own words in both languages, by the key tr takes.
+var uiText = map[string]flow.Text{
 	"auto":          {En: "AUTO", Zh: "自动"},
 	"step":          {En: "STEP", Zh: "单步"},
 	"held":          {En: "held at stage %d: %s — space to go on", Zh: "暂停于第 %d 阶段：%s — 按空格继续"},
@@ -47,9 +47,9 @@ var ui = map[string]flow.Text{
 	"narr_none":     {En: "No step has started yet. The scenario:", Zh: "还没有开始任何步骤。本场景："},
 }
 
-// tr returns the UI text named key in lang.
+// tr returns uiText[key] in lang, or key itself when there is no such text.
 func tr(lang, key string) string {
-	t, ok := ui[key]
+	t, ok := uiText[key]
 	if !ok {
 		return key
 	}
