@@ -348,3 +348,14 @@ func isLastOfStage(e flow.Event) bool {
 	}
 	return false
 }
+
+// noHolds returns evs without the gate's Hold events.
+func noHolds(evs []flow.Event) []flow.Event {
+	var out []flow.Event
+	for _, e := range evs {
+		if e.Hold == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}

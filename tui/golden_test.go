@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,3 +136,5 @@ func checkSize(t *testing.T, view string, w, h int) {
 		}
 	}
 }
+
+func splitLines(s string) []string { return strings.Split(s, "\n") }

@@ -356,3 +356,28 @@ func TestNarrationGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrationCut: a narration longer than its rows ends in one
+// ellipsis and the key that shows the rest, and taller screens give it
+// more rows.
+func TestNarrationCut(t *testing.T) {
+	long := StepUpdate{Index: 1, Total: 1, Narration: flow.Text{En: strings.Repeat("The scheduler filters the nodes and scores the rest. ", 30)}}
+	for _, sz := range sizes {
+		m, _ := startedModel(t, sz.w, sz.h, "en")
+		m.Update(stepMsg{gen: m.gen, up: long})
+		v := m.View()
+		checkSize(t, v, sz.w, sz.h)
+		rows := splitLines(v)
+		n := m.narrationText()
+		cut, ok := strings.CutSuffix(strings.TrimRight(rows[headerRows+n-1], " "), " d: read all")
+		if !ok || !strings.HasSuffix(cut, "…") || strings.HasSuffix(cut, "……") || strings.HasSuffix(cut, " …") {
+			t.Errorf("%dx%d: last narration row %q does not end in one ellipsis after text", sz.w, sz.h, cut)
+		}
+		if sz.h >= 40 && n <= narrationRows-1 {
+			t.Errorf("%dx%d: narration gets %d rows, want more on a tall screen", sz.w, sz.h, n)
+		}
+		if !strings.Contains(rows[headerRows+n], "no action") {
+			t.Errorf("%dx%d: a step without action shows %q", sz.w, sz.h, rows[headerRows+n])
+		}
+	}
+}
