@@ -86,12 +86,12 @@ func (s *Server) updateValidator(attrs *admission.Attributes) registry.ValidateO
 }
 
 // updateValidator is the validating admission of an update (PUT or
-// PATCH) of the endpoint or its subresource: for pods/status (not a dry
-// run) it may record stage 7 and hold (admitPodStatus).
-func (h *handlers) updateValidator(attrs *admission.Attributes, subresource string, dryRun bool) registry.ValidateObjectUpdateFunc {
+// PATCH) of the endpoint or its subresource, wrapped, unless it is a dry
+// run, in the subresource's admitUpdate hook if it has one.
+func (h *handlers) updateValidator(attrs *admission.Attributes, dryRun bool) registry.ValidateObjectUpdateFunc {
 	validate := h.s.updateValidator(attrs)
-	if h.e.res == registry.Pods && subresource == subStatus && !dryRun {
-		validate = h.s.admitPodStatus(validate)
+	if h.sub != nil && h.sub.admitUpdate != nil && !dryRun {
+		validate = h.sub.admitUpdate(h.s, validate)
 	}
 	return validate
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -33,7 +34,7 @@ var allVerbs = []string{verbCreate, verbDelete, verbDeleteCollection, verbGet, v
 type deleteFunc func(ctx context.Context, namespace, name string, validate registry.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error)
 
 // endpoint is one served resource: what discovery, OpenAPI and the routes
-// are built from.
+// are built from, and what the server does for it besides serving it.
 type endpoint struct {
 	gv           schema.GroupVersion
 	res          *registry.Resource
@@ -41,7 +42,34 @@ type endpoint struct {
 	verbs        []string
 	subresources []subresource
 	delete       deleteFunc
+	// admitCreate, if set, wraps the validating admission of each create
+	// that is not a dry run (pods: admitPodCreate).
+	admitCreate createHook
+	// stageFrame, if set, is asked about each frame of a watch before it
+	// is written (pods: Server.stageFrame).
+	stageFrame frameHook
 }
+
+// createHook wraps validate, the validating admission of a create that is
+// not a dry run, with what the server does for the resource before the
+// object is stored (pods: record stage 1, hold at the gate). It returns
+// the validation the handler passes to the registry, and failed, which
+// the handler calls if the create then fails.
+type createHook func(s *Server, validate registry.ValidateObjectFunc) (wrapped registry.ValidateObjectFunc, failed func())
+
+// updateHook wraps validate, the validating admission of an update (PUT
+// or PATCH) that is not a dry run, with what the server does for the
+// subresource before the object is stored (pods/status: record stage 7,
+// hold at the gate). The registry may call the result more than once for
+// one request (once per retry of its update loop).
+type updateHook func(s *Server, validate registry.ValidateObjectUpdateFunc) registry.ValidateObjectUpdateFunc
+
+// frameHook decides, before the frame of ev is written to the watch of
+// user, whether the frame is a stage of its object's story, and may hold
+// it with the watch's timer paused (pods: stages 3 and 6). It returns the
+// stage to record with the frame, nil for any other frame, and an error
+// only when ctx is done (the watch then ends).
+type frameHook func(s *Server, ctx context.Context, user string, ev watch.Event, timer *pausableTimer) (*stagedFrame, error)
 
 func (e *endpoint) has(verb string) bool { return contains(e.verbs, verb) }
 
@@ -66,6 +94,10 @@ type subresource struct {
 	create func(h *handlers, w http.ResponseWriter, r *http.Request, p params) error
 	// newFunc returns an empty request body object.
 	newFunc func() runtime.Object
+	// admitUpdate, if set, wraps the validating admission of each update
+	// (PUT or PATCH) of the subresource that is not a dry run (pods/status:
+	// admitPodStatus).
+	admitUpdate updateHook
 }
 
 // group is one served group-version and its endpoints.
@@ -92,10 +124,16 @@ func buildGroups(reg *registry.Registry) []*group {
 	v1 := corev1.SchemeGroupVersion
 	podKind, bindingKind := v1.WithKind("Pod"), v1.WithKind("Binding")
 	newBinding := func() runtime.Object { return &corev1.Binding{} }
-	pods := &endpoint{gv: v1, res: registry.Pods, store: reg.Pods, verbs: allVerbs, subresources: []subresource{
-		{name: subBinding, kind: bindingKind, verbs: []string{verbCreate}, newFunc: newBinding, create: (*handlers).bind},
-		{name: subStatus, kind: podKind, verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.PodStatus},
-	}}
+	// The stages of a pod's creation are recorded, and held at the gate,
+	// from inside its create, its status updates and its watches
+	// (flowstages.go).
+	pods := &endpoint{gv: v1, res: registry.Pods, store: reg.Pods, verbs: allVerbs,
+		admitCreate: (*Server).admitPodCreate, stageFrame: (*Server).stageFrame,
+		subresources: []subresource{
+			{name: subBinding, kind: bindingKind, verbs: []string{verbCreate}, newFunc: newBinding, create: (*handlers).bind},
+			{name: subStatus, kind: podKind, verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.PodStatus,
+				admitUpdate: (*Server).admitPodStatus},
+		}}
 	core := &group{gv: v1, bindings: pods, endpoints: []*endpoint{
 		{gv: v1, res: registry.Events, store: reg.Events, verbs: allVerbs},
 		{gv: v1, res: registry.Namespaces, store: reg.Namespaces,

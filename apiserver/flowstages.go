@@ -38,7 +38,10 @@ const component = "apiserver"
 //	   PointBeforeStatusPersist
 //	8  observeWrite: that status write
 //
-// podTracker keeps them in order, once each, for the pods it tracks.
+// buildGroups installs admitPodCreate, stageFrame and admitPodStatus as
+// hooks of the pods endpoint and its status subresource; observeWrite is
+// every store's OnWrite. podTracker keeps the stages in order, once each,
+// for the pods it tracks.
 
 func podRef(pod *corev1.Pod) flow.ObjectRef {
 	return flow.ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
@@ -82,15 +85,17 @@ func requestStage(ctx context.Context, stage flow.Stage, pod *corev1.Pod, what s
 	return flow.Event{Stage: stage, Component: component, Object: podRef(pod), Time: time.Now(), Summary: summary, Request: rt}
 }
 
-// admitPodCreate wraps the validating admission of a pod create (not a
-// dry run). Once it passed (the registry has set the pod's UID by then),
-// the pod is tracked (its UID is stored in *tracked, for the caller to
-// abandon if the create fails), its stage 1 recorded with the request's
-// trace so far, and the request held at PointBeforePersist. If the hold
-// ends because the request's context is done, the create fails and
-// nothing is stored.
-func (s *Server) admitPodCreate(validate registry.ValidateObjectFunc, tracked *types.UID) registry.ValidateObjectFunc {
-	return func(ctx context.Context, obj runtime.Object) error {
+// admitPodCreate is the pods endpoint's createHook: it wraps the
+// validating admission of a pod create (not a dry run). Once that passed
+// (the registry has set the pod's UID by then), the pod is tracked, its
+// stage 1 recorded with the request's trace so far, and the request held
+// at PointBeforePersist. If the hold ends because the request's context
+// is done, the create fails and nothing is stored. failed abandons the
+// pod tracked (podTracker.abandon); it must be called, after the wrapped
+// validation returned, only if the create failed.
+func (s *Server) admitPodCreate(validate registry.ValidateObjectFunc) (registry.ValidateObjectFunc, func()) {
+	var tracked types.UID
+	admitted := func(ctx context.Context, obj runtime.Object) error {
 		if err := validate(ctx, obj); err != nil {
 			return err
 		}
@@ -99,19 +104,21 @@ func (s *Server) admitPodCreate(validate registry.ValidateObjectFunc, tracked *t
 			return nil
 		}
 		s.tracker.track(pod.UID)
-		*tracked = pod.UID
+		tracked = pod.UID
 		s.tracker.recordStage(requestStage(ctx, flow.StageAdmitted, pod, fmt.Sprintf("pod %s/%s admitted", pod.Namespace, pod.Name)))
 		if !s.tracker.claim(pod.UID, flow.PointBeforePersist, flow.StagePersisted) {
 			return nil
 		}
 		return s.holdRequest(ctx, flow.PointBeforePersist, pod)
 	}
+	return admitted, func() { s.tracker.abandon(tracked) }
 }
 
-// admitPodStatus wraps the validating admission of a write of pods/status
-// (not a dry run). When it passed for a write that moves a tracked pod's
-// phase off Pending, stage 7 is recorded with the request's trace so far
-// and the request held at PointBeforeStatusPersist. The registry calls
+// admitPodStatus is the pods/status subresource's updateHook: it wraps
+// the validating admission of a write of pods/status (not a dry run).
+// When it passed for a write that moves a tracked pod's phase off
+// Pending, stage 7 is recorded with the request's trace so far and the
+// request held at PointBeforeStatusPersist. The registry calls
 // validation inside its update loop, again on each retry: the hold and
 // the event happen once per pod.
 func (s *Server) admitPodStatus(validate registry.ValidateObjectUpdateFunc) registry.ValidateObjectUpdateFunc {
@@ -190,14 +197,14 @@ func frameStage(user string, ev watch.Event) (flow.Stage, flow.Point, *corev1.Po
 	return 0, "", nil
 }
 
-// stageFrame decides, before ev is written to the watch of user, whether
-// the frame is a stage of a tracked pod's creation (frameStage). If so it
-// waits (at most stageWait) until the write the frame carries has been
-// recorded, so that 3 comes after 2 and 6 after 5; holds at the stage's
-// point, once per pod; and returns the stage to record with the frame.
-// The watch's timer is paused meanwhile, so a hold does not end the
-// watch. It returns nil for any other frame, and an error only when ctx
-// is done.
+// stageFrame is the pods endpoint's frameHook: it decides, before ev is
+// written to the watch of user, whether the frame is a stage of a tracked
+// pod's creation (frameStage). If so it waits (at most stageWait) until
+// the write the frame carries has been recorded, so that 3 comes after 2
+// and 6 after 5; holds at the stage's point, once per pod; and returns
+// the stage to record with the frame. The watch's timer is paused
+// meanwhile, so a hold does not end the watch. It returns nil for any
+// other frame, and an error only when ctx is done.
 func (s *Server) stageFrame(ctx context.Context, user string, ev watch.Event, timer *pausableTimer) (*stagedFrame, error) {
 	stage, pt, pod := frameStage(user, ev)
 	if stage == 0 || !s.tracker.wants(pod.UID, stage) {

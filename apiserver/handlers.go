@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -173,14 +172,13 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) erro
 	if err := h.s.admit(r.Context(), attrs); err != nil {
 		return err
 	}
-	validate := h.s.validator(attrs)
-	var tracked types.UID
-	if h.e.res == registry.Pods && !dryRun {
-		validate = h.s.admitPodCreate(validate, &tracked)
+	validate, failed := h.s.validator(attrs), func() {}
+	if h.e.admitCreate != nil && !dryRun {
+		validate, failed = h.e.admitCreate(h.s, validate)
 	}
 	out, err := h.e.store.Create(r.Context(), p.namespace, obj, validate, registry.Options{DryRun: dryRun})
 	if err != nil {
-		h.s.tracker.abandon(tracked)
+		failed()
 		return err
 	}
 	if !dryRun {
@@ -224,7 +222,7 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p params) erro
 		}
 		a.Object = next
 		return next, h.s.admit(ctx, &a)
-	}, h.s.validator(&createAttrs), h.updateValidator(attrs, subresource, dryRun), registry.Options{DryRun: dryRun})
+	}, h.s.validator(&createAttrs), h.updateValidator(attrs, dryRun), registry.Options{DryRun: dryRun})
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p params) error
 		a.Object, a.OldObject = obj, current
 		return obj, h.s.admit(ctx, &a)
 	}
-	out, _, err := store.Update(r.Context(), p.namespace, p.name, apply, nil, h.updateValidator(attrs, subresource, dryRun), registry.Options{DryRun: dryRun})
+	out, _, err := store.Update(r.Context(), p.namespace, p.name, apply, nil, h.updateValidator(attrs, dryRun), registry.Options{DryRun: dryRun})
 	if err != nil {
 		return err
 	}

@@ -26,10 +26,11 @@ import (
 // after its timeout (see watchTimeout: timeoutSeconds, or a random 30-60
 // minutes), when the client goes away, or after an ERROR event.
 //
-// A frame that is a stage of a pod's creation (3 for the scheduler, 6 for
-// the pod's kubelet; see stageFrame) may be held at the gate before it is
-// written, and is recorded with its exact bytes; the time held does not
-// count towards the watch's length.
+// The endpoint's stageFrame hook sees each frame before it is written: a
+// frame that is a stage of a pod's creation (3 for the scheduler, 6 for
+// the pod's kubelet; see Server.stageFrame) may be held at the gate, and
+// is recorded with its exact bytes; the time held does not count towards
+// the watch's length.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint, namespace string, opts *metainternalversion.ListOptions) error {
 	o, err := negotiate(r, asTable)
 	if err == nil && o.mediaType == mediaYAML {
@@ -74,9 +75,11 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 			if !ok {
 				return nil
 			}
-			staged, err := s.stageFrame(r.Context(), user, ev, timer)
-			if err != nil {
-				return nil
+			var staged *stagedFrame
+			if e.stageFrame != nil {
+				if staged, err = e.stageFrame(s, r.Context(), user, ev, timer); err != nil {
+					return nil
+				}
 			}
 			frame, err := watchFrame(r, ev, o, !first)
 			if err != nil {
