@@ -111,7 +111,7 @@ func checkAcknowledged(t *testing.T, c kubernetes.Interface, acked map[string]ty
 			case pod == nil || pod.UID != uid:
 				missing = append(missing, name)
 			case pod.Status.Phase != corev1.PodRunning || pod.Spec.NodeName == "":
-				notRunning = append(notRunning, name)
+				notRunning = append(notRunning, fmt.Sprintf("%s (node %q, phase %s, rv %s)", name, pod.Spec.NodeName, pod.Status.Phase, pod.ResourceVersion))
 			}
 		}
 		if len(missing) > 0 {
