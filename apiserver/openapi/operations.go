@@ -230,132 +230,25 @@ func routesFor(gv schema.GroupVersion, resources []Resource, q *queryParamSets) 
 	return routes, nil
 }
 
+// resourceRoutes lists the operations of one resource and its
+// subresources under root, the URL prefix of its group-version: per verb
+// the operations kube-apiserver's installer registers, the legacy /watch/
+// paths, and the all-namespaces forms of a namespaced resource's list and
+// watch. It fails on a verb it does not know, on list without a List
+// object, and on a malformed subresource.
 func resourceRoutes(root string, r Resource, q *queryParamSets) ([]route, error) {
-	kind := r.Kind.Kind
-	gvk := r.Kind
-	has := func(v string) bool { return contains(r.Verbs, v) }
 	for _, v := range r.Verbs {
 		if !contains([]string{VerbCreate, VerbDelete, VerbDeleteCollection, VerbGet, VerbList, VerbPatch, VerbUpdate, VerbWatch}, v) {
 			return nil, fmt.Errorf("unknown verb %q", v)
 		}
 	}
-
-	// Paths relative to root, with the parameters they carry.
-	scope, rel := "", r.Plural
-	var scopeParams []*spec3.Parameter
-	if r.Namespaced {
-		scope, rel = "Namespaced", "namespaces/{namespace}/"+r.Plural
-		scopeParams = []*spec3.Parameter{pathParam("namespace", namespaceDescription)}
+	if r.has(VerbList) && r.List == nil {
+		return nil, fmt.Errorf("verb list needs a List object")
 	}
-	itemRel := rel + "/{name}"
-	nameParam := func(kind string) *spec3.Parameter { return pathParam("name", "name of the "+kind) }
-	collectionParams := scopeParams
-	itemParams := append(clone(scopeParams), nameParam(kind))
-
-	pretty := queryParam("pretty", prettyDescription, "string")
-	with := func(groups ...[]*spec3.Parameter) []*spec3.Parameter {
-		out := []*spec3.Parameter{pretty}
-		for _, g := range groups {
-			out = append(out, g...)
-		}
-		return out
-	}
-	objectResponses := func(obj any, codes ...int) []response {
-		var out []response
-		for _, c := range codes {
-			out = append(out, response{c, statusText(c), obj, objectMediaTypes})
-		}
-		return out
-	}
-	deleted := any(&metav1.Status{})
-	if r.DeleteReturnsObject {
-		deleted = r.Object
-	}
-
-	var routes []route
-	add := func(rt route) {
-		if rt.gvk == nil {
-			rt.gvk = &gvk
-		}
-		routes = append(routes, rt)
-	}
-	if has(VerbList) {
-		if r.List == nil {
-			return nil, fmt.Errorf("verb list needs a List object")
-		}
-		desc := "list objects of kind " + kind
-		if has(VerbWatch) {
-			desc = "list or watch objects of kind " + kind
-		}
-		add(route{method: "GET", path: root + "/" + rel, verb: "list", rest: scope + kind, action: "list",
-			description: desc, params: with(q.list, collectionParams),
-			responses: []response{{200, "OK", r.List, streamMediaTypes}}})
-		if r.Namespaced {
-			add(route{method: "GET", path: root + "/" + r.Plural, verb: "list", rest: kind + "ForAllNamespaces", action: "list",
-				description: desc, params: with(q.list),
-				responses: []response{{200, "OK", r.List, streamMediaTypes}}})
-		}
-	}
-	if has(VerbCreate) {
-		add(route{method: "POST", path: root + "/" + rel, verb: "create", rest: scope + kind, action: "post",
-			description: "create" + article(kind) + kind, params: with(q.create, collectionParams),
-			body:      &body{r.Object, []string{"*/*"}, true},
-			responses: objectResponses(r.Object, 200, 201, 202)})
-	}
-	if has(VerbDeleteCollection) {
-		add(route{method: "DELETE", path: root + "/" + rel, verb: "deletecollection", rest: scope + kind, action: "deletecollection",
-			description: "delete collection of " + kind, params: with(q.deleteCollection, collectionParams),
-			body:      &body{&metav1.DeleteOptions{}, []string{"*/*"}, false},
-			responses: objectResponses(&metav1.Status{}, 200)})
-	}
-	if has(VerbWatch) && has(VerbList) {
-		// The legacy /watch/ form of a list watch, kept by kube-apiserver for old clients.
-		watchList := route{method: "GET", path: root + "/watch/" + rel, verb: "watch", rest: scope + kind + "List", action: "watchlist",
-			description: "watch individual changes to a list of " + kind + ". deprecated: use the 'watch' parameter with a list operation instead.",
-			params:      with(q.list, collectionParams),
-			responses:   []response{{200, "OK", &metav1.WatchEvent{}, streamMediaTypes}}}
-		add(watchList)
-		if r.Namespaced {
-			watchList.path = root + "/watch/" + r.Plural
-			watchList.rest = kind + "ListForAllNamespaces"
-			watchList.params = with(q.list)
-			add(watchList)
-		}
-	}
-	if has(VerbGet) {
-		add(route{method: "GET", path: root + "/" + itemRel, verb: "read", rest: scope + kind, action: "get",
-			description: "read the specified " + kind, params: with(itemParams),
-			responses: objectResponses(r.Object, 200)})
-	}
-	if has(VerbUpdate) {
-		add(route{method: "PUT", path: root + "/" + itemRel, verb: "replace", rest: scope + kind, action: "put",
-			description: "replace the specified " + kind, params: with(q.update, itemParams),
-			body:      &body{r.Object, []string{"*/*"}, true},
-			responses: objectResponses(r.Object, 200, 201)})
-	}
-	if has(VerbPatch) {
-		// Only 200: kube-apiserver also lists 201, which only server-side
-		// apply can produce.
-		add(route{method: "PATCH", path: root + "/" + itemRel, verb: "patch", rest: scope + kind, action: "patch",
-			description: "partially update the specified " + kind, params: with(q.patch, itemParams),
-			body:      &body{&metav1.Patch{}, patchContentTypes, true},
-			responses: objectResponses(r.Object, 200)})
-	}
-	if has(VerbDelete) {
-		add(route{method: "DELETE", path: root + "/" + itemRel, verb: "delete", rest: scope + kind, action: "delete",
-			description: "delete" + article(kind) + kind, params: with(q.delete, itemParams),
-			body:      &body{&metav1.DeleteOptions{}, []string{"*/*"}, false},
-			responses: objectResponses(deleted, 200, 202)})
-	}
-	if has(VerbWatch) {
-		add(route{method: "GET", path: root + "/watch/" + itemRel, verb: "watch", rest: scope + kind, action: "watch",
-			description: "watch changes to an object of kind " + kind + ". deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.",
-			params:      with(q.list, itemParams),
-			responses:   []response{{200, "OK", &metav1.WatchEvent{}, streamMediaTypes}}})
-	}
-
+	rp := newResourcePaths(root, r)
+	routes := append(rp.collectionRoutes(q), rp.itemRoutes(q)...)
 	for _, sub := range r.Subresources {
-		rs, err := subresourceRoutes(root, scope, itemRel, scopeParams, kind, sub, q, with)
+		rs, err := rp.subresourceRoutes(sub, q)
 		if err != nil {
 			return nil, fmt.Errorf("subresource %s: %w", sub.Name, err)
 		}
@@ -364,12 +257,172 @@ func resourceRoutes(root string, r Resource, q *queryParamSets) ([]route, error)
 	return routes, nil
 }
 
-// subresourceRoutes lists the operations of pods/status, pods/binding and
-// the like. Their operation names and descriptions use the parent's kind;
-// their x-kubernetes-group-version-kind, name parameter text and bodies use
-// the subresource's kind.
-func subresourceRoutes(root, scope, parentItemRel string, scopeParams []*spec3.Parameter, parentKind string,
-	sub Subresource, q *queryParamSets, with func(...[]*spec3.Parameter) []*spec3.Parameter) ([]route, error) {
+// has reports whether r serves verb.
+func (r Resource) has(verb string) bool { return contains(r.Verbs, verb) }
+
+// resourcePaths are the paths of one resource and the path parameters
+// they carry: what its operations and its subresources' are built from.
+type resourcePaths struct {
+	r    Resource
+	gvk  *schema.GroupVersionKind // of every operation on the resource itself
+	root string                   // the group-version's URL prefix
+	// scope is "Namespaced" for a namespaced resource, else "": the word
+	// after the verb in its collection and item operation ids.
+	scope string
+	// coll and item are the collection and item paths, relative to root:
+	// pods or namespaces/{namespace}/pods, and that with /{name}.
+	coll, item string
+	// scopeParams is the namespace parameter of a namespaced resource;
+	// itemParams is scopeParams and the name parameter.
+	scopeParams, itemParams []*spec3.Parameter
+}
+
+// newResourcePaths lays out the paths of r under root.
+func newResourcePaths(root string, r Resource) *resourcePaths {
+	gvk := r.Kind
+	rp := &resourcePaths{r: r, gvk: &gvk, root: root, coll: r.Plural}
+	if r.Namespaced {
+		rp.scope, rp.coll = "Namespaced", "namespaces/{namespace}/"+r.Plural
+		rp.scopeParams = []*spec3.Parameter{pathParam("namespace", namespaceDescription)}
+	}
+	rp.item = rp.coll + "/{name}"
+	rp.itemParams = append(clone(rp.scopeParams), pathParam("name", "name of the "+r.Kind.Kind))
+	return rp
+}
+
+// withPretty returns the pretty query parameter followed by groups, in
+// order: the parameters of every operation.
+func withPretty(groups ...[]*spec3.Parameter) []*spec3.Parameter {
+	out := []*spec3.Parameter{queryParam("pretty", prettyDescription, "string")}
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// objectResponses answers each of codes with obj as JSON.
+func objectResponses(obj any, codes ...int) []response {
+	var out []response
+	for _, c := range codes {
+		out = append(out, response{c, statusText(c), obj, objectMediaTypes})
+	}
+	return out
+}
+
+// collectionRoutes lists the operations on the resource's collection, in
+// kube-apiserver's order: list, create, deletecollection, the legacy
+// watch of the list.
+func (rp *resourcePaths) collectionRoutes(q *queryParamSets) []route {
+	r, kind := rp.r, rp.r.Kind.Kind
+	routes := rp.listRoutes(q)
+	if r.has(VerbCreate) {
+		routes = append(routes, route{method: "POST", path: rp.root + "/" + rp.coll, verb: "create", rest: rp.scope + kind, action: "post",
+			gvk: rp.gvk, description: "create" + article(kind) + kind, params: withPretty(q.create, rp.scopeParams),
+			body:      &body{r.Object, []string{"*/*"}, true},
+			responses: objectResponses(r.Object, 200, 201, 202)})
+	}
+	if r.has(VerbDeleteCollection) {
+		routes = append(routes, route{method: "DELETE", path: rp.root + "/" + rp.coll, verb: "deletecollection", rest: rp.scope + kind, action: "deletecollection",
+			gvk: rp.gvk, description: "delete collection of " + kind, params: withPretty(q.deleteCollection, rp.scopeParams),
+			body:      &body{&metav1.DeleteOptions{}, []string{"*/*"}, false},
+			responses: objectResponses(&metav1.Status{}, 200)})
+	}
+	return append(routes, rp.watchListRoutes(q)...)
+}
+
+// listRoutes lists the list operations of a resource with verb list: on
+// its collection and, if it is namespaced, across all namespaces.
+func (rp *resourcePaths) listRoutes(q *queryParamSets) []route {
+	r, kind := rp.r, rp.r.Kind.Kind
+	if !r.has(VerbList) {
+		return nil
+	}
+	desc := "list objects of kind " + kind
+	if r.has(VerbWatch) {
+		desc = "list or watch objects of kind " + kind
+	}
+	list := route{method: "GET", path: rp.root + "/" + rp.coll, verb: "list", rest: rp.scope + kind, action: "list",
+		gvk: rp.gvk, description: desc, params: withPretty(q.list, rp.scopeParams),
+		responses: []response{{200, "OK", r.List, streamMediaTypes}}}
+	if !r.Namespaced {
+		return []route{list}
+	}
+	all := list
+	all.path, all.rest, all.params = rp.root+"/"+r.Plural, kind+"ForAllNamespaces", withPretty(q.list)
+	return []route{list, all}
+}
+
+// watchListRoutes lists the legacy /watch/ form of the list watch, kept by
+// kube-apiserver for old clients, of a resource with verbs list and
+// watch: on its collection and, if it is namespaced, across all
+// namespaces.
+func (rp *resourcePaths) watchListRoutes(q *queryParamSets) []route {
+	r, kind := rp.r, rp.r.Kind.Kind
+	if !r.has(VerbWatch) || !r.has(VerbList) {
+		return nil
+	}
+	watchList := route{method: "GET", path: rp.root + "/watch/" + rp.coll, verb: "watch", rest: rp.scope + kind + "List", action: "watchlist",
+		gvk:         rp.gvk,
+		description: "watch individual changes to a list of " + kind + ". deprecated: use the 'watch' parameter with a list operation instead.",
+		params:      withPretty(q.list, rp.scopeParams),
+		responses:   []response{{200, "OK", &metav1.WatchEvent{}, streamMediaTypes}}}
+	if !r.Namespaced {
+		return []route{watchList}
+	}
+	all := watchList
+	all.path, all.rest, all.params = rp.root+"/watch/"+r.Plural, kind+"ListForAllNamespaces", withPretty(q.list)
+	return []route{watchList, all}
+}
+
+// itemRoutes lists the operations on one object of the resource, in
+// kube-apiserver's order: read, replace, patch, delete, and the legacy
+// watch of one object.
+func (rp *resourcePaths) itemRoutes(q *queryParamSets) []route {
+	r, kind := rp.r, rp.r.Kind.Kind
+	path := rp.root + "/" + rp.item
+	item := func(method, verb, action, description string, params []*spec3.Parameter, b *body, responses []response) route {
+		return route{method: method, path: path, verb: verb, rest: rp.scope + kind, action: action, gvk: rp.gvk,
+			description: description, params: params, body: b, responses: responses}
+	}
+	deleted := any(&metav1.Status{})
+	if r.DeleteReturnsObject {
+		deleted = r.Object
+	}
+	var routes []route
+	if r.has(VerbGet) {
+		routes = append(routes, item("GET", "read", "get", "read the specified "+kind, withPretty(rp.itemParams),
+			nil, objectResponses(r.Object, 200)))
+	}
+	if r.has(VerbUpdate) {
+		routes = append(routes, item("PUT", "replace", "put", "replace the specified "+kind, withPretty(q.update, rp.itemParams),
+			&body{r.Object, []string{"*/*"}, true}, objectResponses(r.Object, 200, 201)))
+	}
+	if r.has(VerbPatch) {
+		// Only 200: kube-apiserver also lists 201, which only server-side
+		// apply can produce.
+		routes = append(routes, item("PATCH", "patch", "patch", "partially update the specified "+kind, withPretty(q.patch, rp.itemParams),
+			&body{&metav1.Patch{}, patchContentTypes, true}, objectResponses(r.Object, 200)))
+	}
+	if r.has(VerbDelete) {
+		routes = append(routes, item("DELETE", "delete", "delete", "delete"+article(kind)+kind, withPretty(q.delete, rp.itemParams),
+			&body{&metav1.DeleteOptions{}, []string{"*/*"}, false}, objectResponses(deleted, 200, 202)))
+	}
+	if r.has(VerbWatch) {
+		w := item("GET", "watch", "watch", "watch changes to an object of kind "+kind+". deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.",
+			withPretty(q.list, rp.itemParams), nil, []response{{200, "OK", &metav1.WatchEvent{}, streamMediaTypes}})
+		w.path = rp.root + "/watch/" + rp.item
+		routes = append(routes, w)
+	}
+	return routes
+}
+
+// subresourceRoutes lists the operations of sub, a subresource of the
+// resource (pods/status, pods/binding and the like), one per verb it
+// serves. Their operation names and descriptions use the parent's kind;
+// their x-kubernetes-group-version-kind, name parameter text and bodies
+// use the subresource's kind. It fails on a malformed subresource and on
+// a verb a subresource cannot have.
+func (rp *resourcePaths) subresourceRoutes(sub Subresource, q *queryParamSets) ([]route, error) {
 	if sub.Name == "" || strings.Contains(sub.Name, "/") {
 		return nil, fmt.Errorf("bad subresource name %q", sub.Name)
 	}
@@ -380,49 +433,48 @@ func subresourceRoutes(root, scope, parentItemRel string, scopeParams []*spec3.P
 		return nil, fmt.Errorf("incomplete Kind %v", sub.Kind)
 	}
 	gvk := sub.Kind
-	path := root + "/" + parentItemRel + "/" + sub.Name
-	params := append(clone(scopeParams), pathParam("name", "name of the "+sub.Kind.Kind))
-	rest := scope + parentKind + titleCase(sub.Name)
-	resp := func(codes ...int) []response {
-		var out []response
-		for _, c := range codes {
-			out = append(out, response{c, statusText(c), sub.Object, objectMediaTypes})
-		}
-		return out
-	}
+	path := rp.root + "/" + rp.item + "/" + sub.Name
+	params := append(clone(rp.scopeParams), pathParam("name", "name of the "+sub.Kind.Kind))
+	rest := rp.scope + rp.r.Kind.Kind + titleCase(sub.Name)
 	var routes []route
 	for _, v := range sub.Verbs {
-		var rt route
-		switch v {
-		case VerbGet:
-			rt = route{method: "GET", verb: "read", action: "get",
-				description: "read " + sub.Name + " of the specified " + parentKind, params: with(params), responses: resp(200)}
-		case VerbCreate:
-			rt = route{method: "POST", verb: "create", action: "post",
-				description: "create " + sub.Name + " of" + article(parentKind) + parentKind, params: with(q.create, params),
-				body: &body{sub.Object, []string{"*/*"}, true}, responses: resp(200, 201, 202)}
-		case VerbUpdate:
-			rt = route{method: "PUT", verb: "replace", action: "put",
-				description: "replace " + sub.Name + " of the specified " + parentKind, params: with(q.update, params),
-				body: &body{sub.Object, []string{"*/*"}, true}, responses: resp(200, 201)}
-		case VerbPatch:
-			rt = route{method: "PATCH", verb: "patch", action: "patch",
-				description: "partially update " + sub.Name + " of the specified " + parentKind, params: with(q.patch, params),
-				body: &body{&metav1.Patch{}, patchContentTypes, true}, responses: resp(200)}
-		case VerbDelete:
-			rt = route{method: "DELETE", verb: "delete", action: "delete",
-				description: "delete " + sub.Name + " of" + article(parentKind) + parentKind, params: with(q.delete, params),
-				body: &body{&metav1.DeleteOptions{}, []string{"*/*"}, false}}
-			for _, c := range []int{200, 202} {
-				rt.responses = append(rt.responses, response{c, statusText(c), &metav1.Status{}, objectMediaTypes})
-			}
-		default:
-			return nil, fmt.Errorf("verb %q is not supported on a subresource", v)
+		rt, err := subresourceRoute(v, sub, rp.r.Kind.Kind, params, q)
+		if err != nil {
+			return nil, err
 		}
 		rt.path, rt.rest, rt.gvk = path, rest, &gvk
 		routes = append(routes, rt)
 	}
 	return routes, nil
+}
+
+// subresourceRoute is the operation of verb on sub, a subresource of a
+// resource of kind parentKind, whose path parameters are params; its path,
+// operation name and kind are for the caller to fill in.
+func subresourceRoute(verb string, sub Subresource, parentKind string, params []*spec3.Parameter, q *queryParamSets) (route, error) {
+	switch verb {
+	case VerbGet:
+		return route{method: "GET", verb: "read", action: "get",
+			description: "read " + sub.Name + " of the specified " + parentKind, params: withPretty(params),
+			responses: objectResponses(sub.Object, 200)}, nil
+	case VerbCreate:
+		return route{method: "POST", verb: "create", action: "post",
+			description: "create " + sub.Name + " of" + article(parentKind) + parentKind, params: withPretty(q.create, params),
+			body: &body{sub.Object, []string{"*/*"}, true}, responses: objectResponses(sub.Object, 200, 201, 202)}, nil
+	case VerbUpdate:
+		return route{method: "PUT", verb: "replace", action: "put",
+			description: "replace " + sub.Name + " of the specified " + parentKind, params: withPretty(q.update, params),
+			body: &body{sub.Object, []string{"*/*"}, true}, responses: objectResponses(sub.Object, 200, 201)}, nil
+	case VerbPatch:
+		return route{method: "PATCH", verb: "patch", action: "patch",
+			description: "partially update " + sub.Name + " of the specified " + parentKind, params: withPretty(q.patch, params),
+			body: &body{&metav1.Patch{}, patchContentTypes, true}, responses: objectResponses(sub.Object, 200)}, nil
+	case VerbDelete:
+		return route{method: "DELETE", verb: "delete", action: "delete",
+			description: "delete " + sub.Name + " of" + article(parentKind) + parentKind, params: withPretty(q.delete, params),
+			body: &body{&metav1.DeleteOptions{}, []string{"*/*"}, false}, responses: objectResponses(&metav1.Status{}, 200, 202)}, nil
+	}
+	return route{}, fmt.Errorf("verb %q is not supported on a subresource", verb)
 }
 
 func clone(ps []*spec3.Parameter) []*spec3.Parameter {
