@@ -25,6 +25,18 @@ import (
 // group-version documents are below Path + "/".
 const Path = "/openapi/v3"
 
+// The verbs a Resource or Subresource may list, as in API discovery.
+const (
+	VerbCreate           = "create"
+	VerbDelete           = "delete"
+	VerbDeleteCollection = "deletecollection"
+	VerbGet              = "get"
+	VerbList             = "list"
+	VerbPatch            = "patch"
+	VerbUpdate           = "update"
+	VerbWatch            = "watch"
+)
+
 // Resource describes one served resource.
 type Resource struct {
 	Kind       schema.GroupVersionKind // e.g. {Group: "", Version: "v1", Kind: "Pod"}
