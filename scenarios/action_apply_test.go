@@ -3,99 +3,17 @@ package scenarios
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
 )
-
-var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-
-// fakePlayer returns a player whose actions go to a fake dynamic client
-// holding objs, and that client.
-func fakePlayer(t *testing.T, objs ...runtime.Object) (*player, *dynamicfake.FakeDynamicClient) {
-	t.Helper()
-	fc := dynamicfake.NewSimpleDynamicClient(scheme.Scheme, objs...)
-	p := &player{dyn: map[string]dynamic.Interface{DefaultUser: fc}, seen: map[string][]string{}}
-	return p, fc
-}
-
-// mustUnstructured decodes a JSON object.
-func mustUnstructured(t *testing.T, s string) *unstructured.Unstructured {
-	t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON([]byte(s)); err != nil {
-		t.Fatalf("decode %s: %v", s, err)
-	}
-	return u
-}
-
-// verbs lists the verbs of the client's actions, in order.
-func verbs(fc *dynamicfake.FakeDynamicClient) string {
-	var out []string
-	for _, a := range fc.Actions() {
-		out = append(out, a.GetVerb())
-	}
-	return strings.Join(out, " ")
-}
-
-// conflictOnce makes the first call of verb on pods a 409 Conflict; later
-// calls go to the fake's object tracker (or the next reactor).
-func conflictOnce(fc *dynamicfake.FakeDynamicClient, verb string) {
-	done := false
-	fc.PrependReactor(verb, "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
-		if done {
-			return false, nil, nil
-		}
-		done = true
-		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "web", errors.New("the object has been modified; please apply your changes to the latest version and try again"))
-	})
-}
-
-const webPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default","resourceVersion":"7","labels":{"app":"web"}},
-	"spec":{"nodeName":"node-1","containers":[{"name":"web","image":"nginx"}]},"status":{"phase":"Running"}}`
-
-func TestUpdateRetriesOnlyWithoutAVersion(t *testing.T) {
-	for _, tc := range []struct {
-		rv         string
-		wantVerbs  string
-		wantStatus int
-	}{
-		{"current", "get update get update", 200},
-		{"stale", "get update", 409},
-		{"3", "get update", 409},
-	} {
-		t.Run(tc.rv, func(t *testing.T) {
-			p, fc := fakePlayer(t, mustUnstructured(t, webPod))
-			conflictOnce(fc, "update")
-			a := &UpdateAction{Object: ObjectSpec{Kind: "Pod", Name: "web", Namespace: "default"}, Labels: map[string]string{"tier": "front"}, ResourceVersion: tc.rv}
-			res, err := p.update(context.Background(), a, DefaultUser)
-			if got := verbs(fc); got != tc.wantVerbs {
-				t.Errorf("requests %q, want %q", got, tc.wantVerbs)
-			}
-			if res.Status != tc.wantStatus {
-				t.Errorf("status %d (err %v), want %d", res.Status, err, tc.wantStatus)
-			}
-			if tc.wantStatus == 200 && (err != nil || !strings.Contains(res.Message, "read the object again")) {
-				t.Errorf("err %v, message %q: want success that says it retried", err, res.Message)
-			}
-			if tc.wantStatus == 409 && !apierrors.IsConflict(err) {
-				t.Errorf("err %v, want the 409 itself", err)
-			}
-		})
-	}
-}
 
 // patchRecorder applies strategic merge patches of pods to the tracker's
 // object, as the API server does, and keeps them.
@@ -147,7 +65,7 @@ func TestApplyPatchesExisting(t *testing.T) {
 
 	v2 := v1.DeepCopy()
 	v2.SetLabels(map[string]string{"app": "web", "tier": "front"})
-	res, err := p.apply(context.Background(), &ApplyAction{Objects: []*unstructured.Unstructured{v2}}, DefaultUser)
+	res, err := (&ApplyAction{Objects: []*unstructured.Unstructured{v2}}).run(context.Background(), p, DefaultUser)
 	if err != nil || res.Status != 200 || res.Message != "Pod default/web configured" {
 		t.Fatalf("apply: status %d message %q err %v; want 200, configured", res.Status, res.Message, err)
 	}
@@ -176,7 +94,7 @@ func TestApplyPatchesExisting(t *testing.T) {
 	}
 
 	fc.ClearActions()
-	res, err = p.apply(context.Background(), &ApplyAction{Objects: []*unstructured.Unstructured{v2.DeepCopy()}}, DefaultUser)
+	res, err = (&ApplyAction{Objects: []*unstructured.Unstructured{v2.DeepCopy()}}).run(context.Background(), p, DefaultUser)
 	if err != nil || res.Message != "Pod default/web unchanged" || verbs(fc) != "get" {
 		t.Errorf("second apply: message %q err %v requests %q; want unchanged after one read", res.Message, err, verbs(fc))
 	}
@@ -189,7 +107,7 @@ func TestApplyPatchesExisting(t *testing.T) {
 func TestApplyCreatesWithLastApplied(t *testing.T) {
 	p, fc := fakePlayer(t)
 	m := mustUnstructured(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default","labels":null},"spec":{"containers":[{"name":"web","image":"nginx"}]}}`)
-	res, err := p.apply(context.Background(), &ApplyAction{Objects: []*unstructured.Unstructured{m}}, DefaultUser)
+	res, err := (&ApplyAction{Objects: []*unstructured.Unstructured{m}}).run(context.Background(), p, DefaultUser)
 	if err != nil || res.Status != 201 || res.Message != "Pod default/web created" {
 		t.Fatalf("apply: status %d message %q err %v; want 201 created", res.Status, res.Message, err)
 	}

@@ -32,7 +32,7 @@ type httpClient struct {
 }
 
 func (p *player) httpClientAs(user string) (*httpClient, error) {
-	cfg, err := p.c.RESTConfigAs(user)
+	cfg, err := p.cluster.RESTConfigAs(user)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (p *player) httpClientAs(user string) (*httpClient, error) {
 	if tc == nil {
 		tc = &tls.Config{MinVersion: tls.VersionTLS12}
 	}
-	base, err := url.Parse(p.c.URL)
+	base, err := url.Parse(p.cluster.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -70,95 +70,6 @@ type exchange struct {
 	auditID string // the Audit-Id the API server answered with
 	body    []byte
 	events  []watchEvent
-}
-
-// http runs an http action.
-func (p *player) http(ctx context.Context, a *HTTPAction, user string) (StepResult, error) {
-	hc, err := p.httpClientAs(user)
-	if err != nil {
-		return StepResult{}, err
-	}
-	var res StepResult
-	logf := func(format string, args ...any) { res.HTTP = append(res.HTTP, fmt.Sprintf(format, args...)) }
-	do := func(path string, stopAfter int) (exchange, error) {
-		var ex exchange
-		var err error
-		if a.Proto == ProtoHTTP1 {
-			ex, err = hc.http1(ctx, a, path, stopAfter, logf)
-		} else {
-			ex, err = hc.http2(ctx, a, path, stopAfter, logf)
-		}
-		p.noteRequest(ex.auditID)
-		return ex, err
-	}
-	finish := func(ex exchange) {
-		res.Status = ex.status
-		res.Message = string(ex.body)
-		for _, ev := range ex.events {
-			res.Watch = append(res.Watch, ev.Type)
-		}
-	}
-	switch a.Mode {
-	case ModeRequest:
-		ex, err := do(a.Path, 0)
-		finish(ex)
-		return res, err
-	case ModePoll:
-		for i := 1; i <= a.Count; i++ {
-			logf("-- poll %d of %d", i, a.Count)
-			ex, err := do(a.Path, 0)
-			finish(ex)
-			if err != nil {
-				return res, err
-			}
-			if rv := resourceVersionOf(ex.body); rv != "" {
-				logf("   resourceVersion %s", rv)
-			}
-			if i < a.Count {
-				if err := sleep(ctx, p.scaled(a.Interval)); err != nil {
-					return res, err
-				}
-			}
-		}
-		return res, nil
-	case ModeLongPoll:
-		logf("-- the current state first, to learn its resourceVersion")
-		ex, err := do(a.Path, 0)
-		if err != nil || ex.status != http.StatusOK {
-			finish(ex)
-			return res, err
-		}
-		rv := resourceVersionOf(ex.body)
-		logf("   resourceVersion %s", rv)
-		for i := 1; i <= a.Count; i++ {
-			path := withQuery(withQuery(a.Path, "watch", "1"), "resourceVersion", rv)
-			logf("-- long-poll round %d of %d: the server holds the request until something changes after %s", i, a.Count, rv)
-			ex, err := do(path, 1)
-			res.Status, res.Message = ex.status, string(ex.body)
-			for _, ev := range ex.events {
-				res.Watch = append(res.Watch, ev.Type)
-			}
-			if err != nil {
-				return res, err
-			}
-			for _, ev := range ex.events {
-				if ev.Object.Metadata.ResourceVersion != "" {
-					rv = ev.Object.Metadata.ResourceVersion
-				}
-			}
-			logf("   connection closed; next round from resourceVersion %s", rv)
-		}
-		return res, nil
-	case ModeWatch:
-		path := a.Path
-		if !strings.Contains(path, "/watch/") && !hasQuery(path, "watch") {
-			path = withQuery(path, "watch", "1")
-		}
-		ex, err := do(path, a.Count)
-		finish(ex)
-		return res, err
-	}
-	return res, fmt.Errorf("unknown http mode %q", a.Mode)
 }
 
 func hasQuery(path, key string) bool {
@@ -226,10 +137,6 @@ func decodeEvents(buf []byte, out *[]watchEvent) []byte {
 	}
 }
 
-// counted says how many events count toward a watch's stopAfter: all
-// (BOOKMARKs come only to clients that ask for them).
-func counted(evs []watchEvent) int { return len(evs) }
-
 func describeEvent(ev watchEvent) string {
 	s := "event " + ev.Type
 	if ev.Object.Kind != "" {
@@ -253,13 +160,7 @@ func describeEvent(ev watchEvent) string {
 // closes the connection.
 func (hc *httpClient) http1(ctx context.Context, a *HTTPAction, path string, stopAfter int, logf func(string, ...any)) (exchange, error) {
 	var ex exchange
-	tc := hc.tls.Clone()
-	tc.NextProtos = []string{"http/1.1"}
-	if tc.ServerName == "" {
-		tc.ServerName = hc.base.Hostname()
-	}
-	d := tls.Dialer{Config: tc}
-	conn, err := d.DialContext(ctx, "tcp", hc.base.Host)
+	conn, err := hc.dialHTTP1(ctx)
 	if err != nil {
 		return ex, err
 	}
@@ -267,6 +168,37 @@ func (hc *httpClient) http1(ctx context.Context, a *HTTPAction, path string, sto
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 
+	logf("> %s %s HTTP/1.1", a.Method, path)
+	if _, err := io.WriteString(conn, hc.http1Request(a, path)); err != nil {
+		return ex, err
+	}
+	br := bufio.NewReader(conn)
+	r := http1Reader{ctx: ctx, br: br, tp: textproto.NewReader(br), logf: logf, ex: &ex}
+	hdr, err := r.head()
+	if err != nil {
+		return ex, err
+	}
+	if strings.EqualFold(hdr.Get("Transfer-Encoding"), "chunked") {
+		return ex, r.chunks(stopAfter)
+	}
+	return ex, r.body(hdr.Get("Content-Length"))
+}
+
+// dialHTTP1 opens a TLS connection to the API server that offers only
+// http/1.1.
+func (hc *httpClient) dialHTTP1(ctx context.Context) (net.Conn, error) {
+	tc := hc.tls.Clone()
+	tc.NextProtos = []string{"http/1.1"}
+	if tc.ServerName == "" {
+		tc.ServerName = hc.base.Hostname()
+	}
+	d := tls.Dialer{Config: tc}
+	return d.DialContext(ctx, "tcp", hc.base.Host)
+}
+
+// http1Request returns the request's bytes: request line, headers
+// (Connection: close), body.
+func (hc *httpClient) http1Request(a *HTTPAction, path string) string {
 	var req strings.Builder
 	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\nAccept: application/json\r\n", a.Method, path, hc.base.Host, ActionUserAgent)
 	if hc.token != "" {
@@ -281,88 +213,109 @@ func (hc *httpClient) http1(ctx context.Context, a *HTTPAction, path string, sto
 	}
 	req.WriteString("Connection: close\r\n\r\n")
 	req.WriteString(a.Body)
-	logf("> %s %s HTTP/1.1", a.Method, path)
-	if _, err := io.WriteString(conn, req.String()); err != nil {
-		return ex, err
-	}
-	br := bufio.NewReader(conn)
-	tp := textproto.NewReader(br)
-	statusLine, err := tp.ReadLine()
+	return req.String()
+}
+
+// http1Reader reads one HTTP/1.1 response into ex, writing the transcript
+// with logf.
+type http1Reader struct {
+	ctx  context.Context
+	br   *bufio.Reader
+	tp   *textproto.Reader // over br
+	logf func(string, ...any)
+	ex   *exchange
+}
+
+// head reads the status line and the headers.
+func (r http1Reader) head() (textproto.MIMEHeader, error) {
+	statusLine, err := r.tp.ReadLine()
 	if err != nil {
-		return ex, ctxErr(ctx, err)
+		return nil, ctxErr(r.ctx, err)
 	}
-	logf("< %s", statusLine)
+	r.logf("< %s", statusLine)
 	parts := strings.SplitN(statusLine, " ", 3)
 	if len(parts) < 2 {
-		return ex, fmt.Errorf("bad status line %q", statusLine)
+		return nil, fmt.Errorf("bad status line %q", statusLine)
 	}
-	if ex.status, err = strconv.Atoi(parts[1]); err != nil {
-		return ex, fmt.Errorf("bad status line %q", statusLine)
+	if r.ex.status, err = strconv.Atoi(parts[1]); err != nil {
+		return nil, fmt.Errorf("bad status line %q", statusLine)
 	}
-	hdr, err := tp.ReadMIMEHeader()
+	hdr, err := r.tp.ReadMIMEHeader()
 	if err != nil {
-		return ex, ctxErr(ctx, err)
+		return nil, ctxErr(r.ctx, err)
 	}
-	ex.auditID = hdr.Get("Audit-Id")
+	r.ex.auditID = hdr.Get("Audit-Id")
 	for _, k := range []string{"Content-Type", "Transfer-Encoding", "Content-Length"} {
 		if v := hdr.Get(k); v != "" {
-			logf("< %s: %s", k, v)
+			r.logf("< %s: %s", k, v)
 		}
 	}
-	if strings.EqualFold(hdr.Get("Transfer-Encoding"), "chunked") {
-		var pending []byte
-		for {
-			line, err := tp.ReadLine()
-			if err != nil {
-				return ex, ctxErr(ctx, err)
-			}
-			sizeStr, _, _ := strings.Cut(line, ";")
-			size, err := strconv.ParseInt(strings.TrimSpace(sizeStr), 16, 64)
-			if err != nil {
-				return ex, fmt.Errorf("bad chunk size line %q", line)
-			}
-			if size == 0 {
-				logf("< chunk %q: size 0, the end of the body", line+"\r\n")
-				return ex, nil
-			}
-			data := make([]byte, size)
-			if _, err := io.ReadFull(br, data); err != nil {
-				return ex, ctxErr(ctx, err)
-			}
-			if _, err := tp.ReadLine(); err != nil { // the CRLF after the data
-				return ex, ctxErr(ctx, err)
-			}
-			logf("< chunk %q + %d bytes + \"\\r\\n\": %s", line+"\r\n", size, preview(data))
-			ex.body = append(ex.body, data...)
-			if stopAfter > 0 {
-				before := len(ex.events)
-				pending = decodeEvents(append(pending, data...), &ex.events)
-				for _, ev := range ex.events[before:] {
-					logf("  %s", describeEvent(ev))
-				}
-				if counted(ex.events) >= stopAfter {
-					logf("  (%d events read: the client closes the connection)", counted(ex.events))
-					return ex, nil
-				}
-			}
-		}
-	}
-	var body []byte
-	if cl := hdr.Get("Content-Length"); cl != "" {
-		n, err := strconv.ParseInt(cl, 10, 64)
+	return hdr, nil
+}
+
+// chunks reads a chunked body to its end, or, with stopAfter > 0, until
+// that many watch events have arrived.
+func (r http1Reader) chunks(stopAfter int) error {
+	var pending []byte
+	for {
+		line, err := r.tp.ReadLine()
 		if err != nil {
-			return ex, fmt.Errorf("bad Content-Length %q", cl)
+			return ctxErr(r.ctx, err)
+		}
+		sizeStr, _, _ := strings.Cut(line, ";")
+		size, err := strconv.ParseInt(strings.TrimSpace(sizeStr), 16, 64)
+		if err != nil {
+			return fmt.Errorf("bad chunk size line %q", line)
+		}
+		if size == 0 {
+			r.logf("< chunk %q: size 0, the end of the body", line+"\r\n")
+			return nil
+		}
+		data := make([]byte, size)
+		if _, err := io.ReadFull(r.br, data); err != nil {
+			return ctxErr(r.ctx, err)
+		}
+		if _, err := r.tp.ReadLine(); err != nil { // the CRLF after the data
+			return ctxErr(r.ctx, err)
+		}
+		r.logf("< chunk %q + %d bytes + \"\\r\\n\": %s", line+"\r\n", size, preview(data))
+		r.ex.body = append(r.ex.body, data...)
+		if stopAfter > 0 {
+			before := len(r.ex.events)
+			pending = decodeEvents(append(pending, data...), &r.ex.events)
+			for _, ev := range r.ex.events[before:] {
+				r.logf("  %s", describeEvent(ev))
+			}
+			if len(r.ex.events) >= stopAfter {
+				r.logf("  (%d events read: the client closes the connection)", len(r.ex.events))
+				return nil
+			}
+		}
+	}
+}
+
+// body reads a body of contentLength bytes, or up to the end of the
+// connection when there is no Content-Length.
+func (r http1Reader) body(contentLength string) error {
+	var body []byte
+	if contentLength != "" {
+		n, err := strconv.ParseInt(contentLength, 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad Content-Length %q", contentLength)
 		}
 		body = make([]byte, n)
-		if _, err := io.ReadFull(br, body); err != nil {
-			return ex, ctxErr(ctx, err)
+		if _, err := io.ReadFull(r.br, body); err != nil {
+			return ctxErr(r.ctx, err)
 		}
-	} else if body, err = io.ReadAll(br); err != nil {
-		return ex, ctxErr(ctx, err)
+	} else {
+		var err error
+		if body, err = io.ReadAll(r.br); err != nil {
+			return ctxErr(r.ctx, err)
+		}
 	}
-	ex.body = body
-	logf("< body (%d bytes): %s", len(body), preview(body))
-	return ex, nil
+	r.ex.body = body
+	r.logf("< body (%d bytes): %s", len(body), preview(body))
+	return nil
 }
 
 // http2 makes one request over HTTP/2 with net/http. With stopAfter > 0
@@ -431,14 +384,14 @@ func (hc *httpClient) http2(ctx context.Context, a *HTTPAction, path string, sto
 			for _, ev := range ex.events[before:] {
 				logf("  %s", describeEvent(ev))
 			}
-			if counted(ex.events) >= stopAfter {
-				logf("  (%d events read: the client resets the stream, the connection stays)", counted(ex.events))
+			if len(ex.events) >= stopAfter {
+				logf("  (%d events read: the client resets the stream, the connection stays)", len(ex.events))
 				return ex, nil
 			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				logf("< END_STREAM after %d events", counted(ex.events))
+				logf("< END_STREAM after %d events", len(ex.events))
 				return ex, nil
 			}
 			return ex, ctxErr(ctx, err)

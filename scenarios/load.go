@@ -71,13 +71,8 @@ var (
 	nodeKeys     = []string{"name", "cpu", "memory", "pods", "labels", "taints"}
 	taintKeys    = []string{"key", "value", "effect"}
 	textKeys     = []string{"en", "zh"}
-	actionKeys   = []string{"apply", "applyFile", "create", "update", "delete", "patch", "addNode", "removeNode",
-		"stopScheduler", "startScheduler", "stopKubelet", "startKubelet", "restartAPIServer", "compactEtcd", "http"}
-	stepKeys        = append([]string{"id", "narration", "as"}, append(slices.Clone(actionKeys), "wait", "expect", "timeout")...)
-	updateKeys      = []string{"kind", "name", "namespace", "labels", "annotations", "resourceVersion"}
-	deleteKeys      = []string{"kind", "name", "namespace", "gracePeriodSeconds", "wait"}
-	patchKeys       = []string{"kind", "name", "namespace", "subresource", "type", "patch"}
-	httpKeys        = []string{"method", "path", "mode", "proto", "count", "interval", "body", "contentType"}
+	// stepKeys are a step's fields, its action's among them.
+	stepKeys        = append(append([]string{"id", "narration", "as"}, actionKeys()...), "wait", "expect", "timeout")
 	expectKeys      = []string{"podStage", "podPhase", "containerState", "event", "status", "message", "watchEvents", "absent", "nodeReady", "canI"}
 	podStageKeys    = []string{"pod", "namespace", "stage"}
 	podPhaseKeys    = []string{"pod", "namespace", "phase"}
@@ -87,9 +82,6 @@ var (
 	canIKeys        = []string{"user", "verb", "resource", "namespace", "allowed"}
 	podPhases       = []string{"Pending", "Running", "Succeeded", "Failed", "Unknown"}
 	watchEventTypes = []string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"}
-	httpModes       = []string{ModeRequest, ModePoll, ModeLongPoll, ModeWatch}
-	httpProtos      = []string{ProtoHTTP1, ProtoHTTP2}
-	patchTypes      = []string{"strategic", "merge", "json"}
 	taintEffects    = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 )
 
@@ -556,14 +548,15 @@ func (l *loader) step(n *yaml.Node, index int) (*Step, error) {
 	}
 	var action string
 	for _, k := range order {
-		if !slices.Contains(actionKeys, k) {
+		kind, ok := actionKindOf(k)
+		if !ok {
 			continue
 		}
 		if action != "" {
 			return nil, l.errAt(fs[k].key, "%s: two actions, %s and %s (a step has at most one)", what, action, k)
 		}
 		action = k
-		if st.Action, err = l.action(k, fs[k].val); err != nil {
+		if st.Action, err = kind.parse(l, k, fs[k].val); err != nil {
 			return nil, err
 		}
 	}
@@ -593,240 +586,6 @@ func (l *loader) step(n *yaml.Node, index int) (*Step, error) {
 		}
 	}
 	return st, nil
-}
-
-func (l *loader) action(key string, n *yaml.Node) (Action, error) {
-	switch key {
-	case "apply", "create":
-		s, err := l.str(n, key)
-		if err != nil {
-			return nil, err
-		}
-		objs, err := l.manifest(l.file, s, l.blockPos(n), true)
-		if err != nil {
-			return nil, err
-		}
-		return &ApplyAction{Create: key == "create", Objects: objs}, nil
-	case "applyFile":
-		s, err := l.str(n, key)
-		if err != nil {
-			return nil, err
-		}
-		name, data, err := l.read(s)
-		if err != nil {
-			return nil, l.errAt(n, "applyFile: %v", err)
-		}
-		objs, err := l.manifest(name, string(data), func(line, col int) (int, int) { return line, col }, false)
-		if err != nil {
-			return nil, err
-		}
-		return &ApplyAction{File: s, Objects: objs}, nil
-	case "update":
-		fs, _, err := l.fields(n, key, updateKeys)
-		if err != nil {
-			return nil, err
-		}
-		a := &UpdateAction{ResourceVersion: "current"}
-		if a.Object, err = l.object(n, fs, key); err != nil {
-			return nil, err
-		}
-		if f, ok := fs["labels"]; ok {
-			if a.Labels, err = l.stringMap(f.val, "update.labels"); err != nil {
-				return nil, err
-			}
-		}
-		if f, ok := fs["annotations"]; ok {
-			if a.Annotations, err = l.stringMap(f.val, "update.annotations"); err != nil {
-				return nil, err
-			}
-		}
-		if f, ok := fs["resourceVersion"]; ok {
-			if a.ResourceVersion, err = l.scalar(f.val, "update.resourceVersion"); err != nil {
-				return nil, err
-			}
-			if _, err := strconv.ParseUint(a.ResourceVersion, 10, 64); err != nil && a.ResourceVersion != "current" && a.ResourceVersion != "stale" {
-				return nil, l.errAt(f.val, "update.resourceVersion: %q is not current, stale or a number", a.ResourceVersion)
-			}
-		}
-		return a, nil
-	case "delete":
-		fs, _, err := l.fields(n, key, deleteKeys)
-		if err != nil {
-			return nil, err
-		}
-		a := &DeleteAction{}
-		if a.Object, err = l.object(n, fs, key); err != nil {
-			return nil, err
-		}
-		if f, ok := fs["gracePeriodSeconds"]; ok {
-			g, err := l.integer(f.val, "delete.gracePeriodSeconds")
-			if err != nil {
-				return nil, err
-			}
-			if g < 0 {
-				return nil, l.errAt(f.val, "delete.gracePeriodSeconds: %d is negative", g)
-			}
-			a.GracePeriodSeconds = &g
-		}
-		if f, ok := fs["wait"]; ok {
-			if a.Wait, err = l.boolean(f.val, "delete.wait"); err != nil {
-				return nil, err
-			}
-		}
-		return a, nil
-	case "patch":
-		fs, _, err := l.fields(n, key, patchKeys)
-		if err != nil {
-			return nil, err
-		}
-		a := &PatchAction{Type: "strategic"}
-		if a.Object, err = l.object(n, fs, key); err != nil {
-			return nil, err
-		}
-		if f, ok := fs["subresource"]; ok {
-			if a.Subresource, err = l.oneOf(f.val, "patch.subresource", []string{"status"}); err != nil {
-				return nil, err
-			}
-		}
-		if f, ok := fs["type"]; ok {
-			if a.Type, err = l.oneOf(f.val, "patch.type", patchTypes); err != nil {
-				return nil, err
-			}
-		}
-		f, ok := fs["patch"]
-		if !ok {
-			return nil, l.errAt(n, "patch: missing field \"patch\"")
-		}
-		if a.Patch, err = l.str(f.val, "patch.patch"); err != nil {
-			return nil, err
-		}
-		if !json.Valid([]byte(a.Patch)) {
-			return nil, l.errAt(f.val, "patch.patch: not valid JSON")
-		}
-		return a, nil
-	case "addNode":
-		spec, err := l.node(n, key)
-		if err != nil {
-			return nil, err
-		}
-		return &AddNodeAction{Node: spec}, nil
-	case "removeNode", "stopKubelet", "startKubelet":
-		name, err := l.objectName(n, key)
-		if err != nil {
-			return nil, err
-		}
-		return &NodeAction{Verb: key, Node: name}, nil
-	case "stopScheduler", "startScheduler", "restartAPIServer", "compactEtcd":
-		b, err := l.boolean(n, key)
-		if err != nil {
-			return nil, err
-		}
-		if !b {
-			return nil, l.errAt(n, "%s: must be true (leave the action out to not do it)", key)
-		}
-		return &ControlAction{Verb: key}, nil
-	case "http":
-		return l.http(n)
-	}
-	return nil, l.errAt(n, "unknown action %q", key)
-}
-
-// object reads kind, name and namespace of update, delete, patch and absent.
-func (l *loader) object(n *yaml.Node, fs map[string]field, what string) (ObjectSpec, error) {
-	var o ObjectSpec
-	kf, ok := fs["kind"]
-	if !ok {
-		return o, l.errAt(n, "%s: missing field \"kind\"", what)
-	}
-	kind, err := l.str(kf.val, what+".kind")
-	if err != nil {
-		return o, err
-	}
-	info, ok := kinds[kind]
-	if !ok {
-		return o, l.errAt(kf.val, "%s.kind: unknown kind %q (known: %s)", what, kind, strings.Join(kindNames, ", "))
-	}
-	o.Kind = kind
-	nf, ok := fs["name"]
-	if !ok {
-		return o, l.errAt(n, "%s: missing field \"name\"", what)
-	}
-	if o.Name, err = l.objectName(nf.val, what+".name"); err != nil {
-		return o, err
-	}
-	if f, ok := fs["namespace"]; ok {
-		if !info.namespaced {
-			return o, l.errAt(f.key, "%s.namespace: %s is not namespaced", what, kind)
-		}
-		if o.Namespace, err = l.objectName(f.val, what+".namespace"); err != nil {
-			return o, err
-		}
-	} else if info.namespaced {
-		o.Namespace = DefaultNamespace
-	}
-	return o, nil
-}
-
-func (l *loader) http(n *yaml.Node) (Action, error) {
-	fs, _, err := l.fields(n, "http", httpKeys)
-	if err != nil {
-		return nil, err
-	}
-	a := &HTTPAction{Method: "GET", Mode: ModeRequest, Proto: ProtoHTTP2, Count: 1, Interval: DefaultPollInterval}
-	f, ok := fs["path"]
-	if !ok {
-		return nil, l.errAt(n, "http: missing field \"path\"")
-	}
-	if a.Path, err = l.str(f.val, "http.path"); err != nil {
-		return nil, err
-	}
-	if !strings.HasPrefix(a.Path, "/") {
-		return nil, l.errAt(f.val, "http.path: %q must start with /", a.Path)
-	}
-	if f, ok := fs["method"]; ok {
-		if a.Method, err = l.oneOf(f.val, "http.method", []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fs["mode"]; ok {
-		if a.Mode, err = l.oneOf(f.val, "http.mode", httpModes); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fs["proto"]; ok {
-		if a.Proto, err = l.oneOf(f.val, "http.proto", httpProtos); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fs["count"]; ok {
-		c, err := l.integer(f.val, "http.count")
-		if err != nil {
-			return nil, err
-		}
-		if c < 1 || c > 1000 {
-			return nil, l.errAt(f.val, "http.count: %d: use 1 to 1000", c)
-		}
-		a.Count = int(c)
-	}
-	if f, ok := fs["interval"]; ok {
-		if a.Interval, err = l.duration(f.val, "http.interval"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fs["body"]; ok {
-		if a.Body, err = l.str(f.val, "http.body"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fs["contentType"]; ok {
-		if a.ContentType, err = l.str(f.val, "http.contentType"); err != nil {
-			return nil, err
-		}
-	}
-	if a.Mode != ModeRequest && a.Method != "GET" {
-		return nil, l.errAt(n, "http: mode %s only GETs (method is %s)", a.Mode, a.Method)
-	}
-	return a, nil
 }
 
 func (l *loader) expectation(n *yaml.Node) (Expectation, error) {
@@ -1015,24 +774,6 @@ func (l *loader) expectation(n *yaml.Node) (Expectation, error) {
 		return e, nil
 	}
 	return nil, l.errAt(k, "unknown expectation %q (known: %s)", k.Value, strings.Join(expectKeys, ", "))
-}
-
-// pod reads the pod and namespace of a pod expectation.
-func (l *loader) pod(n *yaml.Node, fs map[string]field, what string) (name, namespace string, err error) {
-	f, ok := fs["pod"]
-	if !ok {
-		return "", "", l.errAt(n, "%s: missing field \"pod\"", what)
-	}
-	if name, err = l.objectName(f.val, what+".pod"); err != nil {
-		return "", "", err
-	}
-	namespace = DefaultNamespace
-	if f, ok := fs["namespace"]; ok {
-		if namespace, err = l.objectName(f.val, what+".namespace"); err != nil {
-			return "", "", err
-		}
-	}
-	return name, namespace, nil
 }
 
 // stageNames lists "1-8 or admitted, persisted, ..." for messages.

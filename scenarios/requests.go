@@ -72,14 +72,14 @@ func (p *player) noteRequest(auditID string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.acting {
-		p.audits = append(p.audits, auditID)
+		p.auditIDs = append(p.auditIDs, auditID)
 	}
 }
 
 // startActing begins noting the requests of an action.
 func (p *player) startActing() {
 	p.mu.Lock()
-	p.acting, p.audits = true, nil
+	p.acting, p.auditIDs = true, nil
 	p.mu.Unlock()
 }
 
@@ -90,8 +90,8 @@ func (p *player) startActing() {
 func (p *player) stopActing(ctx context.Context) []*flow.RequestTrace {
 	p.mu.Lock()
 	p.acting = false
-	ids := p.audits
-	p.audits = nil
+	ids := p.auditIDs
+	p.auditIDs = nil
 	p.mu.Unlock()
 	if len(ids) == 0 {
 		return nil

@@ -13,7 +13,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -128,10 +127,10 @@ func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) er
 	if speed < 0 {
 		speed = s.Cluster.Speed
 	}
-	p := &player{c: c, s: s, speed: speed, gate: opts.Gate, changed: make(chan struct{}),
-		dyn: map[string]dynamic.Interface{}, seen: map[string][]string{}, specs: map[string]kubelet.NodeSpec{}}
+	p := &player{cluster: c, scenario: s, speed: speed, gate: opts.Gate, changed: make(chan struct{}),
+		dynamicClients: map[string]dynamic.Interface{}, versionsSeen: map[string][]string{}, nodeSpecs: map[string]kubelet.NodeSpec{}}
 	for _, n := range s.Cluster.Nodes {
-		p.specs[n.Name] = n
+		p.nodeSpecs[n.Name] = n
 	}
 	admin, err := expectClient(c)
 	if err != nil {
@@ -177,22 +176,22 @@ func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) er
 
 // player is the state of one Play.
 type player struct {
-	c     *cluster.Cluster
-	s     *Scenario
-	speed float64
-	gate  *flow.Gate // nil: no holds, plain timeouts
-	admin kubernetes.Interface
+	cluster  *cluster.Cluster
+	scenario *Scenario
+	speed    float64
+	gate     *flow.Gate           // nil: no holds, plain timeouts
+	admin    kubernetes.Interface // the client expectations are checked with
 
 	mu      sync.Mutex
 	events  []flow.Event
 	changed chan struct{} // closed and replaced when events grows
 
-	acting bool     // an action runs: its requests are noted
-	audits []string // the audit ids of the running action's requests
+	acting   bool     // an action runs: its requests are noted
+	auditIDs []string // the audit ids of the running action's requests
 
-	dyn   map[string]dynamic.Interface // by user
-	seen  map[string][]string          // resourceVersions seen, by object
-	specs map[string]kubelet.NodeSpec  // nodes this run knows, for startKubelet
+	dynamicClients map[string]dynamic.Interface // by user (see client)
+	versionsSeen   map[string][]string          // resourceVersions seen, by object (see remember)
+	nodeSpecs      map[string]kubelet.NodeSpec  // nodes this run knows, for startKubelet
 }
 
 func (p *player) record(ev flow.Event) {
@@ -241,7 +240,7 @@ func (p *player) step(ctx context.Context, st *Step) StepResult {
 	var res StepResult
 	if p.gate != nil {
 		b := flow.Boundary{Point: flow.PointNextStep, Component: "scenario",
-			Object: flow.ObjectRef{Kind: "Step", Name: fmt.Sprintf("%d/%d %s", st.Index, len(p.s.Steps), st.ID)}}
+			Object: flow.ObjectRef{Kind: "Step", Name: fmt.Sprintf("%d/%d %s", st.Index, len(p.scenario.Steps), st.ID)}}
 		if err := p.gate.Wait(ctx, b); err != nil {
 			res.Err = err
 			return res
@@ -284,6 +283,15 @@ func (p *player) step(ctx context.Context, st *Step) StepResult {
 		}
 	}
 	return res
+}
+
+// act runs the step's action as the step's user (see actionRunner).
+func (p *player) act(ctx context.Context, st *Step) (StepResult, error) {
+	r, ok := st.Action.(actionRunner)
+	if !ok {
+		return StepResult{}, fmt.Errorf("unknown action %s", st.Action.Kind())
+	}
+	return r.run(ctx, p, st.As)
 }
 
 // expectsResult says whether the step checks its action's status or
@@ -451,7 +459,7 @@ func (p *player) probe(ctx context.Context, e Expectation) (got string, ok bool,
 		}
 		return "it exists", false, nil
 	case *CanIExpectation:
-		cfg, err := expectConfig(p.c, e.User)
+		cfg, err := expectConfig(p.cluster, e.User)
 		if err != nil {
 			return err.Error(), false, nil
 		}
@@ -499,60 +507,4 @@ func (p *player) probe(ctx context.Context, e Expectation) (got string, ok bool,
 		return "no Ready condition", false, nil
 	}
 	return fmt.Sprintf("an expectation this runner does not know (%s)", e.Kind()), false, nil
-}
-
-// errString describes an API error shortly: "NotFound: pods \"x\" not found".
-func errString(err error) string {
-	var se apierrors.APIStatus
-	if errors.As(err, &se) {
-		st := se.Status()
-		return fmt.Sprintf("%d %s: %s", st.Code, st.Reason, st.Message)
-	}
-	return err.Error()
-}
-
-// resultOf turns an API error into a step result.
-func resultOf(err error, okStatus int) StepResult {
-	if err == nil {
-		return StepResult{Status: okStatus}
-	}
-	var se apierrors.APIStatus
-	if errors.As(err, &se) {
-		return StepResult{Status: int(se.Status().Code), Message: err.Error()}
-	}
-	return StepResult{Message: err.Error()}
-}
-
-// remember notes a resourceVersion this run saw for an object (for
-// update's resourceVersion: stale).
-func (p *player) remember(u *unstructured.Unstructured) {
-	if u == nil {
-		return
-	}
-	key := u.GetKind() + "/" + u.GetNamespace() + "/" + u.GetName()
-	rv := u.GetResourceVersion()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	list := p.seen[key]
-	if rv != "" && (len(list) == 0 || list[len(list)-1] != rv) {
-		p.seen[key] = append(list, rv)
-	}
-}
-
-// staleVersion returns a resourceVersion of o older than current: the
-// oldest this run saw, or current-1.
-func (p *player) staleVersion(o ObjectSpec, current string) string {
-	p.mu.Lock()
-	list := p.seen[o.Kind+"/"+o.Namespace+"/"+o.Name]
-	p.mu.Unlock()
-	for _, rv := range list {
-		if rv != current {
-			return rv
-		}
-	}
-	n, err := strconv.ParseInt(current, 10, 64)
-	if err != nil || n <= 1 {
-		return "1"
-	}
-	return strconv.FormatInt(n-1, 10)
 }

@@ -1,0 +1,37 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/kubesim/kubesim/kubelet"
+)
+
+// AddNodeAction starts a kubelet for a new node; it registers its Node.
+type AddNodeAction struct{ Node kubelet.NodeSpec }
+
+var _ actionRunner = (*AddNodeAction)(nil)
+
+func (a *AddNodeAction) Kind() string { return "addNode" }
+func (a *AddNodeAction) String() string {
+	return fmt.Sprintf("add node %s (cpu %s, memory %s, pods %d)", a.Node.Name, a.Node.CPU.String(), a.Node.Memory.String(), a.Node.Pods)
+}
+
+// parseAddNode reads a node, as cluster.nodes lists them.
+func parseAddNode(l *loader, key string, n *yaml.Node) (actionRunner, error) {
+	spec, err := l.node(n, key)
+	if err != nil {
+		return nil, err
+	}
+	return &AddNodeAction{Node: spec}, nil
+}
+
+// run starts the node's kubelet, and remembers its spec for a later
+// startKubelet.
+func (a *AddNodeAction) run(_ context.Context, p *player, _ string) (StepResult, error) {
+	p.nodeSpecs[a.Node.Name] = a.Node
+	err := p.cluster.StartKubelet(a.Node)
+	return StepResult{}, err
+}

@@ -1,0 +1,52 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// ControlAction is one of stopScheduler, startScheduler, restartAPIServer
+// and compactEtcd.
+type ControlAction struct{ Verb string }
+
+var _ actionRunner = (*ControlAction)(nil)
+
+func (a *ControlAction) Kind() string   { return a.Verb }
+func (a *ControlAction) String() string { return a.Verb }
+
+// parseControl reads `true`, the only value of stopScheduler,
+// startScheduler, restartAPIServer and compactEtcd.
+func parseControl(l *loader, key string, n *yaml.Node) (actionRunner, error) {
+	b, err := l.boolean(n, key)
+	if err != nil {
+		return nil, err
+	}
+	if !b {
+		return nil, l.errAt(n, "%s: must be true (leave the action out to not do it)", key)
+	}
+	return &ControlAction{Verb: key}, nil
+}
+
+// run stops or starts the scheduler, restarts the API server, or compacts
+// etcd (its result's message then names the revision).
+func (a *ControlAction) run(ctx context.Context, p *player, _ string) (StepResult, error) {
+	var err error
+	switch a.Verb {
+	case "stopScheduler":
+		err = p.cluster.StopScheduler()
+	case "startScheduler":
+		err = p.cluster.StartScheduler()
+	case "restartAPIServer":
+		err = p.cluster.RestartAPIServer(ctx)
+	case "compactEtcd":
+		var rev int64
+		if rev, err = p.cluster.CompactEtcd(ctx); err == nil {
+			return StepResult{Message: fmt.Sprintf("compacted at revision %d", rev)}, nil
+		}
+	default:
+		err = fmt.Errorf("unknown control action %s", a.Verb)
+	}
+	return StepResult{}, err
+}

@@ -1,0 +1,86 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	yaml "go.yaml.in/yaml/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DeleteAction deletes an object; with Wait it waits until it is gone.
+type DeleteAction struct {
+	Object             ObjectSpec
+	GracePeriodSeconds *int64
+	Wait               bool
+}
+
+var _ actionRunner = (*DeleteAction)(nil)
+
+// deleteKeys are the fields of delete.
+var deleteKeys = []string{"kind", "name", "namespace", "gracePeriodSeconds", "wait"}
+
+func (a *DeleteAction) Kind() string { return "delete" }
+func (a *DeleteAction) String() string {
+	s := "delete " + a.Object.String()
+	if a.GracePeriodSeconds != nil {
+		s += fmt.Sprintf(" --grace-period=%d", *a.GracePeriodSeconds)
+	}
+	if a.Wait {
+		s += " --wait"
+	}
+	return s
+}
+
+// parseDelete reads {kind, name, namespace, gracePeriodSeconds, wait}.
+func parseDelete(l *loader, key string, n *yaml.Node) (actionRunner, error) {
+	fields, _, err := l.fields(n, key, deleteKeys)
+	if err != nil {
+		return nil, err
+	}
+	a := &DeleteAction{}
+	if a.Object, err = l.object(n, fields, key); err != nil {
+		return nil, err
+	}
+	if f, ok := fields["gracePeriodSeconds"]; ok {
+		g, err := l.integer(f.val, "delete.gracePeriodSeconds")
+		if err != nil {
+			return nil, err
+		}
+		if g < 0 {
+			return nil, l.errAt(f.val, "delete.gracePeriodSeconds: %d is negative", g)
+		}
+		a.GracePeriodSeconds = &g
+	}
+	if f, ok := fields["wait"]; ok {
+		if a.Wait, err = l.boolean(f.val, "delete.wait"); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// run deletes the object. Like kubectl delete it sends no precondition:
+// whatever the current version, the object is deleted. With Wait it then
+// reads the object every pollInterval until it is gone (or ctx ends).
+func (a *DeleteAction) run(ctx context.Context, p *player, user string) (StepResult, error) {
+	ri, err := p.resource(a.Object, user)
+	if err != nil {
+		return StepResult{}, err
+	}
+	err = ri.Delete(ctx, a.Object.Name, metav1.DeleteOptions{GracePeriodSeconds: a.GracePeriodSeconds})
+	if err != nil || !a.Wait {
+		return resultOf(err, http.StatusOK), err
+	}
+	for {
+		_, err := ri.Get(ctx, a.Object.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return StepResult{Status: http.StatusOK, Message: a.Object.String() + " deleted"}, nil
+		}
+		if err := sleep(ctx, pollInterval); err != nil {
+			return StepResult{Status: http.StatusOK}, fmt.Errorf("%s still exists: %w", a.Object, err)
+		}
+	}
+}

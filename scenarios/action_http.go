@@ -1,0 +1,256 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// HTTP modes and protocols.
+const (
+	ModeRequest  = "request"
+	ModePoll     = "poll"
+	ModeLongPoll = "longpoll"
+	ModeWatch    = "watch"
+	ProtoHTTP1   = "http1"
+	ProtoHTTP2   = "http2"
+)
+
+// HTTPAction is a raw request against the API server, with the client
+// certificate of the step's user.
+type HTTPAction struct {
+	Method string
+	Path   string
+	// Mode is ModeRequest, ModePoll, ModeLongPoll or ModeWatch.
+	Mode string
+	// Proto is ProtoHTTP1 or ProtoHTTP2.
+	Proto string
+	// Count is the number of polls, long-poll rounds or watch events.
+	Count int
+	// Interval is the pause between polls, at speed 1.
+	Interval    time.Duration
+	Body        string
+	ContentType string
+}
+
+var _ actionRunner = (*HTTPAction)(nil)
+
+// The fields of http and the values some of them take.
+var (
+	httpKeys    = []string{"method", "path", "mode", "proto", "count", "interval", "body", "contentType"}
+	httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+	httpModes   = []string{ModeRequest, ModePoll, ModeLongPoll, ModeWatch}
+	httpProtos  = []string{ProtoHTTP1, ProtoHTTP2}
+)
+
+func (a *HTTPAction) Kind() string { return "http" }
+func (a *HTTPAction) String() string {
+	proto := "HTTP/2"
+	if a.Proto == ProtoHTTP1 {
+		proto = "HTTP/1.1"
+	}
+	s := fmt.Sprintf("http %s %s (%s, %s", a.Method, a.Path, a.Mode, proto)
+	switch a.Mode {
+	case ModePoll:
+		s += fmt.Sprintf(", %d requests %s apart", a.Count, a.Interval)
+	case ModeLongPoll:
+		s += fmt.Sprintf(", %d rounds", a.Count)
+	case ModeWatch:
+		s += fmt.Sprintf(", %d events", a.Count)
+	}
+	return s + ")"
+}
+
+// parseHTTP reads {method, path, mode, proto, count, interval, body,
+// contentType}: a GET of path (which starts with /) in mode request over
+// HTTP/2 unless the fields say otherwise; modes other than request only
+// GET.
+func parseHTTP(l *loader, key string, n *yaml.Node) (actionRunner, error) {
+	fields, _, err := l.fields(n, key, httpKeys)
+	if err != nil {
+		return nil, err
+	}
+	a := &HTTPAction{Method: "GET", Mode: ModeRequest, Proto: ProtoHTTP2, Count: 1, Interval: DefaultPollInterval}
+	f, ok := fields["path"]
+	if !ok {
+		return nil, l.errAt(n, "http: missing field \"path\"")
+	}
+	if a.Path, err = l.str(f.val, "http.path"); err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(a.Path, "/") {
+		return nil, l.errAt(f.val, "http.path: %q must start with /", a.Path)
+	}
+	for _, c := range []struct {
+		key     string
+		dst     *string
+		allowed []string
+	}{{"method", &a.Method, httpMethods}, {"mode", &a.Mode, httpModes}, {"proto", &a.Proto, httpProtos}} {
+		if f, ok := fields[c.key]; ok {
+			if *c.dst, err = l.oneOf(f.val, "http."+c.key, c.allowed); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if f, ok := fields["count"]; ok {
+		c, err := l.integer(f.val, "http.count")
+		if err != nil {
+			return nil, err
+		}
+		if c < 1 || c > 1000 {
+			return nil, l.errAt(f.val, "http.count: %d: use 1 to 1000", c)
+		}
+		a.Count = int(c)
+	}
+	if f, ok := fields["interval"]; ok {
+		if a.Interval, err = l.duration(f.val, "http.interval"); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range []struct {
+		key string
+		dst *string
+	}{{"body", &a.Body}, {"contentType", &a.ContentType}} {
+		if f, ok := fields[c.key]; ok {
+			if *c.dst, err = l.str(f.val, "http."+c.key); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if a.Mode != ModeRequest && a.Method != "GET" {
+		return nil, l.errAt(n, "http: mode %s only GETs (method is %s)", a.Mode, a.Method)
+	}
+	return a, nil
+}
+
+// run sends the action's requests as user, in its mode, and returns the
+// last response's status and body, the watch events read and the
+// transcript.
+func (a *HTTPAction) run(ctx context.Context, p *player, user string) (StepResult, error) {
+	hc, err := p.httpClientAs(user)
+	if err != nil {
+		return StepResult{}, err
+	}
+	r := &httpRun{ctx: ctx, p: p, a: a, hc: hc}
+	err = r.run()
+	return r.res, err
+}
+
+// httpRun is one run of an http action: the result it builds up.
+type httpRun struct {
+	ctx context.Context
+	p   *player
+	a   *HTTPAction
+	hc  *httpClient
+	res StepResult
+}
+
+// run sends the requests of the action's mode.
+func (r *httpRun) run() error {
+	switch r.a.Mode {
+	case ModeRequest:
+		return r.exchangeOnce(r.a.Path, 0)
+	case ModePoll:
+		return r.poll()
+	case ModeLongPoll:
+		return r.longPoll()
+	case ModeWatch:
+		path := r.a.Path
+		if !strings.Contains(path, "/watch/") && !hasQuery(path, "watch") {
+			path = withQuery(path, "watch", "1")
+		}
+		return r.exchangeOnce(path, r.a.Count)
+	}
+	return fmt.Errorf("unknown http mode %q", r.a.Mode)
+}
+
+// logf adds a line to the transcript.
+func (r *httpRun) logf(format string, args ...any) {
+	r.res.HTTP = append(r.res.HTTP, fmt.Sprintf(format, args...))
+}
+
+// send makes one request for path over the action's protocol (reading
+// stopAfter watch events, if more than 0) and notes its audit id.
+func (r *httpRun) send(path string, stopAfter int) (exchange, error) {
+	var ex exchange
+	var err error
+	if r.a.Proto == ProtoHTTP1 {
+		ex, err = r.hc.http1(r.ctx, r.a, path, stopAfter, r.logf)
+	} else {
+		ex, err = r.hc.http2(r.ctx, r.a, path, stopAfter, r.logf)
+	}
+	r.p.noteRequest(ex.auditID)
+	return ex, err
+}
+
+// note makes ex the result's last response and adds its watch events.
+func (r *httpRun) note(ex exchange) {
+	r.res.Status = ex.status
+	r.res.Message = string(ex.body)
+	for _, ev := range ex.events {
+		r.res.Watch = append(r.res.Watch, ev.Type)
+	}
+}
+
+// exchangeOnce sends one request and notes its response.
+func (r *httpRun) exchangeOnce(path string, stopAfter int) error {
+	ex, err := r.send(path, stopAfter)
+	r.note(ex)
+	return err
+}
+
+// poll sends Count GETs, Interval (scaled) apart, noting the
+// resourceVersion of each list.
+func (r *httpRun) poll() error {
+	for i := 1; i <= r.a.Count; i++ {
+		r.logf("-- poll %d of %d", i, r.a.Count)
+		ex, err := r.send(r.a.Path, 0)
+		r.note(ex)
+		if err != nil {
+			return err
+		}
+		if rv := resourceVersionOf(ex.body); rv != "" {
+			r.logf("   resourceVersion %s", rv)
+		}
+		if i < r.a.Count {
+			if err := sleep(r.ctx, r.p.scaled(r.a.Interval)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// longPoll reads the current state for its resourceVersion, then makes
+// Count watches from the last resourceVersion seen, each ending after its
+// first event.
+func (r *httpRun) longPoll() error {
+	r.logf("-- the current state first, to learn its resourceVersion")
+	ex, err := r.send(r.a.Path, 0)
+	if err != nil || ex.status != http.StatusOK {
+		r.note(ex)
+		return err
+	}
+	rv := resourceVersionOf(ex.body)
+	r.logf("   resourceVersion %s", rv)
+	for i := 1; i <= r.a.Count; i++ {
+		path := withQuery(withQuery(r.a.Path, "watch", "1"), "resourceVersion", rv)
+		r.logf("-- long-poll round %d of %d: the server holds the request until something changes after %s", i, r.a.Count, rv)
+		ex, err := r.send(path, 1)
+		r.note(ex)
+		if err != nil {
+			return err
+		}
+		for _, ev := range ex.events {
+			if ev.Object.Metadata.ResourceVersion != "" {
+				rv = ev.Object.Metadata.ResourceVersion
+			}
+		}
+		r.logf("   connection closed; next round from resourceVersion %s", rv)
+	}
+	return nil
+}

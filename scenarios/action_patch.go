@@ -1,0 +1,95 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	yaml "go.yaml.in/yaml/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// PatchAction patches an object (or one of its subresources).
+type PatchAction struct {
+	Object      ObjectSpec
+	Subresource string
+	// Type is "strategic", "merge" or "json".
+	Type  string
+	Patch string
+}
+
+var _ actionRunner = (*PatchAction)(nil)
+
+// patchKeys are the fields of patch.
+var patchKeys = []string{"kind", "name", "namespace", "subresource", "type", "patch"}
+
+// patchTypes maps the values of patch.type to their content types.
+var patchTypes = map[string]types.PatchType{
+	"strategic": types.StrategicMergePatchType,
+	"merge":     types.MergePatchType,
+	"json":      types.JSONPatchType,
+}
+
+// patchTypeNames are patchTypes' keys in the order messages list them.
+var patchTypeNames = []string{"strategic", "merge", "json"}
+
+func (a *PatchAction) Kind() string { return "patch" }
+func (a *PatchAction) String() string {
+	target := a.Object.String()
+	if a.Subresource != "" {
+		target += " (" + a.Subresource + ")"
+	}
+	return fmt.Sprintf("patch %s --type=%s -p '%s'", target, a.Type, a.Patch)
+}
+
+// parsePatch reads {kind, name, namespace, subresource, type, patch}:
+// type is strategic (the default), merge or json, patch a JSON text, and
+// subresource, if given, status.
+func parsePatch(l *loader, key string, n *yaml.Node) (actionRunner, error) {
+	fields, _, err := l.fields(n, key, patchKeys)
+	if err != nil {
+		return nil, err
+	}
+	a := &PatchAction{Type: "strategic"}
+	if a.Object, err = l.object(n, fields, key); err != nil {
+		return nil, err
+	}
+	if f, ok := fields["subresource"]; ok {
+		if a.Subresource, err = l.oneOf(f.val, "patch.subresource", []string{"status"}); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fields["type"]; ok {
+		if a.Type, err = l.oneOf(f.val, "patch.type", patchTypeNames); err != nil {
+			return nil, err
+		}
+	}
+	f, ok := fields["patch"]
+	if !ok {
+		return nil, l.errAt(n, "patch: missing field \"patch\"")
+	}
+	if a.Patch, err = l.str(f.val, "patch.patch"); err != nil {
+		return nil, err
+	}
+	if !json.Valid([]byte(a.Patch)) {
+		return nil, l.errAt(f.val, "patch.patch: not valid JSON")
+	}
+	return a, nil
+}
+
+// run sends the patch as user.
+func (a *PatchAction) run(ctx context.Context, p *player, user string) (StepResult, error) {
+	ri, err := p.resource(a.Object, user)
+	if err != nil {
+		return StepResult{}, err
+	}
+	var sub []string
+	if a.Subresource != "" {
+		sub = []string{a.Subresource}
+	}
+	u, err := ri.Patch(ctx, a.Object.Name, patchTypes[a.Type], []byte(a.Patch), metav1.PatchOptions{}, sub...)
+	p.remember(u)
+	return resultOf(err, http.StatusOK), err
+}

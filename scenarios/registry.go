@@ -1,0 +1,22 @@
+package scenarios
+
+// actionKinds are the actions a step may have, one line per key. Their
+// order is the order messages list them in, and docs/scenarios.md's table
+// of actions must list them in it too (TestDocsListEveryKind).
+var actionKinds = []actionKind{
+	{"apply", parseApply},
+	{"applyFile", parseApplyFile},
+	{"create", parseApply},
+	{"update", parseUpdate},
+	{"delete", parseDelete},
+	{"patch", parsePatch},
+	{"addNode", parseAddNode},
+	{"removeNode", parseNodeAction},
+	{"stopScheduler", parseControl},
+	{"startScheduler", parseControl},
+	{"stopKubelet", parseNodeAction},
+	{"startKubelet", parseNodeAction},
+	{"restartAPIServer", parseControl},
+	{"compactEtcd", parseControl},
+	{"http", parseHTTP},
+}

@@ -1,0 +1,39 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestStepKeysUnique: no action key is another field of a step, and no
+// key is registered twice.
+func TestStepKeysUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range stepKeys {
+		if seen[k] {
+			t.Errorf("step field %q is there twice", k)
+		}
+		seen[k] = true
+	}
+	if len(stepKeys) != len(actionKinds)+6 {
+		t.Errorf("%d step fields for %d actions, want the actions and id, narration, as, wait, expect, timeout", len(stepKeys), len(actionKinds))
+	}
+}
+
+// TestActionParsersRejectNothing: every action's parser refuses an empty
+// value with a *FileError at the value, its message starting with the key.
+func TestActionParsersRejectNothing(t *testing.T) {
+	for _, k := range actionKinds {
+		t.Run(k.key, func(t *testing.T) {
+			_, err := k.parse(testLoader(nil), k.key, mustNode(t, "~"))
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("%s: ~ gave %v, want a *FileError", k.key, err)
+			}
+			if fe.Line != 1 || fe.Col != 1 || !strings.HasPrefix(fe.Msg, k.key+":") {
+				t.Errorf("%s: ~ gave %s, want an error at 1:1 that starts with %q", k.key, fe, k.key+":")
+			}
+		})
+	}
+}
