@@ -97,101 +97,18 @@ type podSummary struct {
 // sidecars. A pod being deleted shows Terminating, or Unknown if its node was
 // lost.
 func summarizePod(pod *corev1.Pod) podSummary {
-	s := podSummary{total: len(pod.Spec.Containers), status: string(pod.Status.Phase)}
-	if pod.Status.Reason != "" {
-		s.status = pod.Status.Reason
+	sidecar, sidecars := sidecarsByName(pod)
+	s := podSummary{total: len(pod.Spec.Containers) + sidecars, status: phaseStatus(pod)}
+	in := readInitContainers(pod, sidecar)
+	s.ready += in.readySidecars
+	if in.initializing {
+		s.status = in.status
 	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonSchedulingGated {
-			s.status = corev1.PodReasonSchedulingGated
-		}
+	s.restarts, s.lastRestart = in.restarts, in.lastRestart
+	if !in.initializing || podInitialized(pod) {
+		s.restarts, s.lastRestart = in.sidecarRestarts, in.sidecarLastRestart
+		s.addContainers(pod)
 	}
-
-	// Sidecars count towards READY's total; statuses are matched to the spec
-	// by name.
-	sidecar := make(map[string]bool, len(pod.Spec.InitContainers))
-	for i := range pod.Spec.InitContainers {
-		c := &pod.Spec.InitContainers[i]
-		sidecar[c.Name] = isSidecar(c)
-		if sidecar[c.Name] {
-			s.total++
-		}
-	}
-
-	var (
-		initRestarts, sidecarRestarts int
-		initLast, sidecarLast         time.Time
-		initializing                  bool
-	)
-	for i := range pod.Status.InitContainerStatuses {
-		cs := &pod.Status.InitContainerStatuses[i]
-		finished := lastTermination(cs)
-		initRestarts += int(cs.RestartCount)
-		initLast = later(initLast, finished)
-		if sidecar[cs.Name] {
-			sidecarRestarts += int(cs.RestartCount)
-			sidecarLast = later(sidecarLast, finished)
-		}
-
-		if t := cs.State.Terminated; t != nil && t.ExitCode == 0 {
-			continue // done
-		}
-		if sidecar[cs.Name] && cs.Started != nil && *cs.Started {
-			if cs.Ready {
-				s.ready++
-			}
-			continue // a running sidecar does not hold up initialization
-		}
-		// This init container is the one the pod is waiting for.
-		initializing = true
-		switch w := cs.State.Waiting; {
-		case cs.State.Terminated != nil:
-			s.status = "Init:" + terminationReason(cs.State.Terminated)
-		case w != nil && w.Reason != "" && w.Reason != reasonPodInitializing:
-			s.status = "Init:" + w.Reason
-		default:
-			s.status = fmt.Sprintf("Init:%d/%d", i, len(pod.Spec.InitContainers))
-		}
-		break
-	}
-	s.restarts, s.lastRestart = initRestarts, initLast
-
-	if !initializing || podInitialized(pod) {
-		s.restarts, s.lastRestart = sidecarRestarts, sidecarLast
-		running := false
-		failure := "" // the reason of a container that exited non-zero
-		for i := len(pod.Status.ContainerStatuses) - 1; i >= 0; i-- {
-			cs := &pod.Status.ContainerStatuses[i]
-			s.restarts += int(cs.RestartCount)
-			s.lastRestart = later(s.lastRestart, lastTermination(cs))
-
-			switch {
-			case cs.State.Waiting != nil && cs.State.Waiting.Reason != "":
-				s.status = cs.State.Waiting.Reason
-			case cs.State.Terminated != nil:
-				s.status = terminationReason(cs.State.Terminated)
-				if cs.State.Terminated.ExitCode != 0 {
-					failure = s.status
-				}
-			case cs.Ready && cs.State.Running != nil:
-				running = true
-				s.ready++
-			}
-		}
-		// A container that completed must not hide others that still run
-		// or that failed.
-		if s.status == reasonCompleted {
-			switch {
-			case running && podReady(pod):
-				s.status = string(corev1.PodRunning)
-			case failure != "":
-				s.status = failure
-			case running:
-				s.status = "NotReady"
-			}
-		}
-	}
-
 	if pod.DeletionTimestamp != nil {
 		switch {
 		case pod.Status.Reason == reasonNodeLost:
@@ -201,6 +118,128 @@ func summarizePod(pod *corev1.Pod) podSummary {
 		}
 	}
 	return s
+}
+
+// phaseStatus is where a pod's STATUS starts: its phase, replaced by
+// status.reason when set and by SchedulingGated while scheduling gates
+// hold the pod.
+func phaseStatus(pod *corev1.Pod) string {
+	status := string(pod.Status.Phase)
+	if pod.Status.Reason != "" {
+		status = pod.Status.Reason
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonSchedulingGated {
+			status = corev1.PodReasonSchedulingGated
+		}
+	}
+	return status
+}
+
+// sidecarsByName says, by name, which of a pod's init containers are
+// sidecars (container statuses are matched to the spec by name), and
+// counts the sidecars, which count towards READY's total.
+func sidecarsByName(pod *corev1.Pod) (sidecar map[string]bool, n int) {
+	sidecar = make(map[string]bool, len(pod.Spec.InitContainers))
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		sidecar[c.Name] = isSidecar(c)
+		if sidecar[c.Name] {
+			n++
+		}
+	}
+	return sidecar, n
+}
+
+// initProgress is what a pod's init container statuses say, read in order
+// up to the first one the pod is waiting for.
+type initProgress struct {
+	// initializing: an init container holds up the pod; status is then
+	// its "Init:..." STATUS.
+	initializing bool
+	status       string
+	// readySidecars counts the started sidecars that are ready.
+	readySidecars int
+	// restarts and lastRestart are those of all the init containers read,
+	// sidecarRestarts and sidecarLastRestart those of the sidecars.
+	restarts, sidecarRestarts       int
+	lastRestart, sidecarLastRestart time.Time
+}
+
+// readInitContainers walks a pod's init container statuses in order:
+// finished ones (exit 0) and started sidecars are passed over, and the
+// first other one is the one the pod waits for; the walk stops there.
+func readInitContainers(pod *corev1.Pod, sidecar map[string]bool) initProgress {
+	var in initProgress
+	for i := range pod.Status.InitContainerStatuses {
+		cs := &pod.Status.InitContainerStatuses[i]
+		finished := lastTermination(cs)
+		in.restarts += int(cs.RestartCount)
+		in.lastRestart = later(in.lastRestart, finished)
+		if sidecar[cs.Name] {
+			in.sidecarRestarts += int(cs.RestartCount)
+			in.sidecarLastRestart = later(in.sidecarLastRestart, finished)
+		}
+
+		if t := cs.State.Terminated; t != nil && t.ExitCode == 0 {
+			continue // done
+		}
+		if sidecar[cs.Name] && cs.Started != nil && *cs.Started {
+			if cs.Ready {
+				in.readySidecars++
+			}
+			continue // a running sidecar does not hold up initialization
+		}
+		// This init container is the one the pod is waiting for.
+		in.initializing = true
+		switch w := cs.State.Waiting; {
+		case cs.State.Terminated != nil:
+			in.status = "Init:" + terminationReason(cs.State.Terminated)
+		case w != nil && w.Reason != "" && w.Reason != reasonPodInitializing:
+			in.status = "Init:" + w.Reason
+		default:
+			in.status = fmt.Sprintf("Init:%d/%d", i, len(pod.Spec.InitContainers))
+		}
+		break
+	}
+	return in
+}
+
+// addContainers adds a pod's regular containers to s: walked from last to
+// first, so that the first container's state decides STATUS, each adds its
+// restarts, and a ready running one counts as ready. A container that
+// completed does not hide others that still run or that failed.
+func (s *podSummary) addContainers(pod *corev1.Pod) {
+	running := false
+	failure := "" // the reason of a container that exited non-zero
+	for i := len(pod.Status.ContainerStatuses) - 1; i >= 0; i-- {
+		cs := &pod.Status.ContainerStatuses[i]
+		s.restarts += int(cs.RestartCount)
+		s.lastRestart = later(s.lastRestart, lastTermination(cs))
+
+		switch {
+		case cs.State.Waiting != nil && cs.State.Waiting.Reason != "":
+			s.status = cs.State.Waiting.Reason
+		case cs.State.Terminated != nil:
+			s.status = terminationReason(cs.State.Terminated)
+			if cs.State.Terminated.ExitCode != 0 {
+				failure = s.status
+			}
+		case cs.Ready && cs.State.Running != nil:
+			running = true
+			s.ready++
+		}
+	}
+	if s.status == reasonCompleted {
+		switch {
+		case running && podReady(pod):
+			s.status = string(corev1.PodRunning)
+		case failure != "":
+			s.status = failure
+		case running:
+			s.status = "NotReady"
+		}
+	}
 }
 
 // isSidecar reports whether an init container is a restartable one, which
