@@ -121,19 +121,17 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 	if opts == nil {
 		opts = &metav1.DeleteOptions{}
 	}
-	wo := s.writeOptions(Options{DryRun: isDryRun(opts.DryRun)})
-	key, err := s.checkedKey(namespace, name)
-	if err != nil {
+	req := &deleteRequest{name: name, opts: opts, validate: deleteValidation, wo: s.writeOptions(Options{DryRun: isDryRun(opts.DryRun)})}
+	if req.key, err = s.checkedKey(namespace, name); err != nil {
 		return nil, false, err
 	}
-	current, err := s.storage.Get(ctx, key, storage.GetOptions{})
+	current, err := s.storage.Get(ctx, req.key, storage.GetOptions{})
 	if err != nil {
 		return nil, false, s.interpret(err, name)
 	}
-	var precond *storage.Preconditions
 	if p := opts.Preconditions; p != nil {
-		precond = &storage.Preconditions{UID: p.UID, ResourceVersion: p.ResourceVersion}
-		if err := precond.Check(key, current); err != nil {
+		req.precond = &storage.Preconditions{UID: p.UID, ResourceVersion: p.ResourceVersion}
+		if err := req.precond.Check(req.key, current); err != nil {
 			return nil, false, s.interpret(err, name)
 		}
 	}
@@ -145,75 +143,122 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 		out, err := s.deletedStatus(current)
 		return out, false, err
 	}
-	cm, _ := metaOf(current)
-	if plan == deleteGracefully || len(cm.GetFinalizers()) > 0 {
-		var graceLeft int64
-		var finalizers bool
-		updated, err := s.storage.GuaranteedUpdate(ctx, key, precond, false, wo, func(existing runtime.Object) (runtime.Object, error) {
-			if deleteValidation != nil {
-				if err := deleteValidation(ctx, existing); err != nil {
-					return nil, err
-				}
-			}
-			o := opts.DeepCopy()
-			plan, err := s.planDelete(existing, o)
-			if err != nil {
-				return nil, err
-			}
-			m, err := metaOf(existing)
-			if err != nil {
-				return nil, err
-			}
-			finalizers = len(m.GetFinalizers()) > 0
-			switch {
-			case plan == deletePending:
-				return nil, errAlreadyDeleting
-			case plan == deleteGracefully:
-				graceLeft = *o.GracePeriodSeconds
-				return existing, nil
-			case finalizers:
-				// Not graceful, but held by finalizers: mark it.
-				if m.GetDeletionTimestamp() == nil {
-					now := metav1.Now()
-					m.SetDeletionTimestamp(&now)
-				}
-				zero := int64(0)
-				m.SetDeletionGracePeriodSeconds(&zero)
-				return existing, nil
-			}
-			return nil, errDeleteNow
-		})
-		switch {
-		case errors.Is(err, errAlreadyDeleting):
-			out, err := s.deletedStatus(current)
-			return out, false, err
-		case errors.Is(err, errDeleteNow):
-		case err != nil:
-			return nil, false, s.interpret(err, name)
-		case finalizers || graceLeft > 0:
-			return updated, false, nil
-		case wo.DryRun:
-			out, err := s.deletedStatus(updated)
-			return out, true, err
-		case precond != nil && precond.ResourceVersion != nil:
-			// Graceful with a zero period: written, now removed. A
-			// resourceVersion the client named moves on to the version
-			// just written, as upstream; without one the removal is
-			// unconditional, so a status write in between does not fail it.
-			rv := mustRV(updated)
-			precond.ResourceVersion = &rv
+	if cm, _ := metaOf(current); plan == deleteGracefully || len(cm.GetFinalizers()) > 0 {
+		out, deleted, err := s.markDeleting(ctx, req, current)
+		if !errors.Is(err, errDeleteNow) {
+			return out, deleted, err
 		}
 	}
-	old, err := s.storage.Delete(ctx, key, precond, func(obj runtime.Object) error {
-		if deleteValidation != nil {
-			return deleteValidation(ctx, obj)
+	return s.remove(ctx, req)
+}
+
+// deleteRequest is one Delete under way.
+type deleteRequest struct {
+	key, name string
+	// precond holds the client's preconditions; nil if it gave none.
+	precond  *storage.Preconditions
+	wo       storage.WriteOptions
+	opts     *metav1.DeleteOptions
+	validate ValidateObjectFunc // may be nil
+}
+
+// markDeleting writes the deletion of an object that stays for now: a
+// graceful delete's deletionTimestamp and grace period, or the mark of an
+// object held by finalizers (markForDeletion), found as current when the
+// delete began. It returns the object written (deleted=false) or, for a
+// dry run whose grace period is 0, the Success Status (deleted=true).
+// errDeleteNow says the object is to be removed now instead: not (or no
+// longer) graceful, or written with a grace period of 0; req.precond's
+// resourceVersion, if the client named one, then moves on to the version
+// just written, as upstream (without one the removal is unconditional, so
+// a status write in between does not fail it).
+func (s *Store) markDeleting(ctx context.Context, req *deleteRequest, current runtime.Object) (runtime.Object, bool, error) {
+	var mark deleteMark
+	updated, err := s.storage.GuaranteedUpdate(ctx, req.key, req.precond, false, req.wo, s.markForDeletion(ctx, req, &mark))
+	switch {
+	case errors.Is(err, errAlreadyDeleting):
+		out, err := s.deletedStatus(current)
+		return out, false, err
+	case errors.Is(err, errDeleteNow):
+		return nil, false, errDeleteNow
+	case err != nil:
+		return nil, false, s.interpret(err, req.name)
+	case mark.finalizers || mark.graceLeft > 0:
+		return updated, false, nil
+	case req.wo.DryRun:
+		out, err := s.deletedStatus(updated)
+		return out, true, err
+	case req.precond != nil && req.precond.ResourceVersion != nil:
+		rv := mustRV(updated)
+		req.precond.ResourceVersion = &rv
+	}
+	return nil, false, errDeleteNow
+}
+
+// deleteMark is what markForDeletion's last run found.
+type deleteMark struct {
+	graceLeft  int64 // the grace period written, for a graceful delete
+	finalizers bool  // the object has finalizers
+}
+
+// markForDeletion is the update of markDeleting, run on the object as it
+// is stored (again, if it changes meanwhile): after req.validate, a
+// graceful delete stamps it (planDelete), one held by finalizers gets a
+// deletionTimestamp (if it has none) and a grace period of 0. It fails
+// with errAlreadyDeleting if the delete is already under way, and with
+// errDeleteNow if the object is to be removed at once. It records in mark
+// what it found.
+func (s *Store) markForDeletion(ctx context.Context, req *deleteRequest, mark *deleteMark) storage.UpdateFunc {
+	return func(existing runtime.Object) (runtime.Object, error) {
+		if req.validate != nil {
+			if err := req.validate(ctx, existing); err != nil {
+				return nil, err
+			}
+		}
+		o := req.opts.DeepCopy()
+		plan, err := s.planDelete(existing, o)
+		if err != nil {
+			return nil, err
+		}
+		m, err := metaOf(existing)
+		if err != nil {
+			return nil, err
+		}
+		mark.finalizers = len(m.GetFinalizers()) > 0
+		switch {
+		case plan == deletePending:
+			return nil, errAlreadyDeleting
+		case plan == deleteGracefully:
+			mark.graceLeft = *o.GracePeriodSeconds
+			return existing, nil
+		case mark.finalizers:
+			// Not graceful, but held by finalizers: mark it.
+			if m.GetDeletionTimestamp() == nil {
+				now := metav1.Now()
+				m.SetDeletionTimestamp(&now)
+			}
+			zero := int64(0)
+			m.SetDeletionGracePeriodSeconds(&zero)
+			return existing, nil
+		}
+		return nil, errDeleteNow
+	}
+}
+
+// remove removes the object from etcd, if req.precond and req.validate
+// accept it as it is then stored, and returns the Success Status naming
+// it (deleted=true). A dry run removes nothing.
+func (s *Store) remove(ctx context.Context, req *deleteRequest) (runtime.Object, bool, error) {
+	old, err := s.storage.Delete(ctx, req.key, req.precond, func(obj runtime.Object) error {
+		if req.validate != nil {
+			return req.validate(ctx, obj)
 		}
 		return nil
-	}, wo)
+	}, req.wo)
 	if err != nil {
-		return nil, false, s.interpret(err, name)
+		return nil, false, s.interpret(err, req.name)
 	}
-	out, err = s.deletedStatus(old)
+	out, err := s.deletedStatus(old)
 	return out, true, err
 }
 
