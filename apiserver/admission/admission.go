@@ -1,8 +1,3 @@
-// Package admission holds kubesim's admission plugins and the chain that
-// runs them inside write handlers, just before storage: every mutating
-// plugin first, in order, then every validating plugin. Each plugin's
-// outcome (what it defaulted, whether it passed or rejected the request)
-// is reported so that a learner can see it in the request's trace.
 package admission
 
 import (

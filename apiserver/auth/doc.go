@@ -12,9 +12,10 @@
 //     resource, subresource, namespace and name from the method, path and
 //     query, following kube-apiserver's RequestInfoFactory.
 //   - Authorization: an Authorizer answers Allow, Deny or NoOpinion. Chain
-//     asks the Node authorizer and then RBAC; the first Allow or Deny wins
-//     and a request nobody allows is denied. Forbidden builds the 403
-//     Status with kube-apiserver's message.
+//     asks its authorizers in order (the server's: the Node authorizer,
+//     then RBAC); the first Allow or Deny wins and a request nobody allows
+//     is denied. Forbidden builds the 403 Status with kube-apiserver's
+//     message.
 //
 // BootstrapPolicy returns the default ClusterRoles and ClusterRoleBindings
 // that the server writes at first boot (cluster-admin, admin, edit, view,

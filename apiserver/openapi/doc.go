@@ -16,10 +16,15 @@
 // The paths and operations follow kube-apiserver's installer: operation
 // ids such as listCoreV1NamespacedPod or patchCoreV1NamespacedPodStatus,
 // x-kubernetes-action, the standard query parameters and, for the legacy
-// watch URLs, /watch/ paths. The schemas are made by reflection from the Go
-// types (json tags, inlined structs, SwaggerDoc descriptions, patch tags);
-// see schema.go for the rules and the one approximation (required fields).
+// watch URLs, /watch/ paths. routes.go lists the operations a resource's
+// verbs give, params.go their parameters, operations.go names them and
+// places them on their paths. The schemas are made by reflection from the
+// Go types (json tags, inlined structs, SwaggerDoc descriptions, patch
+// tags); see schema.go for the rules and the one approximation (required
+// fields). Their responses list JSON only, the one form this server
+// answers in.
 //
 // New builds every document once; Handler serves them, with the hash,
-// ETag and redirect behaviour of kube-openapi's handler3.
+// ETag and redirect behaviour of kube-openapi's handler3, and is safe for
+// concurrent use.
 package openapi

@@ -1,11 +1,23 @@
 // Package registry holds what the API server knows about each resource it
-// serves: its names, scope and key in etcd, and its strategy — what the
-// server fills in on create, what a client may not change on update, how it
-// is validated, which fields selectors may use, and how it is deleted
+// serves, and the stores that serve them.
+//
+// A Resource describes one: its names, scope and key in etcd
+// (/registry/<plural>/[<namespace>/]<name>), the defaults filled in when a
+// request body is decoded (Default), which fields selectors may use, and
+// its Strategy — what the server fills in on create, what a client may not
+// change on update, how it is validated — and how it is deleted
 // (gracefully, for pods bound to a node; through finalizers).
 //
-// Store applies a strategy on top of the etcd storage and returns API
-// errors (apierrors.StatusError) carrying kube-apiserver's codes, reasons
-// and messages; the HTTP layer only encodes them. Everything here is safe for
-// concurrent use.
+// A Store applies a strategy on top of the etcd storage: the resource's,
+// or a subresource's on the same data (pods/status, nodes/status,
+// namespaces/status and finalize); Binder serves pods/binding,
+// DeleteNamespace a namespace's deletion and NamespaceController the
+// namespace controller's part of it. They return API errors
+// (apierrors.StatusError) carrying kube-apiserver's codes, reasons and
+// messages; the HTTP layer only encodes them. Registry holds every store
+// and runs their watch caches; NamespaceCache and RBACCache keep, fed by
+// watches, what admission and authorization read on every request. Scheme
+// and the codecs know every type served.
+//
+// Everything here is safe for concurrent use.
 package registry

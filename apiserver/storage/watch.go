@@ -16,8 +16,11 @@ import (
 )
 
 // watchBuffer is the number of events a watcher holds for a slow reader.
-// When it is full the watcher stops reading from etcd, which buffers the
-// rest; a slow reader delays only its own watch and loses nothing.
+// When it is full the watcher stops reading from its source. A watch
+// served by etcd then leaves the rest to etcd's client: a slow reader
+// delays only its own watch and loses nothing. A watch served by the
+// watch cache is dropped once its subscription falls subscriptionBuffer
+// changes behind: its stream ends and the client watches again.
 const watchBuffer = 100
 
 // Watch streams the changes under key (a prefix ending in "/") or to the one
