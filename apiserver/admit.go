@@ -96,6 +96,8 @@ func (h *handlers) updateValidator(attrs *admission.Attributes, dryRun bool) reg
 	return validate
 }
 
+// traceOutcomes adds a step to the request's trace per admission plugin
+// run, saying what it did.
 func traceOutcomes(ctx context.Context, outcomes []admission.Outcome) {
 	t := traceFrom(ctx)
 	for _, o := range outcomes {

@@ -71,8 +71,10 @@ type updateHook func(s *Server, validate registry.ValidateObjectUpdateFunc) regi
 // only when ctx is done (the watch then ends).
 type frameHook func(s *Server, ctx context.Context, user string, ev watch.Event, timer *pausableTimer) (*stagedFrame, error)
 
+// has reports whether the endpoint serves verb.
 func (e *endpoint) has(verb string) bool { return contains(e.verbs, verb) }
 
+// gvk is the kind the endpoint serves, in its group-version.
 func (e *endpoint) gvk() schema.GroupVersionKind { return e.gv.WithKind(e.res.Kind.Kind) }
 
 // subresource kinds.

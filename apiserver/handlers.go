@@ -90,6 +90,9 @@ func (h *handlers) watch(w http.ResponseWriter, r *http.Request, p params) error
 	return h.listOrWatch(w, r, p, true)
 }
 
+// listOrWatch serves GET on a collection, or with forceWatch (or
+// ?watch=true) a watch of it; under /watch/.../NAME the watch is of the
+// one object, a metadata.name field selector.
 func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p params, forceWatch bool) error {
 	opts, err := listOptions(r)
 	if err != nil {
@@ -152,6 +155,10 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 	return obj, warnings, nil
 }
 
+// create serves POST on a collection: decode and default the body, run
+// mutating admission, then store it through the registry with validating
+// admission (wrapped, unless it is a dry run, in the endpoint's
+// admitCreate hook). It answers 201 with the object stored.
 func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r)
 	if err != nil {
@@ -238,6 +245,11 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p params) erro
 	return nil
 }
 
+// delete serves DELETE on an object. It answers what the registry
+// returns (the object while it stays, for a graceful deletion or
+// finalizers; a Success Status once it is gone, or when its deletion was
+// already under way) with 200, or 202 when the object stays and the
+// client asked (orphanDependents=false) for its dependents to go first.
 func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r)
 	if err != nil {
@@ -268,6 +280,9 @@ func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p params) erro
 	return nil
 }
 
+// deleteCollection serves DELETE on a collection: every object the list
+// options select is deleted as delete would, and the answer is the list of
+// them.
 func (h *handlers) deleteCollection(w http.ResponseWriter, r *http.Request, p params) error {
 	o, err := negotiate(r)
 	if err != nil {

@@ -195,6 +195,7 @@ func opGroup(gv schema.GroupVersion) string {
 	return exported(g) + exported(gv.Version)
 }
 
+// exported upper-cases the first letter of s: status -> Status.
 func exported(s string) string {
 	if s == "" {
 		return s
