@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
@@ -61,4 +62,27 @@ func (p *player) resource(o ObjectSpec, user string) (dynamic.ResourceInterface,
 		return r.Namespace(o.Namespace), nil
 	}
 	return r, nil
+}
+
+// reviewClient returns a typed client acting as user with
+// ExpectUserAgent (canI sends its reviews with it), made once per run and
+// user.
+func (p *player) reviewClient(user string) (kubernetes.Interface, error) {
+	p.mu.Lock()
+	cs, ok := p.reviewClients[user]
+	p.mu.Unlock()
+	if ok {
+		return cs, nil
+	}
+	cfg, err := expectConfig(p.cluster, user)
+	if err != nil {
+		return nil, err
+	}
+	if cs, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.reviewClients[user] = cs
+	p.mu.Unlock()
+	return cs, nil
 }

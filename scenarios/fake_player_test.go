@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
 )
@@ -60,3 +63,34 @@ func conflictOnce(fc *dynamicfake.FakeDynamicClient, verb string) {
 
 const webPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default","resourceVersion":"7","labels":{"app":"web"}},
 	"spec":{"nodeName":"node-1","containers":[{"name":"web","image":"nginx"}]},"status":{"phase":"Running"}}`
+
+// probePlayer returns a player whose expectations read a fake clientset
+// holding objs.
+func probePlayer(t *testing.T, objs ...runtime.Object) *player {
+	t.Helper()
+	return &player{admin: kubefake.NewClientset(objs...), changed: make(chan struct{}),
+		dynamicClients: map[string]dynamic.Interface{}, reviewClients: map[string]kubernetes.Interface{}}
+}
+
+// probeCase is a prober, what the API holds, and what probe must say.
+type probeCase struct {
+	name    string
+	e       prober
+	objs    []runtime.Object
+	wantOK  bool
+	wantGot string // when !wantOK
+}
+
+// checkProbes probes each case once against its objects.
+func checkProbes(t *testing.T, cases []probeCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := probePlayer(t, tc.objs...)
+			got, ok, _ := tc.e.probe(context.Background(), p)
+			if ok != tc.wantOK || (!ok && got != tc.wantGot) {
+				t.Errorf("%s: probe = %q, %v; want %q, %v", tc.e, got, ok, tc.wantGot, tc.wantOK)
+			}
+		})
+	}
+}

@@ -72,17 +72,8 @@ var (
 	taintKeys    = []string{"key", "value", "effect"}
 	textKeys     = []string{"en", "zh"}
 	// stepKeys are a step's fields, its action's among them.
-	stepKeys        = append(append([]string{"id", "narration", "as"}, actionKeys()...), "wait", "expect", "timeout")
-	expectKeys      = []string{"podStage", "podPhase", "containerState", "event", "status", "message", "watchEvents", "absent", "nodeReady", "canI"}
-	podStageKeys    = []string{"pod", "namespace", "stage"}
-	podPhaseKeys    = []string{"pod", "namespace", "phase"}
-	containerKeys   = []string{"pod", "namespace", "container", "reason", "restartsAtLeast"}
-	eventKeys       = []string{"object", "kind", "namespace", "reason", "message"}
-	absentKeys      = []string{"kind", "name", "namespace"}
-	canIKeys        = []string{"user", "verb", "resource", "namespace", "allowed"}
-	podPhases       = []string{"Pending", "Running", "Succeeded", "Failed", "Unknown"}
-	watchEventTypes = []string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"}
-	taintEffects    = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+	stepKeys     = append(append([]string{"id", "narration", "as"}, actionKeys()...), "wait", "expect", "timeout")
+	taintEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 )
 
 var nameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
@@ -588,221 +579,18 @@ func (l *loader) step(n *yaml.Node, index int) (*Step, error) {
 	return st, nil
 }
 
+// expectation reads one item of a step's expect list: a mapping with one
+// key, a registered expectation's.
 func (l *loader) expectation(n *yaml.Node) (Expectation, error) {
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
-		return nil, l.errAt(n, "expect: each item has exactly one key, one of %s", strings.Join(expectKeys, ", "))
+		return nil, l.errAt(n, "expect: each item has exactly one key, one of %s", strings.Join(expectKeys(), ", "))
 	}
 	k, v := n.Content[0], n.Content[1]
-	switch k.Value {
-	case "podStage":
-		fs, _, err := l.fields(v, k.Value, podStageKeys)
-		if err != nil {
-			return nil, err
-		}
-		e := &PodStageExpectation{}
-		if e.Pod, e.Namespace, err = l.pod(v, fs, k.Value); err != nil {
-			return nil, err
-		}
-		sf, ok := fs["stage"]
-		if !ok {
-			return nil, l.errAt(v, "podStage: missing field \"stage\"")
-		}
-		if e.Stage, err = l.stage(sf.val); err != nil {
-			return nil, err
-		}
-		return e, nil
-	case "podPhase":
-		fs, _, err := l.fields(v, k.Value, podPhaseKeys)
-		if err != nil {
-			return nil, err
-		}
-		e := &PodPhaseExpectation{}
-		if e.Pod, e.Namespace, err = l.pod(v, fs, k.Value); err != nil {
-			return nil, err
-		}
-		pf, ok := fs["phase"]
-		if !ok {
-			return nil, l.errAt(v, "podPhase: missing field \"phase\"")
-		}
-		if e.Phase, err = l.oneOf(pf.val, "podPhase.phase", podPhases); err != nil {
-			return nil, err
-		}
-		return e, nil
-	case "containerState":
-		fs, _, err := l.fields(v, k.Value, containerKeys)
-		if err != nil {
-			return nil, err
-		}
-		e := &ContainerStateExpectation{}
-		if e.Pod, e.Namespace, err = l.pod(v, fs, k.Value); err != nil {
-			return nil, err
-		}
-		if f, ok := fs["container"]; ok {
-			if e.Container, err = l.str(f.val, "containerState.container"); err != nil {
-				return nil, err
-			}
-		}
-		if f, ok := fs["reason"]; ok {
-			if e.Reason, err = l.str(f.val, "containerState.reason"); err != nil {
-				return nil, err
-			}
-		}
-		if f, ok := fs["restartsAtLeast"]; ok {
-			r, err := l.integer(f.val, "containerState.restartsAtLeast")
-			if err != nil {
-				return nil, err
-			}
-			e.RestartsAtLeast = int32(r)
-		}
-		if e.Reason == "" && e.RestartsAtLeast == 0 {
-			return nil, l.errAt(v, "containerState: give a reason, restartsAtLeast, or both")
-		}
-		return e, nil
-	case "event":
-		fs, _, err := l.fields(v, k.Value, eventKeys)
-		if err != nil {
-			return nil, err
-		}
-		e := &EventExpectation{Namespace: DefaultNamespace}
-		of, ok := fs["object"]
-		if !ok {
-			return nil, l.errAt(v, "event: missing field \"object\"")
-		}
-		if e.Object, err = l.objectName(of.val, "event.object"); err != nil {
-			return nil, err
-		}
-		if f, ok := fs["kind"]; ok {
-			if e.ObjectKind, err = l.str(f.val, "event.kind"); err != nil {
-				return nil, err
-			}
-		}
-		if f, ok := fs["namespace"]; ok {
-			if e.Namespace, err = l.objectName(f.val, "event.namespace"); err != nil {
-				return nil, err
-			}
-		}
-		rf, ok := fs["reason"]
-		if !ok {
-			return nil, l.errAt(v, "event: missing field \"reason\"")
-		}
-		if e.Reason, err = l.str(rf.val, "event.reason"); err != nil {
-			return nil, err
-		}
-		if f, ok := fs["message"]; ok {
-			if e.Message, err = l.str(f.val, "event.message"); err != nil {
-				return nil, err
-			}
-		}
-		return e, nil
-	case "status":
-		c, err := l.integer(v, "status")
-		if err != nil {
-			return nil, err
-		}
-		if c < 100 || c > 599 {
-			return nil, l.errAt(v, "status: %d is not an HTTP status code", c)
-		}
-		return &StatusExpectation{Code: int(c)}, nil
-	case "message":
-		s, err := l.str(v, "message")
-		if err != nil {
-			return nil, err
-		}
-		return &MessageExpectation{Contains: s}, nil
-	case "watchEvents":
-		if v.Kind != yaml.SequenceNode {
-			return nil, l.errAt(v, "watchEvents: expected a list, got %s", describe(v))
-		}
-		e := &WatchEventsExpectation{Types: []string{}}
-		for _, t := range v.Content {
-			s, err := l.oneOf(t, "watchEvents", watchEventTypes)
-			if err != nil {
-				return nil, err
-			}
-			e.Types = append(e.Types, s)
-		}
-		return e, nil
-	case "absent":
-		fs, _, err := l.fields(v, k.Value, absentKeys)
-		if err != nil {
-			return nil, err
-		}
-		o, err := l.object(v, fs, k.Value)
-		if err != nil {
-			return nil, err
-		}
-		return &AbsentExpectation{Object: o}, nil
-	case "nodeReady":
-		s, err := l.objectName(v, "nodeReady")
-		if err != nil {
-			return nil, err
-		}
-		return &NodeReadyExpectation{Node: s}, nil
-	case "canI":
-		fs, _, err := l.fields(v, k.Value, canIKeys)
-		if err != nil {
-			return nil, err
-		}
-		e := &CanIExpectation{Namespace: DefaultNamespace, Allowed: true}
-		for _, req := range []string{"user", "verb", "resource"} {
-			if _, ok := fs[req]; !ok {
-				return nil, l.errAt(v, "canI: missing field %q", req)
-			}
-		}
-		if e.User, err = l.str(fs["user"].val, "canI.user"); err != nil {
-			return nil, err
-		}
-		if _, err := cluster.IdentityOf(e.User); err != nil {
-			return nil, l.errAt(fs["user"].val, "canI.user: unknown user %q (use admin, student, system:kube-scheduler or system:node:<node>)", e.User)
-		}
-		if e.Verb, err = l.str(fs["verb"].val, "canI.verb"); err != nil {
-			return nil, err
-		}
-		if e.Resource, err = l.str(fs["resource"].val, "canI.resource"); err != nil {
-			return nil, err
-		}
-		if f, ok := fs["namespace"]; ok {
-			if e.Namespace, err = l.str(f.val, "canI.namespace"); err != nil {
-				return nil, err
-			}
-		}
-		if f, ok := fs["allowed"]; ok {
-			if e.Allowed, err = l.boolean(f.val, "canI.allowed"); err != nil {
-				return nil, err
-			}
-		}
-		return e, nil
+	kind, ok := expectationKindOf(k.Value)
+	if !ok {
+		return nil, l.errAt(k, "unknown expectation %q (known: %s)", k.Value, strings.Join(expectKeys(), ", "))
 	}
-	return nil, l.errAt(k, "unknown expectation %q (known: %s)", k.Value, strings.Join(expectKeys, ", "))
-}
-
-// stageNames lists "1-8 or admitted, persisted, ..." for messages.
-func stageNames() string {
-	names := make([]string, len(flow.Stages))
-	for i, s := range flow.Stages {
-		names[i] = s.Name
-	}
-	return "1 to 8, or one of " + strings.Join(names, ", ")
-}
-
-// stage reads a stage number (1-8) or name ("status-persisted").
-func (l *loader) stage(n *yaml.Node) (flow.Stage, error) {
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
-		v, err := strconv.Atoi(n.Value)
-		if err != nil || v < 1 || v > len(flow.Stages) {
-			return 0, l.errAt(n, "podStage.stage: %s is not a stage (%s)", flow.Printable(n.Value), stageNames())
-		}
-		return flow.Stage(v), nil
-	}
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
-		for _, s := range flow.Stages {
-			if s.Name == n.Value {
-				return s.Stage, nil
-			}
-		}
-		return 0, l.errAt(n, "podStage.stage: %q is not a stage (%s)", n.Value, stageNames())
-	}
-	return 0, l.errAt(n, "podStage.stage: expected a stage number or name, got %s", describe(n))
+	return kind.parse(l, k.Value, v)
 }
 
 // blockPos maps positions inside the text of scalar n (line and column

@@ -20,3 +20,19 @@ var actionKinds = []actionKind{
 	{"compactEtcd", parseControl},
 	{"http", parseHTTP},
 }
+
+// expectationKinds are the expectations a step may list, one line per
+// key, in the order messages (and docs/scenarios.md's table of
+// expectations) list them.
+var expectationKinds = []expectationKind{
+	{"podStage", parsePodStage},
+	{"podPhase", parsePodPhase},
+	{"containerState", parseContainerState},
+	{"event", parseEvent},
+	{"status", parseStatus},
+	{"message", parseMessage},
+	{"watchEvents", parseWatchEvents},
+	{"absent", parseAbsent},
+	{"nodeReady", parseNodeReady},
+	{"canI", parseCanI},
+}

@@ -37,3 +37,26 @@ func TestActionParsersRejectNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestExpectationParsersRejectNothing: every expectation's parser refuses
+// an empty value with a *FileError at the value, its message starting
+// with the key.
+func TestExpectationParsersRejectNothing(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range expectationKinds {
+		if seen[k.key] {
+			t.Errorf("expectation %q is registered twice", k.key)
+		}
+		seen[k.key] = true
+		t.Run(k.key, func(t *testing.T) {
+			_, err := k.parse(testLoader(nil), k.key, mustNode(t, "~"))
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("%s: ~ gave %v, want a *FileError", k.key, err)
+			}
+			if fe.Line != 1 || fe.Col != 1 || !strings.HasPrefix(fe.Msg, k.key+":") {
+				t.Errorf("%s: ~ gave %s, want an error at 1:1 that starts with %q", k.key, fe, k.key+":")
+			}
+		})
+	}
+}

@@ -4,16 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -128,7 +122,7 @@ func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) er
 		speed = s.Cluster.Speed
 	}
 	p := &player{cluster: c, scenario: s, speed: speed, gate: opts.Gate, changed: make(chan struct{}),
-		dynamicClients: map[string]dynamic.Interface{}, versionsSeen: map[string][]string{}, nodeSpecs: map[string]kubelet.NodeSpec{}}
+		dynamicClients: map[string]dynamic.Interface{}, reviewClients: map[string]kubernetes.Interface{}, versionsSeen: map[string][]string{}, nodeSpecs: map[string]kubelet.NodeSpec{}}
 	for _, n := range s.Cluster.Nodes {
 		p.nodeSpecs[n.Name] = n
 	}
@@ -189,9 +183,10 @@ type player struct {
 	acting   bool     // an action runs: its requests are noted
 	auditIDs []string // the audit ids of the running action's requests
 
-	dynamicClients map[string]dynamic.Interface // by user (see client)
-	versionsSeen   map[string][]string          // resourceVersions seen, by object (see remember)
-	nodeSpecs      map[string]kubelet.NodeSpec  // nodes this run knows, for startKubelet
+	dynamicClients map[string]dynamic.Interface    // by user (see client)
+	reviewClients  map[string]kubernetes.Interface // by user (see reviewClient)
+	versionsSeen   map[string][]string             // resourceVersions seen, by object (see remember)
+	nodeSpecs      map[string]kubelet.NodeSpec     // nodes this run knows, for startKubelet
 }
 
 func (p *player) record(ev flow.Event) {
@@ -298,8 +293,7 @@ func (p *player) act(ctx context.Context, st *Step) (StepResult, error) {
 // message: then a failed request is its result, not a failure.
 func expectsResult(st *Step) bool {
 	for _, e := range st.Expect {
-		switch e.(type) {
-		case *StatusExpectation, *MessageExpectation:
+		if _, ok := e.(failedRequestReader); ok {
 			return true
 		}
 	}
@@ -307,33 +301,24 @@ func expectsResult(st *Step) bool {
 }
 
 // check waits until e holds or the step's timeout passes; got says what
-// was seen last.
+// was seen last. A resultChecker is looked at once; a prober is probed
+// again every pollInterval, and at once when flow events arrive.
 func (p *player) check(ctx context.Context, st *Step, e Expectation, res *StepResult) (got string, ok bool, err error) {
+	var pr prober
 	switch e := e.(type) {
-	case *StatusExpectation:
-		if res.Status == e.Code {
-			return "", true, nil
-		}
-		if res.Status == 0 {
-			return "no HTTP status (the action made no request)", false, nil
-		}
-		return fmt.Sprintf("status %d", res.Status), false, nil
-	case *MessageExpectation:
-		if containsFold(res.Message, e.Contains) {
-			return "", true, nil
-		}
-		return fmt.Sprintf("message %q", truncate(res.Message, 300)), false, nil
-	case *WatchEventsExpectation:
-		if slices.Equal(res.Watch, e.Types) {
-			return "", true, nil
-		}
-		return fmt.Sprintf("watch events %v", res.Watch), false, nil
+	case resultChecker:
+		got, ok = e.checkResult(res)
+		return got, ok, nil
+	case prober:
+		pr = e
+	default:
+		return fmt.Sprintf("an expectation this runner does not know (%s)", e.Kind()), false, nil
 	}
 	bctx, cancel := p.withBudget(ctx, st.Timeout)
 	defer cancel()
 	for {
 		var changed <-chan struct{}
-		got, ok, changed = p.probe(ctx, e)
+		got, ok, changed = p.probe(ctx, pr)
 		if ok {
 			return "", true, nil
 		}
@@ -353,158 +338,12 @@ func (p *player) check(ctx context.Context, st *Step, e Expectation, res *StepRe
 	}
 }
 
-// probe looks once whether e holds. changed, if not nil, is closed when
-// new flow events arrive.
-func (p *player) probe(ctx context.Context, e Expectation) (got string, ok bool, changed <-chan struct{}) {
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+// probeTimeout bounds one look of a prober.
+const probeTimeout = 5 * time.Second
+
+// probe looks once whether e holds, within probeTimeout.
+func (p *player) probe(ctx context.Context, e prober) (got string, ok bool, changed <-chan struct{}) {
+	rctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	switch e := e.(type) {
-	case *PodStageExpectation:
-		var uid types.UID
-		if pod, err := p.admin.CoreV1().Pods(e.Namespace).Get(rctx, e.Pod, metav1.GetOptions{}); err == nil {
-			uid = pod.UID
-		}
-		events, ch := p.snapshot()
-		highest := flow.Stage(0)
-		for _, ev := range events {
-			if ev.Stage == 0 || ev.Object.Kind != "Pod" || ev.Object.Namespace != e.Namespace || ev.Object.Name != e.Pod {
-				continue
-			}
-			if uid != "" && ev.Object.UID != uid {
-				continue
-			}
-			if ev.Stage == e.Stage {
-				return "", true, ch
-			}
-			highest = max(highest, ev.Stage)
-		}
-		if highest == 0 {
-			return "no stage events for it", false, ch
-		}
-		return fmt.Sprintf("stage %d (%s) as the furthest", int(highest), highest), false, ch
-	case *PodPhaseExpectation:
-		pod, err := p.admin.CoreV1().Pods(e.Namespace).Get(rctx, e.Pod, metav1.GetOptions{})
-		if err != nil {
-			return errString(err), false, nil
-		}
-		if string(pod.Status.Phase) == e.Phase {
-			return "", true, nil
-		}
-		if pod.Status.Phase == "" {
-			return "no phase", false, nil
-		}
-		return string(pod.Status.Phase), false, nil
-	case *ContainerStateExpectation:
-		pod, err := p.admin.CoreV1().Pods(e.Namespace).Get(rctx, e.Pod, metav1.GetOptions{})
-		if err != nil {
-			return errString(err), false, nil
-		}
-		var seen []string
-		for _, cs := range pod.Status.ContainerStatuses {
-			if e.Container != "" && cs.Name != e.Container {
-				continue
-			}
-			var state, reason string
-			switch {
-			case cs.State.Running != nil:
-				state, reason = "Running", "Running"
-			case cs.State.Terminated != nil:
-				state, reason = "Terminated", cs.State.Terminated.Reason
-			case cs.State.Waiting != nil:
-				state, reason = "Waiting", cs.State.Waiting.Reason
-			}
-			if (e.Reason == "" || e.Reason == reason || e.Reason == state) && cs.RestartCount >= e.RestartsAtLeast {
-				return "", true, nil
-			}
-			d := cs.Name + " " + state
-			if reason != "" && reason != state {
-				d += " (" + reason + ")"
-			}
-			seen = append(seen, fmt.Sprintf("%s, %d restarts", d, cs.RestartCount))
-		}
-		if len(seen) == 0 {
-			return "no container status", false, nil
-		}
-		return joinComma(seen), false, nil
-	case *EventExpectation:
-		list, err := p.admin.CoreV1().Events(e.Namespace).List(rctx, metav1.ListOptions{})
-		if err != nil {
-			return errString(err), false, nil
-		}
-		var seen []string
-		for _, ev := range list.Items {
-			if ev.InvolvedObject.Name != e.Object || (e.ObjectKind != "" && ev.InvolvedObject.Kind != e.ObjectKind) {
-				continue
-			}
-			if ev.Reason == e.Reason && containsFold(ev.Message, e.Message) {
-				return "", true, nil
-			}
-			seen = append(seen, fmt.Sprintf("%s %q", ev.Reason, truncate(ev.Message, 120)))
-		}
-		if len(seen) == 0 {
-			return "no events for it", false, nil
-		}
-		return "events " + joinComma(seen), false, nil
-	case *AbsentExpectation:
-		ri, err := p.resource(e.Object, expectUser)
-		if err != nil {
-			return err.Error(), false, nil
-		}
-		_, err = ri.Get(rctx, e.Object.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return "", true, nil
-		}
-		if err != nil {
-			return errString(err), false, nil
-		}
-		return "it exists", false, nil
-	case *CanIExpectation:
-		cfg, err := expectConfig(p.cluster, e.User)
-		if err != nil {
-			return err.Error(), false, nil
-		}
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return err.Error(), false, nil
-		}
-		resource, sub, _ := strings.Cut(e.Resource, "/")
-		group := ""
-		if g, r, ok := strings.Cut(resource, "."); ok {
-			resource, group = g, r
-		}
-		review, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(rctx, &authorizationv1.SelfSubjectAccessReview{
-			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: e.Namespace, Verb: e.Verb, Group: group, Resource: resource, Subresource: sub,
-			}},
-		}, metav1.CreateOptions{})
-		if err != nil {
-			return errString(err), false, nil
-		}
-		if review.Status.Allowed == e.Allowed {
-			return "", true, nil
-		}
-		got := "allowed"
-		if !review.Status.Allowed {
-			got = "not allowed"
-		}
-		if review.Status.Reason != "" {
-			got += " (" + review.Status.Reason + ")"
-		}
-		return got, false, nil
-	case *NodeReadyExpectation:
-		node, err := p.admin.CoreV1().Nodes().Get(rctx, e.Node, metav1.GetOptions{})
-		if err != nil {
-			return errString(err), false, nil
-		}
-		for _, cond := range node.Status.Conditions {
-			if cond.Type == "Ready" {
-				if cond.Status == "True" {
-					return "", true, nil
-				}
-				return fmt.Sprintf("Ready %s (%s)", cond.Status, cond.Reason), false, nil
-			}
-		}
-		return "no Ready condition", false, nil
-	}
-	return fmt.Sprintf("an expectation this runner does not know (%s)", e.Kind()), false, nil
+	return e.probe(rctx, p)
 }

@@ -1,0 +1,109 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// PodStageExpectation: the pod has reached Stage, as the flow events of
+// the running components tell (not the API).
+type PodStageExpectation struct {
+	Pod, Namespace string
+	Stage          flow.Stage
+}
+
+var _ prober = (*PodStageExpectation)(nil)
+
+// podStageKeys are the fields of podStage.
+var podStageKeys = []string{"pod", "namespace", "stage"}
+
+func (e *PodStageExpectation) Kind() string { return "podStage" }
+func (e *PodStageExpectation) String() string {
+	return fmt.Sprintf("podStage %d (%s) for %s", int(e.Stage), e.Stage, nsName(e.Namespace, e.Pod))
+}
+
+// parsePodStage reads {pod, namespace, stage}: stage is a number (1-8)
+// or a stage's name.
+func parsePodStage(l *loader, key string, n *yaml.Node) (Expectation, error) {
+	fields, _, err := l.fields(n, key, podStageKeys)
+	if err != nil {
+		return nil, err
+	}
+	e := &PodStageExpectation{}
+	if e.Pod, e.Namespace, err = l.pod(n, fields, key); err != nil {
+		return nil, err
+	}
+	sf, ok := fields["stage"]
+	if !ok {
+		return nil, l.errAt(n, "podStage: missing field \"stage\"")
+	}
+	if e.Stage, err = l.stage(sf.val); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// stageNames lists "1-8 or admitted, persisted, ..." for messages.
+func stageNames() string {
+	names := make([]string, len(flow.Stages))
+	for i, s := range flow.Stages {
+		names[i] = s.Name
+	}
+	return "1 to 8, or one of " + strings.Join(names, ", ")
+}
+
+// stage reads a stage number (1-8) or name ("status-persisted").
+func (l *loader) stage(n *yaml.Node) (flow.Stage, error) {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
+		v, err := strconv.Atoi(n.Value)
+		if err != nil || v < 1 || v > len(flow.Stages) {
+			return 0, l.errAt(n, "podStage.stage: %s is not a stage (%s)", flow.Printable(n.Value), stageNames())
+		}
+		return flow.Stage(v), nil
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+		for _, s := range flow.Stages {
+			if s.Name == n.Value {
+				return s.Stage, nil
+			}
+		}
+		return 0, l.errAt(n, "podStage.stage: %q is not a stage (%s)", n.Value, stageNames())
+	}
+	return 0, l.errAt(n, "podStage.stage: expected a stage number or name, got %s", describe(n))
+}
+
+// probe looks through the flow events recorded so far for the stage, of
+// the pod the API has under that name now (by its UID), or of any pod of
+// that name when the API has none.
+func (e *PodStageExpectation) probe(ctx context.Context, p *player) (string, bool, <-chan struct{}) {
+	var uid types.UID
+	if pod, err := p.admin.CoreV1().Pods(e.Namespace).Get(ctx, e.Pod, metav1.GetOptions{}); err == nil {
+		uid = pod.UID
+	}
+	events, changed := p.snapshot()
+	highest := flow.Stage(0)
+	for _, ev := range events {
+		if ev.Stage == 0 || ev.Object.Kind != "Pod" || ev.Object.Namespace != e.Namespace || ev.Object.Name != e.Pod {
+			continue
+		}
+		if uid != "" && ev.Object.UID != uid {
+			continue
+		}
+		if ev.Stage == e.Stage {
+			return "", true, changed
+		}
+		highest = max(highest, ev.Stage)
+	}
+	if highest == 0 {
+		return "no stage events for it", false, changed
+	}
+	return fmt.Sprintf("stage %d (%s) as the furthest", int(highest), highest), false, changed
+}

@@ -1,0 +1,47 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// WatchEventsExpectation: the step's watch or long-poll read events of
+// exactly these types, in this order.
+type WatchEventsExpectation struct{ Types []string }
+
+var _ resultChecker = (*WatchEventsExpectation)(nil)
+
+// watchEventTypes are the types of watch events.
+var watchEventTypes = []string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"}
+
+func (e *WatchEventsExpectation) Kind() string { return "watchEvents" }
+func (e *WatchEventsExpectation) String() string {
+	return "watchEvents [" + strings.Join(e.Types, " ") + "]"
+}
+
+// parseWatchEvents reads a list of event types (it may be empty).
+func parseWatchEvents(l *loader, key string, n *yaml.Node) (Expectation, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, l.errAt(n, "watchEvents: expected a list, got %s", describe(n))
+	}
+	e := &WatchEventsExpectation{Types: []string{}}
+	for _, t := range n.Content {
+		s, err := l.oneOf(t, key, watchEventTypes)
+		if err != nil {
+			return nil, err
+		}
+		e.Types = append(e.Types, s)
+	}
+	return e, nil
+}
+
+// checkResult compares the types of the events the action read.
+func (e *WatchEventsExpectation) checkResult(res *StepResult) (string, bool) {
+	if slices.Equal(res.Watch, e.Types) {
+		return "", true
+	}
+	return fmt.Sprintf("watch events %v", res.Watch), false
+}
