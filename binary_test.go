@@ -128,6 +128,18 @@ func (p *process) wait(timeout time.Duration) int {
 	return p.cmd.ProcessState.ExitCode()
 }
 
+// describe says whether the process still runs and what it wrote on
+// stderr, for failure messages.
+func (p *process) describe() string {
+	state := "still running"
+	select {
+	case <-p.done:
+		state = "exited: " + p.cmd.ProcessState.String()
+	default:
+	}
+	return fmt.Sprintf("kubesim %s; stderr: %q", state, p.stderr.String())
+}
+
 // killedBy reports whether the exited process was killed by sig.
 func (p *process) killedBy(sig syscall.Signal) bool {
 	ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus)

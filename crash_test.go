@@ -49,14 +49,14 @@ func TestKillDuringPodBurst(t *testing.T) {
 		p := startKubesim(t, nil, serveArgs(dir, "--nodes", "3")...)
 		p.waitLine(readyLine, time.Minute)
 		client := mustClientFor(t, filepath.Join(dir, "kubeconfig"))
-		checkAcknowledged(t, client, acked, round)
+		checkAcknowledged(t, client, acked, round, p)
 		killAfter := rng.IntN(crashBurst)
 		n, failed := burst(t, client, acked, round, killAfter, p)
 		killedAt, inFlight = append(killedAt, n), append(inFlight, failed)
 	}
 	p := startKubesim(t, nil, serveArgs(dir, "--nodes", "3")...)
 	p.waitLine(readyLine, time.Minute)
-	checkAcknowledged(t, mustClientFor(t, filepath.Join(dir, "kubeconfig")), acked, crashRounds+1)
+	checkAcknowledged(t, mustClientFor(t, filepath.Join(dir, "kubeconfig")), acked, crashRounds+1, p)
 	p.signal(syscall.SIGTERM)
 	if code := p.wait(exitDeadline); code != 0 {
 		t.Fatalf("serve exited %d after SIGTERM", code)
@@ -92,13 +92,13 @@ func mustClientFor(t *testing.T, kubeconfig string) kubernetes.Interface {
 
 // checkAcknowledged waits until every acknowledged pod exists with its
 // UID, bound and Running.
-func checkAcknowledged(t *testing.T, c kubernetes.Interface, acked map[string]types.UID, round int) {
+func checkAcknowledged(t *testing.T, c kubernetes.Interface, acked map[string]types.UID, round int, p *process) {
 	t.Helper()
 	deadline := time.Now().Add(crashDeadline)
 	for {
 		list, err := c.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{})
 		if err != nil {
-			t.Fatalf("round %d: list: %v", round, err)
+			t.Fatalf("round %d: list: %v\n%s", round, err, p.describe())
 		}
 		pods := map[string]*corev1.Pod{}
 		for i := range list.Items {
@@ -123,7 +123,7 @@ func checkAcknowledged(t *testing.T, c kubernetes.Interface, acked map[string]ty
 		}
 		if time.Now().After(deadline) {
 			sort.Strings(notRunning)
-			t.Fatalf("round %d: acknowledged pods not Running after %s: %v", round, crashDeadline, notRunning)
+			t.Fatalf("round %d: acknowledged pods not Running after %s: %v\n%s", round, crashDeadline, notRunning, p.describe())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

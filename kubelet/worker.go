@@ -53,7 +53,9 @@ type podWorker struct {
 }
 
 func newPodWorker(k *Kubelet, pod *corev1.Pod) *podWorker {
-	return &podWorker{k: k, uid: pod.UID, signal: make(chan struct{}, 1), held: map[flow.Point]bool{}}
+	// The worker has its pod from the start: run may begin before the
+	// caller's first update.
+	return &podWorker{k: k, uid: pod.UID, latest: pod, fresh: true, signal: make(chan struct{}, 1), held: map[flow.Point]bool{}}
 }
 
 func (w *podWorker) notify() {
