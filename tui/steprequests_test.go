@@ -50,3 +50,29 @@ func TestStepRequestFiledEarly(t *testing.T) {
 		t.Errorf("step 7 does not show its 404:\n%s", v)
 	}
 }
+
+// TestRequestAction: the steps whose action is a request to the API
+// server show their requests; the others' requests are the runner's.
+func TestRequestAction(t *testing.T) {
+	tests := []struct {
+		action string
+		want   bool
+	}{
+		{"apply Pod default/nginx", true},
+		{"applyFile manifests/web.yaml", true},
+		{"create Namespace team-a", true},
+		{"update Deployment default/web", true},
+		{"patch Node node-1", true},
+		{"delete Pod default/nginx", true},
+		{"http GET /api/v1/nodes (request, HTTP/2)", true},
+		{"addNode node-4", false},
+		{"stopKubelet node-2", false},
+		{"", false},
+		{"httpx GET /", false},
+	}
+	for _, tt := range tests {
+		if got := requestAction(tt.action); got != tt.want {
+			t.Errorf("requestAction(%q) = %v, want %v", tt.action, got, tt.want)
+		}
+	}
+}
