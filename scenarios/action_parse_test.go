@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -56,10 +57,15 @@ func TestParseAddNode(t *testing.T) {
 	big := kubelet.DefaultNodeSpec("node-big")
 	big.CPU = resource.MustParse("16")
 	big.Labels = map[string]string{"size": "big"}
+	tainted := big
+	tainted.Taints = []corev1.Taint{{Key: "gpu", Value: "1", Effect: corev1.TaintEffectNoSchedule}}
 	checkParse(t, parseAddNode, []parseCase[actionRunner]{
 		{name: "defaults", key: "addNode", src: "{name: node-4}", want: &AddNodeAction{Node: kubelet.DefaultNodeSpec("node-4")}},
 		{name: "cpu and labels", key: "addNode", src: "{name: node-big, cpu: 16, labels: {size: big}}", want: &AddNodeAction{Node: big}},
 		{name: "no name", key: "addNode", src: "{cpu: 4}", wantErr: `1:1: addNode: missing field "name"`},
+		{name: "tainted", key: "addNode", src: "{name: node-big, cpu: 16, labels: {size: big}, taints: [{key: gpu, value: 1, effect: NoSchedule}]}", want: &AddNodeAction{Node: tainted}},
+		{name: "taint without key", key: "addNode", src: "{name: n, taints: [{effect: NoSchedule}]}", wantErr: `1:20: addNode.taints: missing field "key"`},
+		{name: "taints not a list", key: "addNode", src: "{name: n, taints: {key: a}}", wantErr: `1:19: addNode.taints: expected a list, got a mapping`},
 		{name: "bad memory", key: "addNode", src: "{name: n, memory: lots}", wantErr: `1:19: addNode.memory: "lots" is not a quantity (like 4, 500m, 8Gi)`},
 	})
 }

@@ -31,6 +31,8 @@ type httpClient struct {
 	token string
 }
 
+// httpClientAs returns what the http action needs to reach the API
+// server as user: its address, TLS configuration and token.
 func (p *player) httpClientAs(user string) (*httpClient, error) {
 	cfg, err := p.cluster.RESTConfigAs(user)
 	if err != nil {
@@ -72,6 +74,7 @@ type exchange struct {
 	events  []watchEvent
 }
 
+// hasQuery reports whether path's query has key.
 func hasQuery(path, key string) bool {
 	u, err := url.Parse(path)
 	return err == nil && u.Query().Has(key)
@@ -89,6 +92,8 @@ func withQuery(path, key, value string) string {
 	return u.String()
 }
 
+// resourceVersionOf returns metadata.resourceVersion of a JSON object or
+// list ("" if body is neither).
 func resourceVersionOf(body []byte) string {
 	var obj struct {
 		Metadata struct {
@@ -117,8 +122,8 @@ func preview(b []byte) string {
 	return truncate(s, framePreview)
 }
 
-// events decodes the complete JSON lines at the start of buf, returning
-// the rest.
+// decodeEvents decodes the complete JSON lines at the start of buf into
+// out, returning the rest.
 func decodeEvents(buf []byte, out *[]watchEvent) []byte {
 	for {
 		i := bytes.IndexByte(buf, '\n')
@@ -137,6 +142,7 @@ func decodeEvents(buf []byte, out *[]watchEvent) []byte {
 	}
 }
 
+// describeEvent describes a watch event in one transcript line.
 func describeEvent(ev watchEvent) string {
 	s := "event " + ev.Type
 	if ev.Object.Kind != "" {

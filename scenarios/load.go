@@ -1,26 +1,18 @@
 package scenarios
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/kubernetes/scheme"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
@@ -85,10 +77,13 @@ type loader struct {
 	read  readFunc
 }
 
+// errAt returns a *FileError at n's position in the loader's file.
 func (l *loader) errAt(n *yaml.Node, format string, args ...any) *FileError {
 	return &FileError{File: l.file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
 }
 
+// parse reads the scenario in data, the contents of file; read reads
+// the manifests its applyFile actions name.
 func parse(file string, data []byte, read readFunc) (*Scenario, error) {
 	l := &loader{file: file, lines: strings.Split(string(data), "\n"), read: read}
 	var doc yaml.Node
@@ -183,6 +178,7 @@ func (l *loader) scalar(n *yaml.Node, what string) (string, error) {
 	return flow.Printable(n.Value), nil
 }
 
+// integer reads a YAML integer.
 func (l *loader) integer(n *yaml.Node, what string) (int64, error) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
 		return 0, l.errAt(n, "%s: expected an integer, got %s", what, describe(n))
@@ -194,6 +190,7 @@ func (l *loader) integer(n *yaml.Node, what string) (int64, error) {
 	return v, nil
 }
 
+// number reads a YAML integer or float.
 func (l *loader) number(n *yaml.Node, what string) (float64, error) {
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
 		return 0, l.errAt(n, "%s: expected a number, got %s", what, describe(n))
@@ -205,6 +202,7 @@ func (l *loader) number(n *yaml.Node, what string) (float64, error) {
 	return v, nil
 }
 
+// boolean reads true or false.
 func (l *loader) boolean(n *yaml.Node, what string) (bool, error) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
 		return false, l.errAt(n, "%s: expected true or false, got %s", what, describe(n))
@@ -231,6 +229,7 @@ func (l *loader) duration(n *yaml.Node, what string) (time.Duration, error) {
 	return d, nil
 }
 
+// oneOf reads a string that must be one of allowed.
 func (l *loader) oneOf(n *yaml.Node, what string, allowed []string) (string, error) {
 	s, err := l.str(n, what)
 	if err != nil {
@@ -242,6 +241,7 @@ func (l *loader) oneOf(n *yaml.Node, what string, allowed []string) (string, err
 	return s, nil
 }
 
+// stringMap reads a mapping of scalars (labels, annotations) as strings.
 func (l *loader) stringMap(n *yaml.Node, what string) (map[string]string, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, l.errAt(n, "%s: expected a mapping, got %s", what, describe(n))
@@ -259,13 +259,13 @@ func (l *loader) stringMap(n *yaml.Node, what string) (map[string]string, error)
 
 // text reads {en: ..., zh: ...}; both must be there and not empty.
 func (l *loader) text(n *yaml.Node, what string) (flow.Text, error) {
-	fs, _, err := l.fields(n, what, textKeys)
+	fields, _, err := l.fields(n, what, textKeys)
 	if err != nil {
 		return flow.Text{}, err
 	}
 	var t flow.Text
 	for _, lang := range textKeys {
-		f, ok := fs[lang]
+		f, ok := fields[lang]
 		if !ok {
 			return t, l.errAt(n, "%s: missing %s", what, lang)
 		}
@@ -285,6 +285,8 @@ func (l *loader) text(n *yaml.Node, what string) (flow.Text, error) {
 	return t, nil
 }
 
+// name reads a scenario or step name: [a-z0-9-]+, starting and ending
+// with a letter or digit.
 func (l *loader) name(n *yaml.Node, what string) (string, error) {
 	s, err := l.str(n, what)
 	if err != nil {
@@ -308,17 +310,19 @@ func (l *loader) objectName(n *yaml.Node, what string) (string, error) {
 	return s, nil
 }
 
+// scenario reads the top-level mapping: metadata, cluster and steps,
+// with the defaults of what it leaves out.
 func (l *loader) scenario(root *yaml.Node) (*Scenario, error) {
 	if root.Kind != yaml.MappingNode {
 		// Not quoted: a file that is not a scenario at all is not shown.
 		return nil, l.errAt(root, "scenario: expected a mapping (%s), got %s", strings.Join(scenarioKeys, ", "), kindOfNode(root))
 	}
-	fs, _, err := l.fields(root, "scenario", scenarioKeys)
+	fields, _, err := l.fields(root, "scenario", scenarioKeys)
 	if err != nil {
 		return nil, err
 	}
 	missing := func(k string) error {
-		if _, ok := fs[k]; !ok {
+		if _, ok := fields[k]; !ok {
 			return l.errAt(root, "scenario: missing field %q", k)
 		}
 		return nil
@@ -328,27 +332,27 @@ func (l *loader) scenario(root *yaml.Node) (*Scenario, error) {
 	if err := missing("name"); err != nil {
 		return nil, err
 	}
-	if s.Name, err = l.name(fs["name"].val, "name"); err != nil {
+	if s.Name, err = l.name(fields["name"].val, "name"); err != nil {
 		return nil, err
 	}
 	if err := missing("title"); err != nil {
 		return nil, err
 	}
-	if s.Title, err = l.text(fs["title"].val, "title"); err != nil {
+	if s.Title, err = l.text(fields["title"].val, "title"); err != nil {
 		return nil, err
 	}
 	if err := missing("summary"); err != nil {
 		return nil, err
 	}
-	if s.Summary, err = l.text(fs["summary"].val, "summary"); err != nil {
+	if s.Summary, err = l.text(fields["summary"].val, "summary"); err != nil {
 		return nil, err
 	}
-	if f, ok := fs["level"]; ok {
+	if f, ok := fields["level"]; ok {
 		if s.Level, err = l.oneOf(f.val, "level", Levels); err != nil {
 			return nil, err
 		}
 	}
-	if f, ok := fs["cluster"]; ok {
+	if f, ok := fields["cluster"]; ok {
 		if err := l.cluster(f.val, &s.Cluster); err != nil {
 			return nil, err
 		}
@@ -356,7 +360,7 @@ func (l *loader) scenario(root *yaml.Node) (*Scenario, error) {
 	if err := missing("steps"); err != nil {
 		return nil, err
 	}
-	steps := fs["steps"].val
+	steps := fields["steps"].val
 	if steps.Kind != yaml.SequenceNode {
 		return nil, l.errAt(steps, "steps: expected a list, got %s", describe(steps))
 	}
@@ -380,12 +384,13 @@ func (l *loader) scenario(root *yaml.Node) (*Scenario, error) {
 	return s, nil
 }
 
+// cluster reads the cluster section into c, which holds the defaults.
 func (l *loader) cluster(n *yaml.Node, c *ClusterSpec) error {
-	fs, _, err := l.fields(n, "cluster", clusterKeys)
+	fields, _, err := l.fields(n, "cluster", clusterKeys)
 	if err != nil {
 		return err
 	}
-	if f, ok := fs["nodes"]; ok {
+	if f, ok := fields["nodes"]; ok {
 		if f.val.Kind == yaml.SequenceNode {
 			c.Nodes = nil
 			seen := map[string]bool{}
@@ -414,12 +419,12 @@ func (l *loader) cluster(n *yaml.Node, c *ClusterSpec) error {
 			c.Nodes = kubelet.DefaultNodes(int(count))
 		}
 	}
-	if f, ok := fs["scheduler"]; ok {
+	if f, ok := fields["scheduler"]; ok {
 		if c.Scheduler, err = l.boolean(f.val, "cluster.scheduler"); err != nil {
 			return err
 		}
 	}
-	if f, ok := fs["speed"]; ok {
+	if f, ok := fields["speed"]; ok {
 		if c.Speed, err = l.number(f.val, "cluster.speed"); err != nil {
 			return err
 		}
@@ -432,11 +437,11 @@ func (l *loader) cluster(n *yaml.Node, c *ClusterSpec) error {
 
 // node reads a node: {name, cpu, memory, pods, labels, taints}.
 func (l *loader) node(n *yaml.Node, what string) (kubelet.NodeSpec, error) {
-	fs, _, err := l.fields(n, what, nodeKeys)
+	fields, _, err := l.fields(n, what, nodeKeys)
 	if err != nil {
 		return kubelet.NodeSpec{}, err
 	}
-	f, ok := fs["name"]
+	f, ok := fields["name"]
 	if !ok {
 		return kubelet.NodeSpec{}, l.errAt(n, "%s: missing field \"name\"", what)
 	}
@@ -449,7 +454,7 @@ func (l *loader) node(n *yaml.Node, what string) (kubelet.NodeSpec, error) {
 		key string
 		dst *resource.Quantity
 	}{{"cpu", &spec.CPU}, {"memory", &spec.Memory}} {
-		f, ok := fs[q.key]
+		f, ok := fields[q.key]
 		if !ok {
 			continue
 		}
@@ -463,73 +468,84 @@ func (l *loader) node(n *yaml.Node, what string) (kubelet.NodeSpec, error) {
 		}
 		*q.dst = v
 	}
-	if f, ok := fs["pods"]; ok {
+	if f, ok := fields["pods"]; ok {
 		if spec.Pods, err = l.integer(f.val, what+".pods"); err != nil {
 			return spec, err
 		}
 	}
-	if f, ok := fs["labels"]; ok {
+	if f, ok := fields["labels"]; ok {
 		if spec.Labels, err = l.stringMap(f.val, what+".labels"); err != nil {
 			return spec, err
 		}
 	}
-	if f, ok := fs["taints"]; ok {
-		if f.val.Kind != yaml.SequenceNode {
-			return spec, l.errAt(f.val, "%s.taints: expected a list, got %s", what, describe(f.val))
-		}
-		for _, tn := range f.val.Content {
-			tf, _, err := l.fields(tn, what+".taints", taintKeys)
-			if err != nil {
-				return spec, err
-			}
-			var t corev1.Taint
-			kf, ok := tf["key"]
-			if !ok {
-				return spec, l.errAt(tn, "%s.taints: missing field \"key\"", what)
-			}
-			if t.Key, err = l.str(kf.val, what+".taints.key"); err != nil {
-				return spec, err
-			}
-			if vf, ok := tf["value"]; ok {
-				if t.Value, err = l.scalar(vf.val, what+".taints.value"); err != nil {
-					return spec, err
-				}
-			}
-			ef, ok := tf["effect"]
-			if !ok {
-				return spec, l.errAt(tn, "%s.taints: missing field \"effect\"", what)
-			}
-			effect, err := l.oneOf(ef.val, what+".taints.effect", taintEffects)
-			if err != nil {
-				return spec, err
-			}
-			t.Effect = corev1.TaintEffect(effect)
-			spec.Taints = append(spec.Taints, t)
+	if f, ok := fields["taints"]; ok {
+		if spec.Taints, err = l.taints(f.val, what+".taints"); err != nil {
+			return spec, err
 		}
 	}
 	return spec, nil
 }
 
+// taints reads a list of {key, value, effect}.
+func (l *loader) taints(n *yaml.Node, what string) ([]corev1.Taint, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, l.errAt(n, "%s: expected a list, got %s", what, describe(n))
+	}
+	var taints []corev1.Taint
+	for _, tn := range n.Content {
+		fields, _, err := l.fields(tn, what, taintKeys)
+		if err != nil {
+			return nil, err
+		}
+		var t corev1.Taint
+		kf, ok := fields["key"]
+		if !ok {
+			return nil, l.errAt(tn, "%s: missing field \"key\"", what)
+		}
+		if t.Key, err = l.str(kf.val, what+".key"); err != nil {
+			return nil, err
+		}
+		if vf, ok := fields["value"]; ok {
+			if t.Value, err = l.scalar(vf.val, what+".value"); err != nil {
+				return nil, err
+			}
+		}
+		ef, ok := fields["effect"]
+		if !ok {
+			return nil, l.errAt(tn, "%s: missing field \"effect\"", what)
+		}
+		effect, err := l.oneOf(ef.val, what+".effect", taintEffects)
+		if err != nil {
+			return nil, err
+		}
+		t.Effect = corev1.TaintEffect(effect)
+		taints = append(taints, t)
+	}
+	return taints, nil
+}
+
+// step reads the step at index (from 1): its fields, its one action (a
+// registered actionKind) and its expectations.
 func (l *loader) step(n *yaml.Node, index int) (*Step, error) {
 	what := fmt.Sprintf("step %d", index)
-	fs, order, err := l.fields(n, what, stepKeys)
+	fields, order, err := l.fields(n, what, stepKeys)
 	if err != nil {
 		return nil, err
 	}
 	st := &Step{Index: index, As: DefaultUser, Timeout: DefaultTimeout, Line: n.Line, Col: n.Column}
-	if f, ok := fs["id"]; ok {
+	if f, ok := fields["id"]; ok {
 		if st.ID, err = l.name(f.val, "id"); err != nil {
 			return nil, err
 		}
 	}
-	f, ok := fs["narration"]
+	f, ok := fields["narration"]
 	if !ok {
 		return nil, l.errAt(n, "%s: missing field \"narration\"", what)
 	}
 	if st.Narration, err = l.text(f.val, "narration"); err != nil {
 		return nil, err
 	}
-	if f, ok := fs["as"]; ok {
+	if f, ok := fields["as"]; ok {
 		if st.As, err = l.str(f.val, "as"); err != nil {
 			return nil, err
 		}
@@ -544,19 +560,19 @@ func (l *loader) step(n *yaml.Node, index int) (*Step, error) {
 			continue
 		}
 		if action != "" {
-			return nil, l.errAt(fs[k].key, "%s: two actions, %s and %s (a step has at most one)", what, action, k)
+			return nil, l.errAt(fields[k].key, "%s: two actions, %s and %s (a step has at most one)", what, action, k)
 		}
 		action = k
-		if st.Action, err = kind.parse(l, k, fs[k].val); err != nil {
+		if st.Action, err = kind.parse(l, k, fields[k].val); err != nil {
 			return nil, err
 		}
 	}
-	if f, ok := fs["wait"]; ok {
+	if f, ok := fields["wait"]; ok {
 		if st.Wait, err = l.duration(f.val, "wait"); err != nil {
 			return nil, err
 		}
 	}
-	if f, ok := fs["timeout"]; ok {
+	if f, ok := fields["timeout"]; ok {
 		if st.Timeout, err = l.duration(f.val, "timeout"); err != nil {
 			return nil, err
 		}
@@ -564,7 +580,7 @@ func (l *loader) step(n *yaml.Node, index int) (*Step, error) {
 			return nil, l.errAt(f.val, "timeout: must be more than 0")
 		}
 	}
-	if f, ok := fs["expect"]; ok {
+	if f, ok := fields["expect"]; ok {
 		if f.val.Kind != yaml.SequenceNode {
 			return nil, l.errAt(f.val, "expect: expected a list, got %s", describe(f.val))
 		}
@@ -609,152 +625,6 @@ func (l *loader) blockPos(n *yaml.Node) func(line, col int) (int, int) {
 	return func(line, col int) (int, int) { return n.Line + line, indent + col }
 }
 
-// manifest decodes the YAML documents of a manifest into objects: each
-// must be a kind scenarios support, valid for its type (no unknown
-// fields, no wrong types), with a name. at maps a position in text to one
-// in file. inline says the manifest is part of the scenario file; one
-// read from another file (applyFile) is never quoted in errors, which
-// then say where, and what is wrong in the structure, but show none of
-// its values (it might not be a manifest at all).
-func (l *loader) manifest(file, text string, at func(line, col int) (int, int), inline bool) ([]*unstructured.Unstructured, error) {
-	dec := yaml.NewDecoder(strings.NewReader(text))
-	var objs []*unstructured.Unstructured
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			fe := yamlError(file, err, func(line int) (int, int) { return at(line, 1) }).(*FileError)
-			fe.Msg = "manifest: " + fe.Msg
-			if !inline {
-				fe.Msg = "manifest: invalid YAML"
-			}
-			return nil, fe
-		}
-		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
-			continue
-		}
-		m := manifestDoc{file: file, at: at, inline: inline}
-		u, err := m.object(doc.Content[0])
-		if err != nil {
-			return nil, err
-		}
-		objs = append(objs, u)
-	}
-	if len(objs) == 0 {
-		return nil, &FileError{File: file, Line: first(at(1, 1)), Col: second(at(1, 1)), Msg: "manifest: no objects"}
-	}
-	return objs, nil
-}
-
-// manifestDoc decodes one document of a manifest (see loader.manifest).
-type manifestDoc struct {
-	file   string
-	at     func(line, col int) (int, int)
-	inline bool
-}
-
-func (m manifestDoc) errAt(n *yaml.Node, format string, args ...any) error {
-	line, col := m.at(n.Line, n.Column)
-	return &FileError{File: m.file, Line: line, Col: col, Msg: "manifest: " + fmt.Sprintf(format, args...)}
-}
-
-// quote returns %q of s inline, and "" (with the space before it) for a
-// manifest of another file.
-func (m manifestDoc) quote(s string) string {
-	if !m.inline {
-		return ""
-	}
-	return fmt.Sprintf(" %q", s)
-}
-
-// decodeErr is the message of an error of a decoder, which may quote
-// what it decoded: inline as it is, else only that there was one.
-func (m manifestDoc) decodeErr(err error) string {
-	if m.inline {
-		return err.Error()
-	}
-	return "a value here does not decode as its field's type"
-}
-
-func (m manifestDoc) object(root *yaml.Node) (*unstructured.Unstructured, error) {
-	if root.Kind != yaml.MappingNode {
-		what := describe(root)
-		if !m.inline {
-			what = kindOfNode(root)
-		}
-		return nil, m.errAt(root, "expected an object (a mapping), got %s", what)
-	}
-	var v any
-	if err := root.Decode(&v); err != nil {
-		return nil, m.errAt(root, "%s", m.decodeErr(err))
-	}
-	fields, _ := v.(map[string]any)
-	kind, _ := fields["kind"].(string)
-	info, ok := kinds[kind]
-	switch {
-	case kind == "":
-		return nil, m.errAt(root, "no kind (supported: %s)", strings.Join(kindNames, ", "))
-	case !ok:
-		return nil, m.errAt(findPath(root, "kind"), "unsupported kind%s (supported: %s)", m.quote(kind), strings.Join(kindNames, ", "))
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, m.errAt(root, "%s", m.decodeErr(err))
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(raw); err != nil {
-		return nil, m.errAt(root, "%s", m.decodeErr(err))
-	}
-	if u.GetAPIVersion() != info.apiVersion() {
-		return nil, m.errAt(findPath(root, "apiVersion"), "%s is apiVersion %s, not%s", kind, info.apiVersion(), m.quote(u.GetAPIVersion()))
-	}
-	if u.GetName() == "" {
-		return nil, m.errAt(root, "%s without metadata.name", kind)
-	}
-	if errs := validation.IsDNS1123Subdomain(u.GetName()); len(errs) > 0 {
-		what := "metadata.name"
-		if m.inline {
-			what = fmt.Sprintf("%q", u.GetName())
-		}
-		return nil, m.errAt(findPath(root, "metadata.name"), "%s is not a valid object name: %s", what, errs[0])
-	}
-	switch {
-	case info.namespaced && u.GetNamespace() == "":
-		u.SetNamespace(DefaultNamespace)
-	case !info.namespaced && u.GetNamespace() != "":
-		return nil, m.errAt(findPath(root, "metadata.namespace"), "%s is not namespaced", kind)
-	}
-	if err := m.strict(root, schema.FromAPIVersionAndKind(u.GetAPIVersion(), kind), raw); err != nil {
-		return nil, err
-	}
-	return u, nil
-}
-
-// strict decodes raw into kind's Go type and reports a field of a wrong
-// type or an unknown field, at its place in root.
-func (m manifestDoc) strict(root *yaml.Node, gvk schema.GroupVersionKind, raw []byte) error {
-	typed, err := scheme.Scheme.New(gvk)
-	if err != nil {
-		return m.errAt(root, "%v", err)
-	}
-	strict, err := kjson.UnmarshalStrict(raw, typed)
-	if err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return m.errAt(findPath(root, te.Field), "%s: expected %s, got a %s", te.Field, te.Type.String(), te.Value)
-		}
-		return m.errAt(root, "%s", m.decodeErr(err))
-	}
-	if len(strict) > 0 {
-		msg := strict[0].Error()
-		return m.errAt(findPath(root, unknownFieldPath(msg)), "%s", msg)
-	}
-	return nil
-}
-
 // kindOfNode says what kind of value n is, without its value.
 func kindOfNode(n *yaml.Node) string {
 	switch n.Kind {
@@ -770,83 +640,4 @@ func kindOfNode(n *yaml.Node) string {
 		return "nothing"
 	}
 	return "a string"
-}
-
-func first(a, _ int) int  { return a }
-func second(_, b int) int { return b }
-
-var unknownFieldRE = regexp.MustCompile(`unknown field "([^"]+)"`)
-
-func unknownFieldPath(msg string) string {
-	if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
-		return m[1]
-	}
-	return ""
-}
-
-// findPath returns the node of a dotted path ("spec.containers.image",
-// with or without [i] indexes) under root: the key node of the last
-// segment found, so errors point at the field. It returns the deepest
-// node found.
-func findPath(root *yaml.Node, p string) *yaml.Node {
-	if p == "" {
-		return root
-	}
-	segs := strings.Split(strings.NewReplacer("[", ".", "]", "").Replace(p), ".")
-	best := root
-	var walk func(n *yaml.Node, segs []string) bool
-	walk = func(n *yaml.Node, segs []string) bool {
-		if len(segs) == 0 {
-			return true
-		}
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == segs[0] {
-					best = n.Content[i]
-					return walk(n.Content[i+1], segs[1:])
-				}
-			}
-		case yaml.SequenceNode:
-			if idx, err := strconv.Atoi(segs[0]); err == nil && idx < len(n.Content) {
-				return walk(n.Content[idx], segs[1:])
-			}
-			for _, c := range n.Content {
-				if walk(c, segs) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	walk(root, segs)
-	return best
-}
-
-// unfoldCJK removes the spaces YAML's folded style puts where a Chinese
-// line was broken: a space between two CJK characters, or next to CJK
-// punctuation, is not one the author meant. Spaces between Chinese and
-// Latin words ("Pod 写入 etcd") stay.
-func unfoldCJK(s string) string {
-	rs := []rune(s)
-	out := make([]rune, 0, len(rs))
-	for i, r := range rs {
-		if r == ' ' && i > 0 && i+1 < len(rs) {
-			prev, next := rs[i-1], rs[i+1]
-			if (isCJK(prev) && isCJK(next)) || isCJKPunct(prev) || isCJKPunct(next) {
-				continue
-			}
-		}
-		out = append(out, r)
-	}
-	return string(out)
-}
-
-func isCJK(r rune) bool {
-	return unicode.Is(unicode.Han, r) || isCJKPunct(r)
-}
-
-// isCJKPunct reports the full-width punctuation Chinese text uses.
-func isCJKPunct(r rune) bool {
-	return (r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFF65) || r == '“' || r == '”' || r == '‘' || r == '’' || r == '…' || r == '—'
 }

@@ -61,9 +61,9 @@ var kinds = map[string]kindInfo{
 var kindNames = []string{"Pod", "Node", "Namespace", "Event", "Lease", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"}
 
 // object reads kind, name and namespace of update, delete, patch and absent.
-func (l *loader) object(n *yaml.Node, fs map[string]field, what string) (ObjectSpec, error) {
+func (l *loader) object(n *yaml.Node, fields map[string]field, what string) (ObjectSpec, error) {
 	var o ObjectSpec
-	kf, ok := fs["kind"]
+	kf, ok := fields["kind"]
 	if !ok {
 		return o, l.errAt(n, "%s: missing field \"kind\"", what)
 	}
@@ -76,14 +76,14 @@ func (l *loader) object(n *yaml.Node, fs map[string]field, what string) (ObjectS
 		return o, l.errAt(kf.val, "%s.kind: unknown kind %q (known: %s)", what, kind, strings.Join(kindNames, ", "))
 	}
 	o.Kind = kind
-	nf, ok := fs["name"]
+	nf, ok := fields["name"]
 	if !ok {
 		return o, l.errAt(n, "%s: missing field \"name\"", what)
 	}
 	if o.Name, err = l.objectName(nf.val, what+".name"); err != nil {
 		return o, err
 	}
-	if f, ok := fs["namespace"]; ok {
+	if f, ok := fields["namespace"]; ok {
 		if !info.namespaced {
 			return o, l.errAt(f.key, "%s.namespace: %s is not namespaced", what, kind)
 		}
@@ -97,8 +97,8 @@ func (l *loader) object(n *yaml.Node, fs map[string]field, what string) (ObjectS
 }
 
 // pod reads the pod and namespace of a pod expectation.
-func (l *loader) pod(n *yaml.Node, fs map[string]field, what string) (name, namespace string, err error) {
-	f, ok := fs["pod"]
+func (l *loader) pod(n *yaml.Node, fields map[string]field, what string) (name, namespace string, err error) {
+	f, ok := fields["pod"]
 	if !ok {
 		return "", "", l.errAt(n, "%s: missing field \"pod\"", what)
 	}
@@ -106,7 +106,7 @@ func (l *loader) pod(n *yaml.Node, fs map[string]field, what string) (name, name
 		return "", "", err
 	}
 	namespace = DefaultNamespace
-	if f, ok := fs["namespace"]; ok {
+	if f, ok := fields["namespace"]; ok {
 		if namespace, err = l.objectName(f.val, what+".namespace"); err != nil {
 			return "", "", err
 		}

@@ -189,6 +189,7 @@ type player struct {
 	nodeSpecs      map[string]kubelet.NodeSpec     // nodes this run knows, for startKubelet
 }
 
+// record appends ev to the run's events and wakes who waits for more.
 func (p *player) record(ev flow.Event) {
 	p.mu.Lock()
 	p.events = append(p.events, ev)
@@ -212,6 +213,7 @@ func (p *player) scaled(d time.Duration) time.Duration {
 	return time.Duration(float64(d) / p.speed)
 }
 
+// sleep waits d, or until ctx ends (then it returns ctx's error).
 func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()

@@ -21,4 +21,5 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// joinComma joins s with ", ".
 func joinComma(s []string) string { return strings.Join(s, ", ") }
