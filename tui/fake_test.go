@@ -56,56 +56,26 @@ func podJSON(rv int, node string, phase string, conds string) string {
 // stage 2 (stage 0, as the apiserver records it).
 func stageEvents() []flow.Event {
 	ref := flow.ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "nginx", UID: testUID}
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	createSteps := []flow.Step{
-		{Name: "received", At: 0, Outcome: "ok", Detail: "POST /api/v1/namespaces/default/pods over HTTP/2.0 from 127.0.0.1:52814"},
-		{Name: "goroutine", At: 9 * time.Microsecond, Outcome: "ok", Detail: "net/http's HTTP/2 server runs each stream (one request) on a goroutine of its own, beside the connection's reader; this request runs on goroutine 1234"},
-		{Name: "authenticated", At: 41 * time.Microsecond, Outcome: "ok", Detail: `user "kubernetes-admin", groups [system:masters system:authenticated], by x509`},
-		{Name: "authorized", At: 63 * time.Microsecond, Outcome: "allowed", Detail: `RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"`},
-		{Name: "dispatched", At: 80 * time.Microsecond, Outcome: "ok", Detail: "go-restful: Container → WebService /api/v1 → Route POST /api/v1/namespaces/{namespace}/pods (createNamespacedPod)"},
-		{Name: "decoded", At: 212 * time.Microsecond, Outcome: "ok", Detail: "231 bytes of application/json decoded as /v1, Kind=Pod"},
-		{Name: "defaulted", At: 240 * time.Microsecond, Outcome: "defaulted", Detail: "defaults applied: spec.restartPolicy, spec.schedulerName, spec.dnsPolicy, status.qosClass"},
-		{Name: "admission", At: 301 * time.Microsecond, Outcome: "passed", Detail: "mutating admission plugin ServiceAccount: passed"},
-		{Name: "admission", At: 355 * time.Microsecond, Outcome: "passed", Detail: "validating admission plugin NamespaceLifecycle: passed"},
-	}
-	trace := &flow.RequestTrace{AuditID: "3c1d9e5a", Method: "POST", URI: "/api/v1/namespaces/default/pods", Proto: "HTTP/2.0",
-		RemoteAddr: "127.0.0.1:52814", UserAgent: "kubectl/v1.37.2", User: "kubernetes-admin", Groups: []string{"system:masters", "system:authenticated"},
-		Verb: "create", Route: "POST /api/v1/namespaces/{namespace}/pods", Steps: createSteps}
-	full := *trace
-	full.Steps = append(append([]flow.Step(nil), createSteps...),
-		flow.Step{Name: "stored", At: 1204 * time.Millisecond, Outcome: "ok", Detail: "etcd create /registry/pods/default/nginx at revision 412"},
-		flow.Step{Name: "responded", At: 1205 * time.Millisecond, Outcome: "ok", Detail: "status 201 Created, 1187 bytes"})
-	full.Code, full.BytesSent, full.Duration = 201, 1187, 1205*time.Millisecond
-
+	trace, full := createTraces()
 	v412 := podJSON(412, "", "Pending", "")
 	v415 := podJSON(415, "node-2", "Pending", `{"type":"PodScheduled","status":"True"}`)
 	v418 := podJSON(418, "node-2", "Running", `{"type":"PodScheduled","status":"True"},{"type":"Initialized","status":"True"},{"type":"ContainersReady","status":"True"},{"type":"Ready","status":"True"}`)
 	jsonFrame := []byte(`{"type":"ADDED","object":` + v412 + "}\n")
 	protoFrame := append([]byte{0x00, 0x00, 0x01, 0x2c, 'k', '8', 's', 0x00, 0x0a, 0x0c, 0x0a, 0x02, 'v', '1', 0x12, 0x06, 'P', 'o', 'd'}, []byte("\x12\x8a\x02\n\x05nginx\x12\x00\x1a\x07default")...)
-	statusPatch := `{"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2026-01-02T10:00:07Z"}],"phase":"Running","podIP":"10.244.2.7","startTime":"2026-01-02T10:00:06Z","containerStatuses":[{"name":"nginx","ready":true,"started":true,"state":{"running":{"startedAt":"2026-01-02T10:00:07Z"}}}]}}`
-	statusTrace := &flow.RequestTrace{AuditID: "9b2e4f10", Method: "PATCH", URI: "/api/v1/namespaces/default/pods/nginx/status", Proto: "HTTP/2.0",
-		RemoteAddr: "127.0.0.1:52890", User: "system:node:node-2", Groups: []string{"system:nodes", "system:authenticated"}, Verb: "patch",
-		Route: "PATCH /api/v1/namespaces/{namespace}/pods/{name}/status",
-		Steps: []flow.Step{
-			{Name: "received", Outcome: "ok", Detail: "PATCH /api/v1/namespaces/default/pods/nginx/status over HTTP/2.0 from 127.0.0.1:52890"},
-			{Name: "authenticated", At: 38 * time.Microsecond, Outcome: "ok", Detail: `user "system:node:node-2", groups [system:nodes system:authenticated], by x509`},
-			{Name: "authorized", At: 55 * time.Microsecond, Outcome: "allowed", Detail: "Node authorizer: node-2 may update the status of pods bound to it"},
-			{Name: "dispatched", At: 70 * time.Microsecond, Outcome: "ok", Detail: "go-restful: Container → WebService /api/v1 → Route PATCH /api/v1/namespaces/{namespace}/pods/{name}/status (patchNamespacedPodStatus)"},
-			{Name: "decoded", At: 150 * time.Microsecond, Outcome: "ok", Detail: "388 bytes of application/strategic-merge-patch+json"},
-		}}
+	statusPatch, statusTrace := statusPatchTrace()
 	ev := func(ms int, s flow.Stage, comp, sum string) flow.Event {
-		return flow.Event{Stage: s, Component: comp, Object: ref, Time: at(ms), Summary: sum}
+		return flow.Event{Stage: s, Component: comp, Object: ref, Time: fixtureAt(ms), Summary: sum}
 	}
 	var out []flow.Event
 	e := ev(0, 1, "apiserver", "POST pods admitted")
-	e.Time = at(0).Add(355 * time.Microsecond)
+	e.Time = fixtureAt(0).Add(355 * time.Microsecond)
 	e.Request = trace
 	out = append(out, e)
 	e = ev(1204, 2, "apiserver", "create /registry/pods/default/nginx at 412")
 	e.Etcd = &flow.EtcdWrite{Op: "create", Key: "/registry/pods/default/nginx", Revision: 412, Value: v412}
 	out = append(out, e)
 	e = ev(1205, 0, "apiserver", "POST pods 201")
-	e.Request = &full
+	e.Request = full
 	out = append(out, e)
 	e = ev(2207, 3, "apiserver", "ADDED to system:kube-scheduler")
 	e.Watch = &flow.WatchDelivery{User: "system:kube-scheduler", URI: "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded&resourceVersion=400&watch=true",
@@ -145,6 +115,62 @@ func stageEvents() []flow.Event {
 	e = ev(9110, 8, "apiserver", "update /registry/pods/default/nginx at 418")
 	e.Etcd = &flow.EtcdWrite{Op: "update", Key: "/registry/pods/default/nginx", Revision: 418, PrevRevision: 415, Value: v418}
 	out = append(out, e)
+	out = append(out, gateHolds(ref)...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	for i := range out {
+		out[i].Seq = uint64(i + 1)
+	}
+	return out
+}
+
+// fixtureAt is ms milliseconds after t0.
+func fixtureAt(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+
+// createTraces returns the create request's trace as stage 1 records it
+// (up to admission) and complete, as the apiserver records it at the end.
+func createTraces() (start, full *flow.RequestTrace) {
+	createSteps := []flow.Step{
+		{Name: "received", At: 0, Outcome: "ok", Detail: "POST /api/v1/namespaces/default/pods over HTTP/2.0 from 127.0.0.1:52814"},
+		{Name: "goroutine", At: 9 * time.Microsecond, Outcome: "ok", Detail: "net/http's HTTP/2 server runs each stream (one request) on a goroutine of its own, beside the connection's reader; this request runs on goroutine 1234"},
+		{Name: "authenticated", At: 41 * time.Microsecond, Outcome: "ok", Detail: `user "kubernetes-admin", groups [system:masters system:authenticated], by x509`},
+		{Name: "authorized", At: 63 * time.Microsecond, Outcome: "allowed", Detail: `RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"`},
+		{Name: "dispatched", At: 80 * time.Microsecond, Outcome: "ok", Detail: "go-restful: Container → WebService /api/v1 → Route POST /api/v1/namespaces/{namespace}/pods (createNamespacedPod)"},
+		{Name: "decoded", At: 212 * time.Microsecond, Outcome: "ok", Detail: "231 bytes of application/json decoded as /v1, Kind=Pod"},
+		{Name: "defaulted", At: 240 * time.Microsecond, Outcome: "defaulted", Detail: "defaults applied: spec.restartPolicy, spec.schedulerName, spec.dnsPolicy, status.qosClass"},
+		{Name: "admission", At: 301 * time.Microsecond, Outcome: "passed", Detail: "mutating admission plugin ServiceAccount: passed"},
+		{Name: "admission", At: 355 * time.Microsecond, Outcome: "passed", Detail: "validating admission plugin NamespaceLifecycle: passed"},
+	}
+	start = &flow.RequestTrace{AuditID: "3c1d9e5a", Method: "POST", URI: "/api/v1/namespaces/default/pods", Proto: "HTTP/2.0",
+		RemoteAddr: "127.0.0.1:52814", UserAgent: "kubectl/v1.37.2", User: "kubernetes-admin", Groups: []string{"system:masters", "system:authenticated"},
+		Verb: "create", Route: "POST /api/v1/namespaces/{namespace}/pods", Steps: createSteps}
+	complete := *start
+	complete.Steps = append(append([]flow.Step(nil), createSteps...),
+		flow.Step{Name: "stored", At: 1204 * time.Millisecond, Outcome: "ok", Detail: "etcd create /registry/pods/default/nginx at revision 412"},
+		flow.Step{Name: "responded", At: 1205 * time.Millisecond, Outcome: "ok", Detail: "status 201 Created, 1187 bytes"})
+	complete.Code, complete.BytesSent, complete.Duration = 201, 1187, 1205*time.Millisecond
+	return start, &complete
+}
+
+// statusPatchTrace returns the kubelet's status patch and the trace of
+// its request, as stage 7 records them.
+func statusPatchTrace() (patch string, trace *flow.RequestTrace) {
+	patch = `{"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2026-01-02T10:00:07Z"}],"phase":"Running","podIP":"10.244.2.7","startTime":"2026-01-02T10:00:06Z","containerStatuses":[{"name":"nginx","ready":true,"started":true,"state":{"running":{"startedAt":"2026-01-02T10:00:07Z"}}}]}}`
+	trace = &flow.RequestTrace{AuditID: "9b2e4f10", Method: "PATCH", URI: "/api/v1/namespaces/default/pods/nginx/status", Proto: "HTTP/2.0",
+		RemoteAddr: "127.0.0.1:52890", User: "system:node:node-2", Groups: []string{"system:nodes", "system:authenticated"}, Verb: "patch",
+		Route: "PATCH /api/v1/namespaces/{namespace}/pods/{name}/status",
+		Steps: []flow.Step{
+			{Name: "received", Outcome: "ok", Detail: "PATCH /api/v1/namespaces/default/pods/nginx/status over HTTP/2.0 from 127.0.0.1:52890"},
+			{Name: "authenticated", At: 38 * time.Microsecond, Outcome: "ok", Detail: `user "system:node:node-2", groups [system:nodes system:authenticated], by x509`},
+			{Name: "authorized", At: 55 * time.Microsecond, Outcome: "allowed", Detail: "Node authorizer: node-2 may update the status of pods bound to it"},
+			{Name: "dispatched", At: 70 * time.Microsecond, Outcome: "ok", Detail: "go-restful: Container → WebService /api/v1 → Route PATCH /api/v1/namespaces/{namespace}/pods/{name}/status (patchNamespacedPodStatus)"},
+			{Name: "decoded", At: 150 * time.Microsecond, Outcome: "ok", Detail: "388 bytes of application/strategic-merge-patch+json"},
+		}}
+	return patch, trace
+}
+
+// gateHolds returns the gate's holds of ref and their releases.
+func gateHolds(ref flow.ObjectRef) []flow.Event {
+	var out []flow.Event
 	// the gate held the pod 900ms at each point, as in auto mode
 	for _, h := range []struct {
 		p  flow.Point
@@ -156,12 +182,8 @@ func stageEvents() []flow.Event {
 	} {
 		b := flow.Boundary{Point: h.p, Component: "gate", Object: ref}
 		out = append(out,
-			flow.Event{Component: "gate", Object: ref, Time: at(h.ms), Hold: &flow.Hold{Boundary: b}},
-			flow.Event{Component: "gate", Object: ref, Time: at(h.ms + 900), Hold: &flow.Hold{Boundary: b, Released: true}})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
-	for i := range out {
-		out[i].Seq = uint64(i + 1)
+			flow.Event{Component: "gate", Object: ref, Time: fixtureAt(h.ms), Hold: &flow.Hold{Boundary: b}},
+			flow.Event{Component: "gate", Object: ref, Time: fixtureAt(h.ms + 900), Hold: &flow.Hold{Boundary: b, Released: true}})
 	}
 	return out
 }
