@@ -29,6 +29,7 @@ var expectationKinds = []expectationKind{
 	{"podPhase", parsePodPhase},
 	{"containerState", parseContainerState},
 	{"event", parseEvent},
+	{"eventMessage", parseEventMessage},
 	{"status", parseStatus},
 	{"message", parseMessage},
 	{"watchEvents", parseWatchEvents},
