@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
@@ -31,8 +30,9 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, p params) error
 // handlers serves one endpoint: the resource itself, or with sub set one
 // of its subresources (pods/status), whose store applies the
 // subresource's strategy to the resource's data. get, update and patch
-// serve either; the other handlers serve the resource (or, bind, its
-// binding subresource).
+// serve either; the other generic handlers serve the resource. A
+// subresource with a handler of its own (pods/binding: bind, in
+// binding.go) names it in its endpoint.
 type handlers struct {
 	s   *Server
 	e   *endpoint
@@ -312,54 +312,5 @@ func (h *handlers) deleteCollection(w http.ResponseWriter, r *http.Request, p pa
 		return err
 	}
 	h.s.writeObject(w, r, http.StatusOK, out, o)
-	return nil
-}
-
-// bind serves POST pods/NAME/binding and the legacy POST bindings.
-func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) error {
-	o, err := negotiate(r)
-	if err != nil {
-		return err
-	}
-	opts, err := createOptions(r)
-	if err != nil {
-		return err
-	}
-	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
-	if err != nil {
-		return err
-	}
-	gvk := corev1.SchemeGroupVersion.WithKind("Binding")
-	obj, warnings, err := decodeBody(r, body, gvk, &corev1.Binding{}, fieldValidation(opts.FieldValidation))
-	if err != nil {
-		return err
-	}
-	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, obj, warnings, nil)
-	binding := obj.(*corev1.Binding)
-	name := p.name
-	if name == "" { // legacy POST namespaces/NS/bindings names the pod in the body
-		name = binding.Name
-	}
-	dryRun := len(opts.DryRun) > 0
-	attrs := h.admissionAttributes(r, admission.Create, subBinding, p.namespace, name, dryRun)
-	attrs.Kind, attrs.Object = gvk, binding
-	if err := h.s.admit(r.Context(), attrs); err != nil {
-		return err
-	}
-	if err := h.s.validator(attrs)(r.Context(), binding); err != nil {
-		return err
-	}
-	st, err := h.s.reg.Binder.Bind(r.Context(), p.namespace, name, binding, registry.Options{DryRun: dryRun})
-	if err != nil {
-		return err
-	}
-	if !dryRun {
-		if pod, err := h.e.store.Get(r.Context(), p.namespace, name, nil); err == nil {
-			h.traceStored(r.Context(), "update (spec.nodeName="+binding.Target.Name+")", pod)
-		}
-	}
-	st.Code = http.StatusCreated
-	addWarnings(w, warnings)
-	h.s.writeObject(w, r, http.StatusCreated, st, o)
 	return nil
 }

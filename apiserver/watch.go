@@ -77,6 +77,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 			}
 			var staged *stagedFrame
 			if e.stageFrame != nil {
+				var err error
 				if staged, err = e.stageFrame(s, r.Context(), user, ev, timer); err != nil {
 					return nil
 				}
