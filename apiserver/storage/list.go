@@ -36,8 +36,8 @@ const listPageSize = 500
 // object at key, filtered by opts.Predicate, one page at a time when
 // opts.Predicate.Limit is set. Every page of a paged list is read at the
 // revision of the first page. Errors are the API errors kube-apiserver
-// gives: 400 for bad options, 410 for a revision etcd has compacted, 504
-// for one it has not reached yet.
+// gives: 400 for a bad continue token or resourceVersion, 410 for a
+// revision etcd has compacted, 504 for one it has not reached yet.
 func (s *Store) GetList(ctx context.Context, key string, opts ListOptions) (runtime.Object, error) {
 	rd, err := planList(key, opts)
 	if err != nil {
@@ -168,7 +168,7 @@ func (s *Store) readList(ctx context.Context, rd *listRead, pred Predicate) (*li
 
 // readLimit is how many keys one etcd read of a list asks for: the page
 // size, at least listPageSize when pred filters (a selector may drop most
-// of what is read); 0 (no limit) without one.
+// of what is read); 0 (no limit) for a list without a limit.
 func readLimit(pred Predicate) int64 {
 	limit := pred.Limit
 	if !pred.Empty() && limit > 0 && limit < listPageSize {
