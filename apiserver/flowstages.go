@@ -54,22 +54,33 @@ func boundary(pt flow.Point, pod *corev1.Pod) flow.Boundary {
 // observeWrite is the stores' OnWrite: every write of a pod to etcd is
 // recorded, right after etcd accepted it, as an event with Etcd evidence;
 // the tracker says which stage, if any, it stands for.
-func (s *Server) observeWrite(_ context.Context, w storage.Write) {
+func (s *Server) observeWrite(ctx context.Context, w storage.Write) {
+	by := traceFrom(ctx).author()
+	other := flow.OtherWrite{Revision: w.Revision, Op: w.Op, Key: w.Key}
+	if by != nil {
+		other.User = by.User
+	}
+	s.writes.add(other)
 	pod, ok := w.Object.(*corev1.Pod)
 	if !ok {
 		return
 	}
+	between, more, elsewhere := s.writes.between(w.PrevRevision, w.Revision)
 	s.tracker.recordWrite(w.Op, pod, flow.Event{
 		Component: component,
 		Object:    podRef(pod),
 		Time:      time.Now(),
 		Summary:   fmt.Sprintf("etcd %s %s at revision %d", w.Op, w.Key, w.Revision),
 		Etcd: &flow.EtcdWrite{
-			Op:           w.Op,
-			Key:          w.Key,
-			Revision:     w.Revision,
-			PrevRevision: w.PrevRevision,
-			Value:        string(w.Value),
+			Op:               w.Op,
+			Key:              w.Key,
+			Revision:         w.Revision,
+			PrevRevision:     w.PrevRevision,
+			Value:            string(w.Value),
+			By:               by,
+			Between:          between,
+			BetweenMore:      more,
+			BetweenElsewhere: elsewhere,
 		},
 	})
 }

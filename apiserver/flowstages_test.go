@@ -371,6 +371,11 @@ func TestPodStagesInTheAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	kubeletFrame := kubelet.next(t)
+	// A write elsewhere, between the binding and the status: stage 8
+	// names the key that took that revision.
+	if _, err := ts.client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "between"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	patch := `{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}`
 	code, body := ts.do(t, "PATCH", "/api/v1/namespaces/default/pods/web/status", "application/strategic-merge-patch+json", patch,
 		"Authorization", "Bearer "+nodeAToken)
@@ -415,10 +420,12 @@ func TestPodStagesInTheAPIServer(t *testing.T) {
 				}
 			case flow.StagePersisted:
 				checkEtcd(t, ev.Etcd, "create", key, rv(created), 0, "web")
+				checkAuthor(t, ev.Etcd, "admin", "POST", "/api/v1/namespaces/default/pods")
 			case flow.StageSchedulerNotified:
 				checkWatch(t, ev.Watch, "system:kube-scheduler", schedURI, created.ResourceVersion, schedFrame)
 			case flow.StageBindingPersisted:
 				checkEtcd(t, ev.Etcd, "update", key, rv(bound), rv(created), `"nodeName":"node-a"`)
+				checkAuthor(t, ev.Etcd, "system:kube-scheduler", "POST", "/api/v1/namespaces/default/pods/web/binding")
 			case flow.StageKubeletNotified:
 				checkWatch(t, ev.Watch, "system:node:node-a", nodeURI, bound.ResourceVersion, kubeletFrame)
 			case flow.StageStatusReported:
@@ -431,6 +438,11 @@ func TestPodStagesInTheAPIServer(t *testing.T) {
 				}
 			case flow.StageStatusPersisted:
 				checkEtcd(t, ev.Etcd, "update", key, rv(&running), rv(bound), `"phase":"Running"`)
+				checkAuthor(t, ev.Etcd, "system:node:node-a", "PATCH", "/api/v1/namespaces/default/pods/web/status")
+				between := fmt.Sprintf("%+v", ev.Etcd.Between)
+				if !strings.Contains(between, "Op:create Key:/registry/namespaces/between User:admin") {
+					t.Errorf("writes between the binding and the status: %s (+%d, %d elsewhere), want the namespace between created by admin", between, ev.Etcd.BetweenMore, ev.Etcd.BetweenElsewhere)
+				}
 			}
 		})
 	}
@@ -463,6 +475,14 @@ func checkEtcd(t *testing.T, e *flow.EtcdWrite, op, key string, rev, prev int64,
 	}
 	if !strings.Contains(e.Value, contains) {
 		t.Errorf("etcd value %s, want it to contain %s", e.Value, contains)
+	}
+}
+
+// checkAuthor checks who the write was made for.
+func checkAuthor(t *testing.T, e *flow.EtcdWrite, user, method, uri string) {
+	t.Helper()
+	if e == nil || e.By == nil || e.By.User != user || e.By.Method != method || e.By.URI != uri {
+		t.Errorf("write made for %+v, want %s's %s %s", e.By, user, method, uri)
 	}
 }
 

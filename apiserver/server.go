@@ -38,6 +38,9 @@ type Server struct {
 	// tracker follows the creation of the pods created through this
 	// server, stage by stage.
 	tracker *podTracker
+	// writes remembers the recent etcd writes, for the evidence of a
+	// pod's write (which keys took the revisions since its previous one).
+	writes writeLog
 }
 
 // New builds the server on cfg and binds its listener, so URL is known

@@ -106,6 +106,17 @@ func (t *requestTrace) snapshot() *flow.RequestTrace {
 	return &rt
 }
 
+// author names the request of the trace for the evidence of a write it
+// made; nil for a nil trace (a write outside any request).
+func (t *requestTrace) author() *flow.WriteAuthor {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return &flow.WriteAuthor{User: t.rt.User, Method: t.rt.Method, URI: t.rt.URI, UserAgent: t.rt.UserAgent, AuditID: t.rt.AuditID}
+}
+
 // goroutineID returns the number the Go runtime gives the calling
 // goroutine, as shown in its stack traces.
 func goroutineID() string {

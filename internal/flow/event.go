@@ -57,6 +57,40 @@ type EtcdWrite struct {
 	PrevRevision int64 `json:"prevRevision,omitempty"`
 	// Value is the stored value (JSON), as written.
 	Value string `json:"value,omitempty"`
+	// By is the request the API server was serving when it wrote; nil
+	// for the API server's own writes (bootstrap, its controllers).
+	By *WriteAuthor `json:"by,omitempty"`
+	// Between are the writes to other keys that took the revisions
+	// between PrevRevision and Revision, oldest first, as far as the API
+	// server made them and still remembers them; BetweenElsewhere counts
+	// the revisions in between it cannot account for (written by etcd
+	// itself, as when a lease expires, by another etcd client, or too
+	// long ago to remember). Between lists a few writes at most;
+	// BetweenMore counts the others the API server made.
+	Between          []OtherWrite `json:"between,omitempty"`
+	BetweenMore      int64        `json:"betweenMore,omitempty"`
+	BetweenElsewhere int64        `json:"betweenElsewhere,omitempty"`
+}
+
+// WriteAuthor names the API request an etcd write was made for.
+type WriteAuthor struct {
+	// User is the authenticated user: admin, system:kube-scheduler,
+	// system:node:node-2...
+	User      string `json:"user"`
+	Method    string `json:"method"`
+	URI       string `json:"uri"`
+	UserAgent string `json:"userAgent,omitempty"`
+	AuditID   string `json:"auditID,omitempty"`
+}
+
+// OtherWrite is a write to another key, made between two writes of an
+// object whose evidence is shown.
+type OtherWrite struct {
+	Revision int64  `json:"revision"`
+	Op       string `json:"op"` // create, update, delete
+	Key      string `json:"key"`
+	// User is who asked for it ("" for the API server's own writes).
+	User string `json:"user,omitempty"`
 }
 
 // WatchDelivery is one watch event the API server wrote to a watcher's
