@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubesim/kubesim/internal/cluster"
+	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/kubelet"
 )
