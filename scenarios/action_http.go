@@ -29,19 +29,33 @@ type HTTPAction struct {
 	Mode string
 	// Proto is ProtoHTTP1 or ProtoHTTP2.
 	Proto string
-	// Count is the number of polls, long-poll rounds or watch events.
+	// Count is the number of polls, long-poll rounds or watch events; 0
+	// for a watch means: read until the server ends the stream.
 	Count int
 	// Interval is the pause between polls, at speed 1.
 	Interval    time.Duration
 	Body        string
 	ContentType string
+	// ResourceVersionOf, if set, puts a resourceVersion this run saw for
+	// an object into the path's query (resourceVersion=...).
+	ResourceVersionOf *ResourceVersionRef
+}
+
+// ResourceVersionRef names a resourceVersion of an object: the first the
+// run saw for it (the one its create returned), or its current one (read
+// when the action runs).
+type ResourceVersionRef struct {
+	Object ObjectSpec
+	// Version is "first" or "current".
+	Version string
 }
 
 var _ actionRunner = (*HTTPAction)(nil)
 
 // The fields of http and the values some of them take.
 var (
-	httpKeys    = []string{"method", "path", "mode", "proto", "count", "interval", "body", "contentType"}
+	httpKeys    = []string{"method", "path", "mode", "proto", "count", "interval", "body", "contentType", "resourceVersionOf"}
+	rvOfKeys    = []string{"kind", "name", "namespace", "version"}
 	httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
 	httpModes   = []string{ModeRequest, ModePoll, ModeLongPoll, ModeWatch}
 	httpProtos  = []string{ProtoHTTP1, ProtoHTTP2}
@@ -60,7 +74,17 @@ func (a *HTTPAction) String() string {
 	case ModeLongPoll:
 		s += fmt.Sprintf(", %d rounds", a.Count)
 	case ModeWatch:
-		s += fmt.Sprintf(", %d events", a.Count)
+		switch a.Count {
+		case 0:
+			s += ", until the server ends it"
+		case 1:
+			s += ", 1 event"
+		default:
+			s += fmt.Sprintf(", %d events", a.Count)
+		}
+	}
+	if r := a.ResourceVersionOf; r != nil {
+		s += fmt.Sprintf(", from the %s resourceVersion of %s", r.Version, r.Object)
 	}
 	return s + ")"
 }
@@ -101,10 +125,15 @@ func parseHTTP(l *loader, key string, n *yaml.Node) (actionRunner, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c < 1 || c > 1000 {
-			return nil, l.errAt(f.val, "http.count: %d: use 1 to 1000", c)
+		if (c < 1 && !(c == 0 && a.Mode == ModeWatch)) || c > 1000 {
+			return nil, l.errAt(f.val, "http.count: %d: use 1 to 1000 (0 for a watch read until the server ends it)", c)
 		}
 		a.Count = int(c)
+	}
+	if f, ok := fields["resourceVersionOf"]; ok {
+		if a.ResourceVersionOf, err = parseResourceVersionRef(l, f.val); err != nil {
+			return nil, err
+		}
 	}
 	if f, ok := fields["interval"]; ok {
 		if a.Interval, err = l.duration(f.val, "http.interval"); err != nil {
@@ -127,6 +156,26 @@ func parseHTTP(l *loader, key string, n *yaml.Node) (actionRunner, error) {
 	return a, nil
 }
 
+// parseResourceVersionRef reads {kind, name, namespace, version}:
+// version is first (the default) or current.
+func parseResourceVersionRef(l *loader, n *yaml.Node) (*ResourceVersionRef, error) {
+	const key = "http.resourceVersionOf"
+	fields, _, err := l.fields(n, key, rvOfKeys)
+	if err != nil {
+		return nil, err
+	}
+	ref := &ResourceVersionRef{Version: "first"}
+	if ref.Object, err = l.object(n, fields, key); err != nil {
+		return nil, err
+	}
+	if f, ok := fields["version"]; ok {
+		if ref.Version, err = l.oneOf(f.val, key+".version", []string{"first", "current"}); err != nil {
+			return nil, err
+		}
+	}
+	return ref, nil
+}
+
 // run sends the action's requests as user, in its mode, and returns the
 // last response's status and body, the watch events read and the
 // transcript.
@@ -135,9 +184,26 @@ func (a *HTTPAction) run(ctx context.Context, p *player, user string) (StepResul
 	if err != nil {
 		return StepResult{}, err
 	}
-	r := &httpRun{ctx: ctx, p: p, a: a, hc: hc}
+	path := a.Path
+	if ref := a.ResourceVersionOf; ref != nil {
+		rv, err := p.resourceVersionOf(ctx, ref)
+		if err != nil {
+			return StepResult{}, err
+		}
+		path = withQuery(path, "resourceVersion", rv)
+	}
+	r := &httpRun{ctx: ctx, p: p, a: a, hc: hc, path: path}
 	err = r.run()
 	return r.res, err
+}
+
+// target is the path the requests go to: the action's, with the
+// resourceVersion it names when run set one.
+func (r *httpRun) target() string {
+	if r.path == "" {
+		return r.a.Path
+	}
+	return r.path
 }
 
 // httpRun is one run of an http action: the result it builds up.
@@ -146,22 +212,27 @@ type httpRun struct {
 	p   *player
 	a   *HTTPAction
 	hc  *httpClient
-	res StepResult
+	// path is the action's path, with the resourceVersion it names.
+	path string
+	res  StepResult
 }
 
 // run sends the requests of the action's mode.
 func (r *httpRun) run() error {
 	switch r.a.Mode {
 	case ModeRequest:
-		return r.exchangeOnce(r.a.Path, 0)
+		return r.exchangeOnce(r.target(), 0)
 	case ModePoll:
 		return r.poll()
 	case ModeLongPoll:
 		return r.longPoll()
 	case ModeWatch:
-		path := r.a.Path
+		path := r.target()
 		if !strings.Contains(path, "/watch/") && !hasQuery(path, "watch") {
 			path = withQuery(path, "watch", "1")
+		}
+		if r.a.Count == 0 {
+			return r.exchangeOnce(path, untilTheEnd)
 		}
 		return r.exchangeOnce(path, r.a.Count)
 	}
@@ -208,7 +279,7 @@ func (r *httpRun) exchangeOnce(path string, stopAfter int) error {
 func (r *httpRun) poll() error {
 	for i := 1; i <= r.a.Count; i++ {
 		r.logf("-- poll %d of %d", i, r.a.Count)
-		ex, err := r.send(r.a.Path, 0)
+		ex, err := r.send(r.target(), 0)
 		r.note(ex)
 		if err != nil {
 			return err
@@ -230,7 +301,7 @@ func (r *httpRun) poll() error {
 // first event.
 func (r *httpRun) longPoll() error {
 	r.logf("-- the current state first, to learn its resourceVersion")
-	ex, err := r.send(r.a.Path, 0)
+	ex, err := r.send(r.target(), 0)
 	if err != nil || ex.status != http.StatusOK {
 		r.note(ex)
 		return err
@@ -238,7 +309,7 @@ func (r *httpRun) longPoll() error {
 	rv := resourceVersionOf(ex.body)
 	r.logf("   resourceVersion %s", rv)
 	for i := 1; i <= r.a.Count; i++ {
-		path := withQuery(withQuery(r.a.Path, "watch", "1"), "resourceVersion", rv)
+		path := withQuery(withQuery(r.target(), "watch", "1"), "resourceVersion", rv)
 		r.logf("-- long-poll round %d of %d: the server holds the request until something changes after %s", i, r.a.Count, rv)
 		ex, err := r.send(path, 1)
 		r.note(ex)

@@ -24,7 +24,7 @@ func TestParseHTTP(t *testing.T) {
 			want: &HTTPAction{Method: "GET", Path: "/api", Mode: ModePoll, Proto: ProtoHTTP2, Count: 3, Interval: 500 * time.Millisecond}},
 		{name: "no path", key: "http", src: "{mode: watch}", wantErr: `1:1: http: missing field "path"`},
 		{name: "bad method", key: "http", src: "{path: /api, method: FETCH}", wantErr: `1:22: http.method: "FETCH" is not one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS`},
-		{name: "count too large", key: "http", src: "{path: /api, mode: watch, count: 1001}", wantErr: `1:34: http.count: 1001: use 1 to 1000`},
+		{name: "count too large", key: "http", src: "{path: /api, mode: watch, count: 1001}", wantErr: `1:34: http.count: 1001: use 1 to 1000 (0 for a watch read until the server ends it)`},
 		{name: "bad interval", key: "http", src: "{path: /api, mode: poll, interval: soon}", wantErr: `1:36: http.interval: bad duration "soon" (use a number with a unit: 500ms, 2s, 1m)`},
 		{name: "body not a string", key: "http", src: "{path: /api, method: POST, body: {a: 1}}", wantErr: `1:34: http.body: expected a string, got a mapping`},
 		{name: "watch that posts", key: "http", src: "{path: /api, method: POST, mode: watch}", wantErr: `1:1: http: mode watch only GETs (method is POST)`},

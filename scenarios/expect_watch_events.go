@@ -14,8 +14,9 @@ type WatchEventsExpectation struct{ Types []string }
 
 var _ resultChecker = (*WatchEventsExpectation)(nil)
 
-// watchEventTypes are the types of watch events.
-var watchEventTypes = []string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"}
+// watchEventTypes are the types of watch events: the API server's, then
+// etcd's (of an etcdWatch).
+var watchEventTypes = []string{"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR", "PUT", "DELETE"}
 
 func (e *WatchEventsExpectation) Kind() string { return "watchEvents" }
 func (e *WatchEventsExpectation) String() string {

@@ -162,7 +162,8 @@ func describeEvent(ev watchEvent) string {
 
 // http1 makes one request over its own HTTP/1.1 connection, reading the
 // response by hand so that the transcript shows the chunked framing. With
-// stopAfter > 0 it reads watch events until it has that many, then
+// stopAfter > 0 it reads watch events until it has that many (with
+// untilTheEnd, until the server ends the stream), then
 // closes the connection.
 func (hc *httpClient) http1(ctx context.Context, a *HTTPAction, path string, stopAfter int, logf func(string, ...any)) (exchange, error) {
 	var ex exchange
@@ -259,8 +260,13 @@ func (r http1Reader) head() (textproto.MIMEHeader, error) {
 	return hdr, nil
 }
 
+// untilTheEnd, as stopAfter, reads a watch's events until the server
+// ends the stream (the watch's timeout, or the server stopping).
+const untilTheEnd = -1
+
 // chunks reads a chunked body to its end, or, with stopAfter > 0, until
-// that many watch events have arrived.
+// that many watch events have arrived (with untilTheEnd: decoding them,
+// to its end).
 func (r http1Reader) chunks(stopAfter int) error {
 	var pending []byte
 	for {
@@ -274,8 +280,7 @@ func (r http1Reader) chunks(stopAfter int) error {
 			return fmt.Errorf("bad chunk size line %q", line)
 		}
 		if size == 0 {
-			r.logf("< chunk %q: size 0, the end of the body", line+"\r\n")
-			return nil
+			return r.lastChunk(line)
 		}
 		data := make([]byte, size)
 		if _, err := io.ReadFull(r.br, data); err != nil {
@@ -286,18 +291,43 @@ func (r http1Reader) chunks(stopAfter int) error {
 		}
 		r.logf("< chunk %q + %d bytes + \"\\r\\n\": %s", line+"\r\n", size, preview(data))
 		r.ex.body = append(r.ex.body, data...)
-		if stopAfter > 0 {
+		if stopAfter != 0 {
 			before := len(r.ex.events)
 			pending = decodeEvents(append(pending, data...), &r.ex.events)
 			for _, ev := range r.ex.events[before:] {
 				r.logf("  %s", describeEvent(ev))
 			}
-			if len(r.ex.events) >= stopAfter {
+			if stopAfter > 0 && len(r.ex.events) >= stopAfter {
 				r.logf("  (%d events read: the client closes the connection)", len(r.ex.events))
 				return nil
 			}
 		}
 	}
+}
+
+// lastChunk reads what follows the last chunk's size line (line): the
+// trailer fields, if any, and the empty line that ends the message, and
+// logs the whole ending as it came, "0\r\n\r\n" without trailers.
+func (r http1Reader) lastChunk(line string) error {
+	end := line + "\r\n"
+	var trailers int
+	for {
+		t, err := r.tp.ReadLine()
+		if err != nil {
+			return ctxErr(r.ctx, err)
+		}
+		end += t + "\r\n"
+		if t == "" {
+			break
+		}
+		trailers++
+	}
+	fields := "no trailer fields"
+	if trailers > 0 {
+		fields = fmt.Sprintf("%d trailer fields", trailers)
+	}
+	r.logf("< last chunk %q: size 0, %s, then the empty line: the response is complete", end, fields)
+	return nil
 }
 
 // body reads a body of contentLength bytes, or up to the end of the
@@ -326,7 +356,7 @@ func (r http1Reader) body(contentLength string) error {
 
 // http2 makes one request over HTTP/2 with net/http. With stopAfter > 0
 // it reads watch events from the stream until it has that many, then
-// cancels the stream.
+// cancels the stream; with untilTheEnd, until the server ends it.
 func (hc *httpClient) http2(ctx context.Context, a *HTTPAction, path string, stopAfter int, logf func(string, ...any)) (exchange, error) {
 	var ex exchange
 	protos := new(http.Protocols)
@@ -390,7 +420,7 @@ func (hc *httpClient) http2(ctx context.Context, a *HTTPAction, path string, sto
 			for _, ev := range ex.events[before:] {
 				logf("  %s", describeEvent(ev))
 			}
-			if len(ex.events) >= stopAfter {
+			if stopAfter > 0 && len(ex.events) >= stopAfter {
 				logf("  (%d events read: the client resets the stream, the connection stays)", len(ex.events))
 				return ex, nil
 			}

@@ -19,6 +19,7 @@ var actionKinds = []actionKind{
 	{"restartAPIServer", parseControl},
 	{"compactEtcd", parseControl},
 	{"http", parseHTTP},
+	{"etcdWatch", parseEtcdWatch},
 }
 
 // expectationKinds are the expectations a step may list, one line per
@@ -36,4 +37,6 @@ var expectationKinds = []expectationKind{
 	{"absent", parseAbsent},
 	{"nodeReady", parseNodeReady},
 	{"canI", parseCanI},
+	{"scheduling", parseScheduling},
+	{"transcript", parseTranscript},
 }

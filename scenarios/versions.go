@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -38,4 +41,29 @@ func (p *player) staleVersion(o ObjectSpec, current string) string {
 		return "1"
 	}
 	return strconv.FormatInt(n-1, 10)
+}
+
+// resourceVersionOf returns the resourceVersion ref names: the first this
+// run saw for the object (its create's, when the run created it), or the
+// one it has now, read from the API as the expectations read.
+func (p *player) resourceVersionOf(ctx context.Context, ref *ResourceVersionRef) (string, error) {
+	o := ref.Object
+	if ref.Version == "current" {
+		ri, err := p.resource(o, expectUser)
+		if err != nil {
+			return "", err
+		}
+		u, err := ri.Get(ctx, o.Name, metav1.GetOptions{})
+		if err != nil {
+			return "", fmt.Errorf("resourceVersion of %s: %w", o, err)
+		}
+		return u.GetResourceVersion(), nil
+	}
+	p.mu.Lock()
+	list := p.versionsSeen[o.Kind+"/"+o.Namespace+"/"+o.Name]
+	p.mu.Unlock()
+	if len(list) == 0 {
+		return "", fmt.Errorf("no resourceVersion of %s seen yet in this run (an earlier step must create or read it)", o)
+	}
+	return list[0], nil
 }

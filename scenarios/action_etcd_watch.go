@@ -1,0 +1,166 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// EtcdWatchAction watches etcd itself, behind the API server's back, as
+// `etcdctl watch --rev=N [--prefix] KEY` does: etcd replays its own
+// history from revision N (until that is compacted), whatever the API
+// server's watch cache still holds. It reads Count events.
+type EtcdWatchAction struct {
+	Key    string
+	Prefix bool
+	// FromRevision is the first revision to replay; or, if it is 0,
+	// FromResourceVersionOf names a resourceVersion (the watch starts
+	// at that revision, so the write that made it is the first event).
+	FromRevision          int64
+	FromResourceVersionOf *ResourceVersionRef
+	Count                 int
+}
+
+var _ actionRunner = (*EtcdWatchAction)(nil)
+
+// etcdWatchKeys are the fields of etcdWatch.
+var etcdWatchKeys = []string{"key", "prefix", "fromRevision", "fromResourceVersionOf", "count"}
+
+func (a *EtcdWatchAction) Kind() string { return "etcdWatch" }
+func (a *EtcdWatchAction) String() string {
+	from := strconv.FormatInt(a.FromRevision, 10)
+	if r := a.FromResourceVersionOf; r != nil {
+		from = fmt.Sprintf("the %s resourceVersion of %s", r.Version, r.Object)
+	}
+	prefix := ""
+	if a.Prefix {
+		prefix = " --prefix"
+	}
+	return fmt.Sprintf("etcdctl watch%s %s, from revision %s, %d events", prefix, a.Key, from, a.Count)
+}
+
+// parseEtcdWatch reads {key, prefix, fromRevision | fromResourceVersionOf,
+// count}: key under /registry/, count 1 to 1000 (1 by default).
+func parseEtcdWatch(l *loader, key string, n *yaml.Node) (actionRunner, error) {
+	fields, _, err := l.fields(n, key, etcdWatchKeys)
+	if err != nil {
+		return nil, err
+	}
+	a := &EtcdWatchAction{Count: 1}
+	f, ok := fields["key"]
+	if !ok {
+		return nil, l.errAt(n, "etcdWatch: missing field \"key\"")
+	}
+	if a.Key, err = l.str(f.val, "etcdWatch.key"); err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(a.Key, "/registry/") {
+		return nil, l.errAt(f.val, "etcdWatch.key: %q is not under /registry/, where the API server keeps its objects", a.Key)
+	}
+	if f, ok := fields["prefix"]; ok {
+		if a.Prefix, err = l.boolean(f.val, "etcdWatch.prefix"); err != nil {
+			return nil, err
+		}
+	}
+	if err := parseEtcdWatchStart(l, n, fields, a); err != nil {
+		return nil, err
+	}
+	if f, ok := fields["count"]; ok {
+		c, err := l.integer(f.val, "etcdWatch.count")
+		if err != nil {
+			return nil, err
+		}
+		if c < 1 || c > 1000 {
+			return nil, l.errAt(f.val, "etcdWatch.count: %d: use 1 to 1000", c)
+		}
+		a.Count = int(c)
+	}
+	return a, nil
+}
+
+// parseEtcdWatchStart reads where the watch starts: exactly one of
+// fromRevision (1 or more) and fromResourceVersionOf.
+func parseEtcdWatchStart(l *loader, n *yaml.Node, fields map[string]field, a *EtcdWatchAction) error {
+	rf, hasRev := fields["fromRevision"]
+	of, hasOf := fields["fromResourceVersionOf"]
+	switch {
+	case hasRev == hasOf:
+		return l.errAt(n, "etcdWatch: give exactly one of fromRevision and fromResourceVersionOf")
+	case hasRev:
+		rev, err := l.integer(rf.val, "etcdWatch.fromRevision")
+		if err != nil {
+			return err
+		}
+		if rev < 1 {
+			return l.errAt(rf.val, "etcdWatch.fromRevision: %d: revisions start at 1", rev)
+		}
+		a.FromRevision = rev
+	default:
+		ref, err := parseResourceVersionRef(l, of.val)
+		if err != nil {
+			return err
+		}
+		a.FromResourceVersionOf = ref
+	}
+	return nil
+}
+
+// run replays the key's history from etcd's own client of the embedded
+// member: the transcript has the etcdctl command and one line per event;
+// the result's watch events are PUT and DELETE.
+func (a *EtcdWatchAction) run(ctx context.Context, p *player, _ string) (StepResult, error) {
+	rev := a.FromRevision
+	if ref := a.FromResourceVersionOf; ref != nil {
+		rv, err := p.resourceVersionOf(ctx, ref)
+		if err != nil {
+			return StepResult{}, err
+		}
+		if rev, err = strconv.ParseInt(rv, 10, 64); err != nil {
+			return StepResult{}, fmt.Errorf("resourceVersion %q of %s is not an etcd revision", rv, ref.Object)
+		}
+	}
+	var res StepResult
+	logf := func(format string, args ...any) { res.HTTP = append(res.HTTP, fmt.Sprintf(format, args...)) }
+	opts := []clientv3.OpOption{clientv3.WithRev(rev)}
+	flag := ""
+	if a.Prefix {
+		opts, flag = append(opts, clientv3.WithPrefix()), " --prefix"
+	}
+	logf("$ etcdctl watch --rev=%d%s %s", rev, flag, a.Key)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for resp := range p.cluster.Etcd().Client().Watch(wctx, a.Key, opts...) {
+		if err := resp.Err(); err != nil {
+			logf("! %v", err)
+			res.Message = err.Error()
+			return res, fmt.Errorf("etcd watch: %w", err)
+		}
+		for _, ev := range resp.Events {
+			res.Watch = append(res.Watch, ev.Type.String())
+			logf("%s", describeEtcdEvent(ev))
+			if len(res.Watch) == a.Count {
+				logf("(%d events read: the watch is cancelled)", a.Count)
+				return res, nil
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	return res, errors.New("etcd watch: the watch channel closed")
+}
+
+// describeEtcdEvent is one event as a line: type, key, its revision, and
+// for a put the key's create revision, version and value size.
+func describeEtcdEvent(ev *clientv3.Event) string {
+	kv := ev.Kv
+	if ev.Type == clientv3.EventTypeDelete {
+		return fmt.Sprintf("DELETE %s  revision %d", kv.Key, kv.ModRevision)
+	}
+	return fmt.Sprintf("PUT %s  revision %d (create revision %d, version %d of the key, %d bytes)", kv.Key, kv.ModRevision, kv.CreateRevision, kv.Version, len(kv.Value))
+}
