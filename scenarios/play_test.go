@@ -70,7 +70,7 @@ func TestPlayPodCreate(t *testing.T) {
 	text := out.String()
 	pos := 0
 	for i, st := range flow.Stages {
-		header := "[" + string(rune('1'+i)) + "/8] " + st.TitleEN
+		header := "[" + string(rune('1'+i)) + "/8] " + st.Title.En
 		j := strings.Index(text[pos:], header)
 		if j < 0 {
 			t.Fatalf("plain output: header %q missing (or out of order)\noutput:\n%s", header, text)

@@ -194,7 +194,7 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 		}
 		if p.last[ev.Object.UID] != ev.Stage {
 			p.last[ev.Object.UID] = ev.Stage
-			fmt.Fprintf(&b, "\n[%d/%d] %s — %s %s\n", int(ev.Stage), len(flow.Stages), info.Title(p.lang),
+			fmt.Fprintf(&b, "\n[%d/%d] %s — %s %s\n", int(ev.Stage), len(flow.Stages), info.Title.In(p.lang),
 				word(p.lang, "pod"), nsName(ev.Object.Namespace, ev.Object.Name))
 		}
 		p.staged[ev.Object.UID] = true

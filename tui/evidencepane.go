@@ -75,7 +75,7 @@ func (e *evidencePane) View() string {
 	if e.reqStep != 0 {
 		title = st.Bold.Render(fmt.Sprintf(tr(e.lang, "step_requests"), e.reqStep))
 	} else if info, ok := e.stage.Info(); ok {
-		title = st.Bold.Render(fmt.Sprintf("%d/8 %s", int(e.stage), info.Title(e.lang)))
+		title = st.Bold.Render(fmt.Sprintf("%d/8 %s", int(e.stage), info.Title.In(e.lang)))
 	}
 	more := ""
 	if n := len(e.body) - e.sc.off - e.sc.height; n > 0 {

@@ -84,7 +84,7 @@ func writeMarkdown(w io.Writer, played []*walkthrough, hist map[historyKey]histo
 						took += fmt.Sprintf(" (+%s held by the gate)", short(h))
 					}
 				}
-				fmt.Fprintf(&b, "\n#### %d/8 %s%s\n", int(s), info.Title(lang), took)
+				fmt.Fprintf(&b, "\n#### %d/8 %s%s\n", int(s), info.Title.In(lang), took)
 				for tb := tab(0); tb < numTabs; tb++ {
 					if !stageHas(t, s, tb) {
 						continue

@@ -29,7 +29,7 @@ func (m *Model) summary(width int) []string {
 	if t := m.tracks.followed(); t != nil {
 		out = append(out, st.Bold.Render(fmt.Sprintf("%s %s/%s", tr(lang, "pod"), t.ref.Namespace, t.ref.Name)))
 		// the full titles when they leave the evidence room enough
-		titleW, title := 32, func(s flow.Stage) string { info, _ := s.Info(); return info.Title(lang) }
+		titleW, title := 32, func(s flow.Stage) string { info, _ := s.Info(); return info.Title.In(lang) }
 		if width < 100 {
 			titleW, title = 14, func(s flow.Stage) string { return stageShort[s].In(lang) }
 		}

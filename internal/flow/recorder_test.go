@@ -47,7 +47,7 @@ func TestStages(t *testing.T) {
 		t.Fatalf("%d stages, want 8", len(flow.Stages))
 	}
 	for i, s := range flow.Stages {
-		if int(s.Stage) != i+1 || s.Name == "" || s.TitleEN == "" || s.TitleZH == "" {
+		if int(s.Stage) != i+1 || s.Name == "" || s.Title.En == "" || s.Title.Zh == "" {
 			t.Errorf("stage %d: %+v", i+1, s)
 		}
 		if info, ok := s.Stage.Info(); !ok || info != s {

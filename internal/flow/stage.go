@@ -21,22 +21,21 @@ const (
 
 // StageInfo describes a stage for people.
 type StageInfo struct {
-	Stage   Stage
-	Name    string // short, for code and JSON: "admitted"
-	TitleEN string
-	TitleZH string
+	Stage Stage
+	Name  string // short, for code and JSON: "admitted"
+	Title Text
 }
 
 // Stages lists the eight stages in order.
 var Stages = []StageInfo{
-	{StageAdmitted, "admitted", "Request admitted", "请求通过认证、授权与准入"},
-	{StagePersisted, "persisted", "Pod stored in etcd", "Pod 写入 etcd"},
-	{StageSchedulerNotified, "scheduler-notified", "Scheduler notified by watch", "调度器经 Watch 收到通知"},
-	{StageScheduled, "scheduled", "Node chosen and bound", "调度器选定节点并绑定"},
-	{StageBindingPersisted, "binding-persisted", "Binding stored in etcd", "绑定结果写入 etcd"},
-	{StageKubeletNotified, "kubelet-notified", "Kubelet creates the containers", "kubelet 创建容器"},
-	{StageStatusReported, "status-reported", "Kubelet reports status", "kubelet 上报状态"},
-	{StageStatusPersisted, "status-persisted", "Status stored in etcd", "状态写入 etcd"},
+	{StageAdmitted, "admitted", Text{En: "Request admitted", Zh: "请求通过认证、授权与准入"}},
+	{StagePersisted, "persisted", Text{En: "Pod stored in etcd", Zh: "Pod 写入 etcd"}},
+	{StageSchedulerNotified, "scheduler-notified", Text{En: "Scheduler notified by watch", Zh: "调度器经 Watch 收到通知"}},
+	{StageScheduled, "scheduled", Text{En: "Node chosen and bound", Zh: "调度器选定节点并绑定"}},
+	{StageBindingPersisted, "binding-persisted", Text{En: "Binding stored in etcd", Zh: "绑定结果写入 etcd"}},
+	{StageKubeletNotified, "kubelet-notified", Text{En: "Kubelet creates the containers", Zh: "kubelet 创建容器"}},
+	{StageStatusReported, "status-reported", Text{En: "Kubelet reports status", Zh: "kubelet 上报状态"}},
+	{StageStatusPersisted, "status-persisted", Text{En: "Status stored in etcd", Zh: "状态写入 etcd"}},
 }
 
 // Info returns the description of s.

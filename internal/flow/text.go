@@ -15,8 +15,3 @@ func (t Text) In(lang string) string {
 	}
 	return t.En
 }
-
-// Title returns the stage's title in lang ("en" or "zh", English otherwise).
-func (i StageInfo) Title(lang string) string {
-	return Text{En: i.TitleEN, Zh: i.TitleZH}.In(lang)
-}

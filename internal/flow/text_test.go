@@ -12,7 +12,7 @@ func TestTextIn(t *testing.T) {
 	if got := (Text{En: "only"}).In("zh"); got != "only" {
 		t.Errorf("missing zh: got %q, want the English fallback", got)
 	}
-	if got := Stages[2].Title("zh"); got != "调度器经 Watch 收到通知" {
-		t.Errorf("Stages[2].Title(zh) = %q", got)
+	if got := Stages[2].Title.In("zh"); got != "调度器经 Watch 收到通知" {
+		t.Errorf("Stages[2].Title.In(zh) = %q", got)
 	}
 }
