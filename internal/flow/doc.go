@@ -12,5 +12,12 @@
 // in step mode until Advance, in auto mode for a delay. Components call
 // Gate.Wait at their points; a nil Gate lets everything pass.
 //
+// A Layout lays out the evidence of an Event once, in English or
+// Chinese (Text), as Lines with a Role: Brief for a running log (the
+// plain printer), Full for a pane (the TUI and its markdown export).
+// Those outputs only indent, style and fit the Lines to their width;
+// every Line is Printable. FormatDuration is the one way durations are
+// written.
+//
 // This package imports none of the components.
 package flow

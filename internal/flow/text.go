@@ -1,7 +1,8 @@
 package flow
 
 // Text is a piece of prose in the two languages kubesim speaks. Scenarios,
-// the plain printer and the TUI share it.
+// the stages' titles, the evidence's words (Layout), the plain printer
+// and the TUI all write theirs with it.
 type Text struct {
 	En string `json:"en" yaml:"en"`
 	Zh string `json:"zh" yaml:"zh"`
