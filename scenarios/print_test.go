@@ -78,3 +78,91 @@ func TestPlainPrinterStripsControlSequences(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainPrinterEvidence: a stage's evidence is written under its
+// header as the Brief layout lays it out, in the printer's language; a
+// followed pod's other writes are asides with what they changed.
+func TestPlainPrinterEvidence(t *testing.T) {
+	ref := flow.ObjectRef{Kind: "Pod", Namespace: "default", Name: "web", UID: "u"}
+	v1 := `{"metadata":{"name":"web"},"spec":{}}`
+	v2 := `{"metadata":{"name":"web"},"spec":{"nodeName":"node-1"}}`
+	events := []flow.Event{
+		{Stage: flow.StagePersisted, Object: ref, Etcd: &flow.EtcdWrite{Op: "create", Key: "/registry/pods/default/web", Revision: 7, Value: v1}},
+		{Stage: flow.StageScheduled, Object: ref, Scheduling: &flow.SchedulingDecision{Attempt: 1, Chosen: "node-1", Nodes: []flow.NodeVerdict{{Node: "node-1", Feasible: true}}}},
+		{Object: ref, Etcd: &flow.EtcdWrite{Op: "update", Key: "/registry/pods/default/web", Revision: 9, PrevRevision: 7, Value: v2}},
+		{Object: flow.ObjectRef{UID: "other"}, Etcd: &flow.EtcdWrite{Op: "update", Key: "/registry/pods/default/x", Revision: 10, PrevRevision: 8}},
+	}
+	tests := []struct {
+		lang string
+		want string
+	}{
+		{"en", `
+[2/8] Pod stored in etcd — pod web
+    etcd create /registry/pods/default/web
+    revision 7 = resourceVersion "7"
+    value 37 bytes: {"metadata":{"name":"web"},"spec":{}}
+
+[4/8] Node chosen and bound — pod web
+    scheduling attempt 1: 1 node
+    * node-1       fits; the only node that does, so scoring is skipped
+    chosen: node-1
+  · etcd update /registry/pods/default/web, revision 9 (previous 7)
+    changed since revision 7:
+      + spec.nodeName: "node-1"
+`},
+		{"zh", `
+[2/8] Pod 写入 etcd — Pod web
+    etcd create /registry/pods/default/web
+    revision 7 = resourceVersion "7"
+    值 37 字节：{"metadata":{"name":"web"},"spec":{}}
+
+[4/8] 调度器选定节点并绑定 — Pod web
+    第 1 次调度尝试：1 个节点
+    * node-1       可行；只有它可行，因此不打分
+    选中：node-1
+  · etcd update /registry/pods/default/web, revision 9（上一个 7）
+    相对 revision 7 的变化：
+      + spec.nodeName: "node-1"
+`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.lang, func(t *testing.T) {
+			var out bytes.Buffer
+			p := scenarios.NewPlainPrinter(&out, tc.lang)
+			for _, ev := range events {
+				p.Event(ev)
+			}
+			if got := out.String(); got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPlainPrinterStepRequests: a step's requests are one line each,
+// with their steps for an http step, in the printer's language.
+func TestPlainPrinterStepRequests(t *testing.T) {
+	tr := &flow.RequestTrace{Method: "GET", URI: "/api/v1/nodes", User: "student", Code: 403,
+		Steps: []flow.Step{{Name: "authorized", Outcome: "denied", Detail: "no rule"}}}
+	tests := []struct {
+		name string
+		lang string
+		http []string
+		want string
+	}{
+		{"not http", "en", nil, "  the API server's trace of this step's requests:\n    GET /api/v1/nodes → 403  (as student, no route, 0s)\n→ 403\n✓ ok\n"},
+		{"http", "en", []string{"> GET /api/v1/nodes"}, "  > GET /api/v1/nodes\n  the API server's trace of this step's requests:\n    GET /api/v1/nodes → 403  (as student, no route, 0s)\n" +
+			"            +0s  authorized    denied    no rule\n→ 403\n✓ ok\n"},
+		{"zh", "zh", nil, "  API Server 对本步骤请求的追踪：\n    GET /api/v1/nodes → 403  (身份 student, 未匹配路由, 0s)\n→ 403\n✓ 通过\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			scenarios.NewPlainPrinter(&out, tc.lang).StepFinished(scenarios.StepInfo{Index: 1, Total: 1},
+				scenarios.StepResult{Status: 403, HTTP: tc.http, Requests: []*flow.RequestTrace{tr}})
+			if got := out.String(); got != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
