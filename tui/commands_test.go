@@ -99,7 +99,7 @@ func TestStaleMessagesChangeNothing(t *testing.T) {
 				t.Error("a stale message re-armed a command")
 			}
 			if m.tracks.followed() != nil || m.hasStep || m.done || m.overlay != overlayNone || m.sess != nil || !m.starting ||
-				len(m.hist) != 0 || len(m.events.events) != 0 || len(m.cluster.snap.Nodes) != 0 {
+				len(m.etcdHistory) != 0 || len(m.events.events) != 0 || len(m.cluster.snap.Nodes) != 0 {
 				t.Errorf("a stale %s message changed the model", tt.name)
 			}
 			if after := m.View(); after != before {

@@ -45,9 +45,11 @@
 //     the TUI's words in both languages.
 //   - pipeline.go, evidencepane.go, eventlog.go, clusterview.go,
 //     picker.go, narration.go: one pane each.
-//   - track.go: the stages of the pods followed; evidence.go, diff.go:
-//     the evidence of a stage, laid out; markdown.go: the walkthrough
-//     export; kubewatch.go: the TUI's own watches; cast.go: the
-//     asciicast recording; printable.go: the Driver's texts made safe
-//     for the terminal.
+//   - track.go: the stages of the pods followed; evidence.go: which
+//     evidence a stage's tab shows, laid out by a Full flow.Layout;
+//     evidencelines.go: those lines fitted to the pane and styled;
+//     markdown.go: the walkthrough export (the same lines, unstyled);
+//     kubewatch.go: the TUI's own watches; cast.go: the asciicast
+//     recording; printable.go: the Driver's texts made safe for the
+//     terminal.
 package tui

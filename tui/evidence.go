@@ -2,13 +2,8 @@ package tui
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
-
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubesim/kubesim/internal/flow"
 )
@@ -116,102 +111,89 @@ type historyEntry struct {
 	Err   error
 }
 
-// lines builds wrapped, styled lines of one width.
-type lines struct {
-	width int
-	out   []string
-}
-
-// add wraps text to the width and styles each line; continuation lines
-// are indented by indent spaces.
-func (l *lines) add(st lipgloss.Style, indent int, text string) {
-	w := max(l.width, 10)
-	// with an indent, every row is wrapped to the width left of it
-	ww := max(w-indent, 5)
-	for _, part := range strings.Split(text, "\n") {
-		var wrapped string
-		if wide(part) {
-			// CJK text has no spaces to break at: break anywhere
-			wrapped = ansi.Hardwrap(part, ww, true)
-		} else {
-			wrapped = ansi.Wrap(part, ww, "")
-		}
-		for i, r := range strings.Split(wrapped, "\n") {
-			if i > 0 {
-				r = strings.Repeat(" ", indent) + r
-			}
-			l.out = append(l.out, st.Render(r))
-		}
-	}
-}
-
-// hard adds text cut into width-wide pieces (bytes on the wire, where
-// word boundaries mean nothing).
-func (l *lines) hard(st lipgloss.Style, text string) {
-	w := max(l.width, 10)
-	for _, ln := range strings.Split(ansi.Hardwrap(text, w, true), "\n") {
-		l.out = append(l.out, st.Render(ln))
-	}
-}
-
-// signed adds a diff line: sign, then text cut into pieces that each
-// start with sign again, so that a wrapped line still reads as added or
-// removed without colours.
-func (l *lines) signed(st lipgloss.Style, sign, text string) {
-	w := max(l.width-ansi.StringWidth(sign), 5)
-	for _, ln := range strings.Split(ansi.Hardwrap(text, w, true), "\n") {
-		l.out = append(l.out, st.Render(sign+ln))
-	}
-}
-
-// blank adds an empty line.
-func (l *lines) blank() { l.out = append(l.out, "") }
-
-// evidenceView renders tab tb of stage s for pod t.
+// evidenceView shows the evidence of one stage of a pod in one tab (or
+// a step's requests): it picks the events, has a Full flow.Layout lay
+// them out and draws the lines with its styles (draw). The markdown
+// export uses it without colours.
 type evidenceView struct {
 	st    Styles
 	lang  string
 	width int
-	hist  map[historyKey]historyEntry
+	// etcdHistory holds the values read from etcd's history, for the
+	// diffs.
+	etcdHistory map[historyKey]historyEntry
 }
+
+// layout is the flow.Layout the view draws.
+func (v evidenceView) layout() flow.Layout {
+	return flow.Layout{Lang: v.lang, Form: flow.Full, Width: v.width}
+}
+
+// note is a line of the TUI's own words about the evidence.
+func note(text string) flow.Line { return flow.Line{Role: flow.RoleNote, Text: text} }
+
+// blankLine separates two pieces of evidence.
+var blankLine = flow.Line{Role: flow.RoleBlank}
 
 // render returns the lines and the history values it needs but does not
 // have yet.
 func (v evidenceView) render(t *podTrack, s flow.Stage, tb tab) ([]string, []historyKey) {
-	l := &lines{width: v.width}
 	if t == nil {
-		l.add(v.st.Dim, 0, tr(v.lang, "waiting_pod"))
-		return l.out, nil
+		return v.draw([]flow.Line{note(tr(v.lang, "waiting_pod"))}), nil
 	}
 	evs, from := v.pick(t, s, tb)
 	if len(evs) == 0 {
-		l.add(v.st.Dim, 0, fmt.Sprintf(tr(v.lang, "no_evidence"), tabNames[tb].In(v.lang)))
-		return l.out, nil
+		return v.draw([]flow.Line{note(fmt.Sprintf(tr(v.lang, "no_evidence"), tabNames[tb].In(v.lang)))}), nil
 	}
+	var out []flow.Line
 	if from != s {
-		l.add(v.st.Dim, 0, fmt.Sprintf(tr(v.lang, "from_stage"), from))
+		out = append(out, note(fmt.Sprintf(tr(v.lang, "from_stage"), from)))
 	}
 	var need []historyKey
+	since := runtimeStart(evs)
 	for i, e := range evs {
+		c := flow.Context{Since: since}
 		if i > 0 && e.Runtime == nil {
-			l.blank()
+			out = append(out, blankLine)
 		}
-		switch tb {
-		case tabRequest:
-			v.request(l, t, e)
-		case tabEtcd:
-			if k, ok := v.etcd(l, t, e); !ok {
-				need = append(need, k)
+		switch {
+		case e.Request != nil:
+			if full, ok := t.traces[e.Request.AuditID]; ok {
+				e.Request = full
 			}
-		case tabWatch:
-			v.watch(l, e)
-		case tabScheduler:
-			v.scheduling(l, e)
-		case tabKubelet:
-			v.kubelet(l, e, runtimeStart(evs))
+		case e.Etcd != nil:
+			var pending bool
+			c.Prior, pending = v.prior(t, e.Etcd)
+			if pending {
+				need = append(need, historyKey{e.Etcd.Key, e.Etcd.PrevRevision})
+			}
+		}
+		out = append(out, v.layout().Event(e, c)...)
+	}
+	return v.draw(out), need
+}
+
+// prior is what the view knows of the value w replaced: etcd's history
+// as read, or, when that failed, the write of that revision if the track
+// recorded it; pending is true while the history has still to be read.
+func (v evidenceView) prior(t *podTrack, w *flow.EtcdWrite) (p flow.Prior, pending bool) {
+	if w.PrevRevision == 0 {
+		return flow.Prior{}, false
+	}
+	h, ok := v.etcdHistory[historyKey{w.Key, w.PrevRevision}]
+	switch {
+	case !ok:
+		return flow.Prior{Pending: true}, true
+	case h.Err == nil:
+		return flow.Prior{Value: string(h.Value), Known: true}, false
+	}
+	p.Err = h.Err
+	for _, e := range t.events() {
+		if e.Etcd != nil && e.Etcd.Key == w.Key && e.Etcd.Revision == w.PrevRevision && e.Etcd.Value != "" {
+			p.Value, p.Known = e.Etcd.Value, true
 		}
 	}
-	return l.out, need
+	return p, false
 }
 
 // pick returns the events of stage s with tb's evidence; when s has none,
@@ -246,14 +228,6 @@ func (v evidenceView) pick(t *podTrack, s flow.Stage, tb tab) ([]flow.Event, flo
 	return nil, s
 }
 
-func (v evidenceView) request(l *lines, t *podTrack, e flow.Event) {
-	r := e.Request
-	if full, ok := t.traces[r.AuditID]; ok {
-		r = full
-	}
-	v.trace(l, r)
-}
-
 // stepRequest is a request a scenario step made, and how many times in
 // a row the same one was made (an expectation polls until it holds).
 type stepRequest struct {
@@ -280,227 +254,17 @@ func addStepRequest(rs []stepRequest, e flow.Event) []stepRequest {
 
 // requests renders whole request traces, the last first.
 func (v evidenceView) requests(rs []stepRequest) []string {
-	l := &lines{width: v.width}
+	var out []flow.Line
 	for i := len(rs) - 1; i >= 0; i-- {
 		if i < len(rs)-1 {
-			l.blank()
+			out = append(out, blankLine)
 		}
 		if rs[i].n > 1 {
-			l.add(v.st.Dim, 0, fmt.Sprintf(flow.Text{En: "(made %d times; the last one:)", Zh: "（发了 %d 次，这是最后一次：）"}.In(v.lang), rs[i].n))
+			out = append(out, note(fmt.Sprintf(tr(v.lang, "made_times"), rs[i].n)))
 		}
-		v.trace(l, rs[i].tr)
+		out = append(out, v.layout().Event(flow.Event{Request: rs[i].tr}, flow.Context{})...)
 	}
-	return l.out
-}
-
-// trace renders one request trace: the request, who sent it, the route,
-// the outcome and the steps.
-func (v evidenceView) trace(l *lines, r *flow.RequestTrace) {
-	l.add(v.st.Bold, 2, fmt.Sprintf("%s %s  %s", r.Method, r.URI, r.Proto))
-	user := r.User
-	if user == "" {
-		user = "(unauthenticated)"
-	}
-	l.add(v.st.Narration, 2, fmt.Sprintf("user %s  groups %s", user, strings.Join(r.Groups, ",")))
-	if r.Route != "" {
-		l.add(v.st.Narration, 2, "route "+r.Route)
-	}
-	if r.Code >= 400 {
-		l.add(v.st.Fail, 2, fmt.Sprintf("→ %d, %d bytes in %s", r.Code, r.BytesSent, short(r.Duration)))
-	} else if r.Code != 0 {
-		l.add(v.st.OK, 2, fmt.Sprintf("→ %d, %d bytes in %s", r.Code, r.BytesSent, short(r.Duration)))
-	} else {
-		l.add(v.st.Warn, 2, "… "+inProgress(v.lang))
-	}
-	for i, s := range r.Steps {
-		st := v.st.Narration
-		switch s.Outcome {
-		case "failed", "denied", "rejected":
-			st = v.st.Fail
-		}
-		l.add(st, 0, fmt.Sprintf("%d %-8s %-13s %s", i+1, "+"+short(s.At), s.Name, s.Outcome))
-		if s.Detail != "" {
-			l.add(v.st.Dim, 4, "    "+s.Detail)
-		}
-	}
-}
-
-func inProgress(lang string) string {
-	return flow.Text{En: "in progress (the trace so far)", Zh: "进行中（目前的轨迹）"}.In(lang)
-}
-
-// etcd renders an etcd write and its diff; ok is false when the previous
-// revision still has to be read (the key is returned).
-func (v evidenceView) etcd(l *lines, t *podTrack, e flow.Event) (historyKey, bool) {
-	w := e.Etcd
-	l.add(v.st.Bold, 2, fmt.Sprintf("%s %s", w.Op, w.Key))
-	rev := fmt.Sprintf("revision %d", w.Revision)
-	if w.PrevRevision > 0 {
-		rev += fmt.Sprintf("  (previous %d)", w.PrevRevision)
-	}
-	l.add(v.st.Narration, 2, fmt.Sprintf("%s  %d bytes", rev, len(w.Value)))
-	after := prettyJSON([]byte(w.Value))
-	if w.PrevRevision == 0 {
-		l.add(v.st.Dim, 0, tr(v.lang, "created"))
-		v.diff(l, lineDiff("", after))
-		return historyKey{}, true
-	}
-	k := historyKey{w.Key, w.PrevRevision}
-	h, ok := v.hist[k]
-	if !ok {
-		l.add(v.st.Dim, 0, fmt.Sprintf(tr(v.lang, "loading"), w.PrevRevision))
-		return k, false
-	}
-	before := ""
-	if h.Err != nil {
-		l.add(v.st.Warn, 2, fmt.Sprintf(tr(v.lang, "history_err"), h.Err))
-		for _, p := range t.events() {
-			if p.Etcd != nil && p.Etcd.Key == w.Key && p.Etcd.Revision == w.PrevRevision {
-				before = p.Etcd.Value
-			}
-		}
-		if before == "" {
-			return k, true
-		}
-	} else {
-		before = string(h.Value)
-	}
-	l.add(v.st.Dim, 0, fmt.Sprintf(tr(v.lang, "diff_prev"), w.PrevRevision))
-	v.diff(l, hunks(lineDiff(prettyJSON([]byte(before)), after), 1))
-	return k, true
-}
-
-// diff adds a line diff, coloured.
-func (v evidenceView) diff(l *lines, ops []diffOp) {
-	for _, op := range ops {
-		switch op.Kind {
-		case '+':
-			l.signed(v.st.Add, "+", op.Line)
-		case '-':
-			l.signed(v.st.Del, "-", op.Line)
-		case '~':
-			l.add(v.st.Dim, 0, " "+op.Line)
-		default:
-			l.hard(v.st.Dim, " "+op.Line)
-		}
-	}
-}
-
-func (v evidenceView) watch(l *lines, e flow.Event) {
-	w := e.Watch
-	l.add(v.st.Bold, 2, fmt.Sprintf("%s  resourceVersion %s  → %s", w.Type, w.ResourceVersion, w.User))
-	l.hard(v.st.Narration, fmt.Sprintf("GET %s  %s", w.URI, w.Proto))
-	l.add(v.st.Narration, 2, fmt.Sprintf("%s  frame %d bytes", w.ContentType, len(w.Frame)))
-	frame := w.Frame
-	printable := utf8.Valid(frame) && !strings.ContainsFunc(strings.TrimRight(string(frame), "\n"), func(r rune) bool {
-		return r < 0x20 && r != '\t'
-	})
-	if w.Proto == "HTTP/1.1" {
-		l.add(v.st.Dim, 0, flow.Text{En: "on the wire: one HTTP/1.1 chunk (size in hex, CRLF, bytes, CRLF)", Zh: "线上字节：一个 HTTP/1.1 chunk（十六进制长度、CRLF、数据、CRLF）"}.In(v.lang))
-		l.add(v.st.Wire, 0, fmt.Sprintf("%x\\r\\n", len(frame)))
-	} else {
-		l.add(v.st.Dim, 0, flow.Text{En: fmt.Sprintf("on the wire: %d bytes in HTTP/2 DATA frames of the watch's stream", len(frame)), Zh: fmt.Sprintf("线上字节：%d 字节，放在该 watch 流的 HTTP/2 DATA 帧里", len(frame))}.In(v.lang))
-	}
-	if printable {
-		text := strings.ReplaceAll(string(frame), "\n", "\\n")
-		l.hard(v.st.Narration, text)
-	} else {
-		for _, ln := range hexDump(frame, v.width) {
-			l.out = append(l.out, v.st.Narration.Render(ln))
-		}
-	}
-	if w.Proto == "HTTP/1.1" {
-		l.add(v.st.Wire, 0, "\\r\\n")
-	}
-}
-
-// hexDump renders b as offset, hex bytes and printable characters, as
-// many bytes a row as fit in width (8 or 16).
-func hexDump(b []byte, width int) []string {
-	n := 16
-	if width < 4+2+3*16+2+16 {
-		n = 8
-	}
-	var out []string
-	for off := 0; off < len(b); off += n {
-		row := b[off:min(off+n, len(b))]
-		var hx, tx strings.Builder
-		for i := 0; i < n; i++ {
-			if i < len(row) {
-				fmt.Fprintf(&hx, "%02x ", row[i])
-				c := row[i]
-				if c < 0x20 || c > 0x7e {
-					c = '.'
-				}
-				tx.WriteByte(c)
-			} else {
-				hx.WriteString("   ")
-			}
-		}
-		out = append(out, fmt.Sprintf("%04x  %s %s", off, hx.String(), tx.String()))
-	}
-	return out
-}
-
-func (v evidenceView) scheduling(l *lines, e flow.Event) {
-	d := e.Scheduling
-	if d.Chosen != "" {
-		l.add(v.st.Bold, 2, fmt.Sprintf(flow.Text{En: "attempt %d → %s", Zh: "第 %d 次尝试 → %s"}.In(v.lang), d.Attempt, d.Chosen))
-	} else {
-		l.add(v.st.Fail, 2, fmt.Sprintf(flow.Text{En: "attempt %d: no node fits", Zh: "第 %d 次尝试：没有合适的节点"}.In(v.lang), d.Attempt))
-	}
-	if d.Message != "" {
-		l.add(v.st.Warn, 2, d.Message)
-	}
-	nodes := append([]flow.NodeVerdict(nil), d.Nodes...)
-	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Node < nodes[j].Node })
-	nameW, plugW := 4, 6
-	for _, n := range nodes {
-		nameW = max(nameW, len(n.Node))
-		for _, sc := range n.Scores {
-			plugW = max(plugW, len(sc.Plugin))
-		}
-	}
-	l.add(v.st.Dim, 0, fmt.Sprintf("  %-*s  %-8s %s", nameW, "NODE", "FILTER", "SCORE"))
-	for _, n := range nodes {
-		mark := " "
-		if n.Node == d.Chosen {
-			mark = "★"
-		}
-		if !n.Feasible {
-			l.add(v.st.Del, 4, fmt.Sprintf("%s %-*s  ✗ %s: %s", mark, nameW, n.Node, n.FailedPlugin, strings.Join(n.Reasons, ", ")))
-			continue
-		}
-		st := v.st.Narration
-		if mark == "★" {
-			st = v.st.OK
-		}
-		l.add(st, 4, fmt.Sprintf("%s %-*s  ✓ fit    %d", mark, nameW, n.Node, n.Total))
-		for _, s := range n.Scores {
-			l.add(v.st.Dim, 6, fmt.Sprintf("    %-*s %-*s %3d ×%d", min(nameW, 2), "", plugW, s.Plugin, s.Score, s.Weight))
-		}
-	}
-}
-
-func (v evidenceView) kubelet(l *lines, e flow.Event, t0 time.Time) {
-	switch {
-	case e.Runtime != nil:
-		r := e.Runtime
-		st := v.st.Narration
-		if r.Result != "ok" {
-			st = v.st.Fail
-		}
-		what := r.Container
-		if r.Image != "" {
-			what += " " + r.Image
-		}
-		// an action is recorded when it ends: it began Duration earlier
-		l.add(st, 4, fmt.Sprintf("%-8s %s %-7s %-6s %s  %s", "+"+short(e.Time.Add(-r.Duration).Sub(t0)), e.Component, r.Action, short(r.Duration), r.Result, what))
-	case e.Status != nil:
-		s := e.Status
-		l.add(v.st.Bold, 2, fmt.Sprintf("PATCH pods/%s/status  as %s  → phase %s", e.Object.Name, s.User, s.Phase))
-		l.hard(v.st.Narration, prettyJSON([]byte(s.Patch)))
-	}
+	return v.draw(out)
 }
 
 // runtimeStart is when the first runtime action of evs began (actions
@@ -519,24 +283,4 @@ func runtimeStart(evs []flow.Event) time.Time {
 		t0 = evs[0].Time
 	}
 	return t0
-}
-
-// short formats a duration for reading.
-func short(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Millisecond:
-		return d.Round(time.Microsecond).String()
-	case d < time.Second:
-		return d.Round(100 * time.Microsecond).String()
-	case d < time.Minute:
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
-}
-
-// wide reports whether s has double-width characters (CJK).
-func wide(s string) bool {
-	return ansi.StringWidth(s) != utf8.RuneCountInString(s)
 }

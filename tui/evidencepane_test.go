@@ -89,3 +89,26 @@ func hex4(n int) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[n>>12&15], digits[n>>8&15], digits[n>>4&15], digits[n&15]})
 }
+
+// TestEvidenceIsPrintable: strings from the cluster in the evidence
+// (a scheduler's message, a node's name, a request URI) reach the screen
+// without their terminal control sequences.
+func TestEvidenceIsPrintable(t *testing.T) {
+	m, _ := startedModel(t, 120, 40, "en")
+	evs := noHolds(upTo(flow.StageSchedulerNotified))
+	last := evs[len(evs)-1]
+	fail := flow.Event{Component: "scheduler", Object: last.Object, Time: last.Time.Add(time.Millisecond),
+		Scheduling: &flow.SchedulingDecision{Attempt: 1, Message: "0/1 nodes are available\x1b]0;pwned\x07.", Nodes: []flow.NodeVerdict{
+			{Node: "node-1\x1b[2J", FailedPlugin: "NodeResourcesFit", Reasons: []string{"Insufficient cpu\u009b2J"}}}}}
+	m.Update(stepMsg{gen: m.gen, up: testStep})
+	m.Update(flowEventsMsg{gen: m.gen, evs: append(evs, fail)})
+	body := strings.Join(m.evidence.body, "\n")
+	if strings.ContainsAny(body, "\x1b\x07\u009b") {
+		t.Errorf("the evidence has control characters: %q", body)
+	}
+	for _, want := range []string{"0/1 nodes are available.", "node-1", "Insufficient cpu2J"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the evidence lacks %q:\n%s", want, body)
+		}
+	}
+}

@@ -39,7 +39,7 @@ func (m *Model) keyPress(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 // scenario under the cursor; esc and s close the picker when a scenario
 // runs or starts; ↑/↓ move the cursor.
 func (m *Model) pickerKey(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
-	k := m.sh.keys
+	k := m.shared.keys
 	switch {
 	case key.Matches(msg, k.Enter):
 		if it, ok := m.picker.chosen(); ok {
@@ -63,7 +63,7 @@ func (m *Model) pickerKey(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 // helpKey handles every key while the help is open: q quits, L changes
 // the language, any other key closes the help.
 func (m *Model) helpKey(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
-	k := m.sh.keys
+	k := m.shared.keys
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit, true
@@ -81,7 +81,7 @@ func (m *Model) helpKey(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 // so that they act on the panes; the others (space, p, +/-, L, ?, s, r,
 // q) are not handled either and do what they always do.
 func (m *Model) narrationKey(msg tea.KeyMsg) (cmd tea.Cmd, handled bool) {
-	k := m.sh.keys
+	k := m.shared.keys
 	switch {
 	case key.Matches(msg, k.Narration), key.Matches(msg, k.Back):
 		m.overlay = overlayNone
@@ -102,7 +102,7 @@ func (m *Model) narrationKey(msg tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 // in the list (or closes the summary after the last), esc closes it. The
 // others are the main screen's.
 func (m *Model) summaryKey(msg tea.KeyMsg) (cmd tea.Cmd, handled bool) {
-	k := m.sh.keys
+	k := m.shared.keys
 	switch {
 	case key.Matches(msg, k.Enter):
 		m.overlay = overlayNone
@@ -121,7 +121,7 @@ func (m *Model) summaryKey(msg tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 // an overlay, restart or change the language, then the gate's keys, then
 // the panes'.
 func (m *Model) screenKey(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
-	k := m.sh.keys
+	k := m.shared.keys
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit, true
@@ -152,7 +152,7 @@ func (m *Model) screenKey(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 // whether msg was one of them. The model keeps mode and speed for the
 // next session; the gate of the current one follows at once.
 func (m *Model) gateKey(msg tea.KeyMsg) bool {
-	k := m.sh.keys
+	k := m.shared.keys
 	switch {
 	case key.Matches(msg, k.Next):
 		if m.sess != nil {
@@ -182,7 +182,7 @@ func (m *Model) gateKey(msg tea.KeyMsg) bool {
 // tabs; ↑/↓ choose the stage when the pipeline has the focus, and any
 // other key goes to the focused pane.
 func (m *Model) paneKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.sh.keys
+	k := m.shared.keys
 	switch {
 	case key.Matches(msg, k.NextPane):
 		m.setFocus((m.focus + 1) % numFocus)
@@ -207,12 +207,12 @@ func (m *Model) paneKey(msg tea.KeyMsg) tea.Cmd {
 
 // toggleLang switches between English and Chinese, key help included.
 func (m *Model) toggleLang() {
-	if m.sh.lang == "zh" {
-		m.sh.lang = "en"
+	if m.shared.lang == "zh" {
+		m.shared.lang = "en"
 	} else {
-		m.sh.lang = "zh"
+		m.shared.lang = "zh"
 	}
-	m.sh.keys = newKeyMap(m.sh.lang)
+	m.shared.keys = newKeyMap(m.shared.lang)
 }
 
 // moveStage selects the next or the previous stage; selecting the

@@ -175,9 +175,9 @@ func checkAll(checks ...func(*Model) string) func(*Model) string {
 // langIs checks the language is lang, key help included.
 func langIs(lang string) func(*Model) string {
 	return func(m *Model) string {
-		quit := m.sh.keys.Quit.Help().Desc
-		if m.sh.lang != lang || quit != newKeyMap(lang).Quit.Help().Desc {
-			return fmt.Sprintf("language %q (q's help %q), want %q with its key help", m.sh.lang, quit, lang)
+		quit := m.shared.keys.Quit.Help().Desc
+		if m.shared.lang != lang || quit != newKeyMap(lang).Quit.Help().Desc {
+			return fmt.Sprintf("language %q (q's help %q), want %q with its key help", m.shared.lang, quit, lang)
 		}
 		return ""
 	}

@@ -84,7 +84,7 @@ func (m *Model) narrationLines() []string {
 	if !m.hasStep {
 		return nil
 	}
-	lang := m.sh.lang
+	lang := m.shared.lang
 	prefix := fmt.Sprintf(tr(lang, "step_of"), m.step.Index, m.step.Total) + " · "
 	return wrapProse(prefix+m.step.Narration.In(lang), m.width)
 }

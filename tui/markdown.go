@@ -23,7 +23,7 @@ func writeMarkdownFile(path string, m *Model) error {
 		return fmt.Errorf("markdown export: %w", err)
 	}
 	bw := bufio.NewWriter(f)
-	werr := writeMarkdown(bw, m.played, m.hist, m.sh.lang)
+	werr := writeMarkdown(bw, m.played, m.etcdHistory, m.shared.lang)
 	if werr == nil {
 		werr = bw.Flush()
 	}
@@ -39,10 +39,10 @@ func writeMarkdownFile(path string, m *Model) error {
 // writeMarkdown writes the walkthrough of the sessions played: each
 // scenario's steps and, for each pod followed, every stage with the
 // evidence captured (the same text as the evidence pane).
-func writeMarkdown(w io.Writer, played []*walkthrough, hist map[historyKey]historyEntry, lang string) error {
+func writeMarkdown(w io.Writer, played []*walkthrough, etcdHistory map[historyKey]historyEntry, lang string) error {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	v := evidenceView{st: newStyles(r), lang: lang, width: markdownWidth, hist: hist}
+	v := evidenceView{st: newStyles(r), lang: lang, width: markdownWidth, etcdHistory: etcdHistory}
 	var b strings.Builder
 	b.WriteString("# kubesim walkthrough\n")
 	for _, wt := range played {
@@ -79,9 +79,9 @@ func writeMarkdown(w io.Writer, played []*walkthrough, hist map[historyKey]histo
 				info, _ := s.Info()
 				took := ""
 				if d, ok := t.took(s); ok {
-					took = " — " + short(d)
+					took = " — " + flow.FormatDuration(d)
 					if h := t.heldFor(s, time.Time{}); h > 0 {
-						took += fmt.Sprintf(" (+%s held by the gate)", short(h))
+						took += fmt.Sprintf(" (+%s held by the gate)", flow.FormatDuration(h))
 					}
 				}
 				fmt.Fprintf(&b, "\n#### %d/8 %s%s\n", int(s), info.Title.In(lang), took)

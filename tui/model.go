@@ -45,10 +45,9 @@ type Model struct {
 	// client makes the clientset of the TUI's own watches.
 	client func(*rest.Config) (kubernetes.Interface, error)
 
-	// sh is what every pane reads: styles, keys, language. (The name is
-	// the one markdown.go's writeMarkdownFile reads.)
-	sh   *shared
-	help help.Model
+	// shared is what every pane reads: styles, keys, language.
+	shared *shared
+	help   help.Model
 
 	width, height int
 	mode          flow.Mode
@@ -73,11 +72,12 @@ type Model struct {
 	// summaryDue is set when the scenario ended while the narration
 	// overlay was open: closing it shows the summary.
 	summaryDue bool
-	// hist is etcd's history read so far; histAsked the reads asked for.
-	hist      map[historyKey]historyEntry
-	histAsked map[historyKey]bool
-	walk      *walkthrough
-	played    []*walkthrough
+	// etcdHistory is etcd's history read so far (the values the etcd
+	// tab diffs against); historyAsked the reads asked for.
+	etcdHistory  map[historyKey]historyEntry
+	historyAsked map[historyKey]bool
+	walk         *walkthrough
+	played       []*walkthrough
 	// requestsByStep are the requests each scenario step made (by step
 	// index), for the steps that create no pod of their own.
 	requestsByStep map[int][]stepRequest
@@ -125,14 +125,14 @@ func newModel(ctx context.Context, d Driver, opts Options, r *lipgloss.Renderer)
 		sessions:       newSessionOwner(ctx),
 		clock:          clock,
 		client:         newClient,
-		sh:             sh,
+		shared:         sh,
 		help:           newHelp(sh.styles),
 		mode:           mode,
 		speed:          opts.Speed,
 		infos:          printableInfos(d.Scenarios()),
 		tracks:         newTrackSet(),
-		hist:           map[historyKey]historyEntry{},
-		histAsked:      map[historyKey]bool{},
+		etcdHistory:    map[historyKey]historyEntry{},
+		historyAsked:   map[historyKey]bool{},
 		requestsByStep: map[int][]stepRequest{},
 		lowerLeft:      focusCluster,
 

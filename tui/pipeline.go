@@ -55,7 +55,7 @@ func (p *pipelinePane) View() string {
 		took := ""
 		if p.track != nil {
 			if d, ok := p.track.took(s); ok {
-				took = short(d)
+				took = flow.FormatDuration(d)
 			}
 			if failed {
 				took = fmt.Sprintf(tr(p.lang, "attempts"), len(p.track.failed))

@@ -29,7 +29,7 @@ func (m *Model) refresh() []tea.Cmd {
 		m.evidence.tab = bestTab(t, m.selected)
 	}
 	m.pipeline.track, m.pipeline.selected, m.pipeline.now = t, m.selected, m.lastTick
-	v := evidenceView{st: m.sh.styles, lang: m.sh.lang, width: m.evidence.width, hist: m.hist}
+	v := evidenceView{st: m.shared.styles, lang: m.shared.lang, width: m.evidence.width, etcdHistory: m.etcdHistory}
 	if rs := m.stepRequests(); rs != nil {
 		// a step of its own that created no pod: its requests are the evidence
 		m.evidence.setRequests(m.step.Index, v.requests(rs))
@@ -91,7 +91,7 @@ func requestAction(action string) bool {
 // narration in the current language, or the scenario's summary before
 // the first step.
 func (m *Model) setNarration() {
-	lang := m.sh.lang
+	lang := m.shared.lang
 	title := m.scenario.Title.In(lang)
 	if title == "" {
 		title = m.scenario.Name

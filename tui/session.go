@@ -31,7 +31,7 @@ func (m *Model) start(name string) tea.Cmd {
 	m.gen++
 	m.resetSession(name)
 	gen, driver, owner := m.gen, m.driver, m.sessions
-	opts := StartOptions{Mode: m.mode, Speed: m.speed, Lang: m.sh.lang}
+	opts := StartOptions{Mode: m.mode, Speed: m.speed, Lang: m.shared.lang}
 	return func() tea.Msg {
 		s, ok, err := owner.replace(old, oldWatch, func(ctx context.Context) (Session, error) {
 			return driver.Start(ctx, name, opts)
@@ -55,7 +55,7 @@ func (m *Model) resetSession(name string) {
 	m.step, m.hasStep, m.done, m.doneErr = StepUpdate{}, false, false, nil
 	m.summaryDue = false
 	m.nextStep = nil
-	m.hist, m.histAsked = map[historyKey]historyEntry{}, map[historyKey]bool{}
+	m.etcdHistory, m.historyAsked = map[historyKey]historyEntry{}, map[historyKey]bool{}
 	m.requestsByStep = map[int][]stepRequest{}
 	m.selected, m.stagePinned, m.tabPinned = 0, false, false
 	m.events.reset(false)
@@ -133,10 +133,10 @@ func (m *Model) flowEvents(msg flowEventsMsg) []tea.Cmd {
 // askHistory returns the read of etcd's value at k, unless it was asked
 // for already or there is no session.
 func (m *Model) askHistory(k historyKey) tea.Cmd {
-	if m.histAsked[k] || m.sess == nil {
+	if m.historyAsked[k] || m.sess == nil {
 		return nil
 	}
-	m.histAsked[k] = true
+	m.historyAsked[k] = true
 	return readHistory(m.sessions.ctx, m.gen, m.sess, k)
 }
 
@@ -177,7 +177,7 @@ func (m *Model) sessionDone(msg sessionDoneMsg) {
 // historyRead files a value read from etcd's history.
 func (m *Model) historyRead(msg historyMsg) {
 	if msg.gen == m.gen {
-		m.hist[msg.key] = msg.entry
+		m.etcdHistory[msg.key] = msg.entry
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // summary is the end-of-scenario view: the result, each stage with the
 // time it took and its key evidence, and what to do next.
 func (m *Model) summary(width int) []string {
-	st, lang := m.sh.styles, m.sh.lang
+	st, lang := m.shared.styles, m.shared.lang
 	var out []string
 	if m.doneErr != nil {
 		out = append(out, st.Fail.Render("✗ "+fmt.Sprintf(tr(lang, "failed"), m.doneErr)))
@@ -36,7 +36,7 @@ func (m *Model) summary(width int) []string {
 		for s := flow.StageAdmitted; s <= flow.StageStatusPersisted; s++ {
 			took := "—"
 			if d, ok := t.took(s); ok {
-				took = short(d)
+				took = flow.FormatDuration(d)
 			}
 			mark := "·"
 			switch {
@@ -61,7 +61,7 @@ func (m *Model) summary(width int) []string {
 			out = append(out, ls.out...)
 		}
 		if h := t.heldBetween(time.Time{}, m.lastTick, m.lastTick); h > 0 {
-			out = append(out, st.Dim.Render(fit(fmt.Sprintf(tr(lang, "held_total"), short(h)), width)))
+			out = append(out, st.Dim.Render(fit(fmt.Sprintf(tr(lang, "held_total"), flow.FormatDuration(h)), width)))
 		}
 	}
 	if len(m.walk.steps) > 0 {
@@ -104,7 +104,7 @@ func keyEvidence(t *podTrack, s flow.Stage) string {
 				parts = append(parts, "→ "+e.Scheduling.Chosen)
 			}
 		case e.Runtime != nil:
-			parts = append(parts, fmt.Sprintf("%s %s", e.Runtime.Action, short(e.Runtime.Duration)))
+			parts = append(parts, fmt.Sprintf("%s %s", e.Runtime.Action, flow.FormatDuration(e.Runtime.Duration)))
 		case e.Status != nil:
 			parts = append(parts, fmt.Sprintf("%s phase %s", e.Status.User, e.Status.Phase))
 		}

@@ -16,17 +16,17 @@ func (m *Model) View() string {
 		return ""
 	}
 	if m.width < 60 || m.height < 16 {
-		return fmt.Sprintf(tr(m.sh.lang, "too_small"), m.width, m.height)
+		return fmt.Sprintf(tr(m.shared.lang, "too_small"), m.width, m.height)
 	}
 	body := m.bodyRows()
 	parts := []string{m.header(), m.narration()}
 	switch m.overlay {
 	case overlayHelp:
-		parts = append(parts, m.box(tr(m.sh.lang, "help_title"), m.help.FullHelpView(m.sh.keys.FullHelp()), m.width, body, true))
+		parts = append(parts, m.box(tr(m.shared.lang, "help_title"), m.help.FullHelpView(m.shared.keys.FullHelp()), m.width, body, true))
 	case overlayPicker:
-		parts = append(parts, m.pane(tr(m.sh.lang, "picker"), m.picker.View(), m.width, body, true))
+		parts = append(parts, m.pane(tr(m.shared.lang, "picker"), m.picker.View(), m.width, body, true))
 	case overlaySummary:
-		parts = append(parts, m.box(tr(m.sh.lang, "summary"), strings.Join(m.summary(m.width-4), "\n"), m.width, body, true))
+		parts = append(parts, m.box(tr(m.shared.lang, "summary"), strings.Join(m.summary(m.width-4), "\n"), m.width, body, true))
 	case overlayNarration:
 		parts = append(parts, m.pane(m.fullNarration.paneTitle(), m.fullNarration.View(), m.width, body, true))
 	default:
@@ -38,7 +38,7 @@ func (m *Model) View() string {
 
 // panes lays out the pipeline, evidence, event log and cluster view.
 func (m *Model) panes(body int) string {
-	lang := m.sh.lang
+	lang := m.shared.lang
 	left := m.pipeline.width + 2
 	pipeTitle := tr(lang, "pipeline")
 	if t := m.tracks.followed(); t != nil {
@@ -73,7 +73,7 @@ func (m *Model) panes(body int) string {
 // pane draws content in a rounded box of width×height cells with title
 // in its top border.
 func (m *Model) pane(title, content string, width, height int, focused bool) string {
-	st := m.sh.styles
+	st := m.shared.styles
 	side := st.Border
 	if focused {
 		side = st.BorderFocused
@@ -112,7 +112,7 @@ func (m *Model) box(title, text string, width, height int, focused bool) string 
 
 // header is the title line and the kubeconfig line.
 func (m *Model) header() string {
-	st, lang := m.sh.styles, m.sh.lang
+	st, lang := m.shared.styles, m.shared.lang
 	title := m.scenario.Title.In(lang)
 	if title == "" {
 		title = m.scenario.Name
@@ -148,7 +148,7 @@ func (m *Model) header() string {
 // narration is the current step's narration, its action and, when the
 // gate holds the followed pod, what is held.
 func (m *Model) narration() string {
-	st, lang := m.sh.styles, m.sh.lang
+	st, lang := m.shared.styles, m.shared.lang
 	n := m.narrationText()
 	rows := m.narrationLines()
 	cut := len(rows) > n
@@ -160,7 +160,7 @@ func (m *Model) narration() string {
 	}
 	if cut && n > 0 {
 		// the ellipsis says there is more, and the key that shows it
-		hint := " " + fmt.Sprintf(tr(lang, "narr_more"), m.sh.keys.Narration.Help().Key)
+		hint := " " + fmt.Sprintf(tr(lang, "narr_more"), m.shared.keys.Narration.Help().Key)
 		last := cutProse(m.narrationLines()[n-1], m.width-1-ansi.StringWidth(hint))
 		rows[n-1] = st.Narration.Render(last+"…") + st.Key.Render(hint)
 	}
@@ -216,7 +216,7 @@ func (m *Model) helpBar() string {
 	case overlayNarration:
 		bar = m.help.ShortHelpView(m.fullNarration.KeyHelp())
 	default:
-		bar = m.help.ShortHelpView(m.sh.keys.ShortHelp())
+		bar = m.help.ShortHelpView(m.shared.keys.ShortHelp())
 	}
 	return fit(bar, m.width)
 }
