@@ -1,7 +1,9 @@
 package cluster_test
 
 import (
+	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +35,14 @@ func TestSchedulerWatchesAsUpstream(t *testing.T) {
 			}
 			if ev.Watch.User != "system:kube-scheduler" || ev.Watch.Type != "ADDED" {
 				t.Errorf("stage 3: %s to %s, want ADDED to system:kube-scheduler", ev.Watch.Type, ev.Watch.User)
+			}
+			// client-go asks for protobuf: the evidence names the
+			// frame's parts (not an HTTP/2 frame header).
+			brief := fmt.Sprint(flow.Layout{}.Event(ev, flow.Context{}))
+			for _, want := range []string{"a 4-byte length prefix", "then a protobuf WatchEvent: type ADDED", `envelope of a v1 Pod`, "9-byte header"} {
+				if !strings.Contains(brief, want) {
+					t.Errorf("stage 3 evidence lacks %q:\n%s", want, brief)
+				}
 			}
 			return
 		case <-deadline:

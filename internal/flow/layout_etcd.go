@@ -26,6 +26,7 @@ func (l Layout) etcd(ev Event, c Context) []Line {
 			rev = l.printf("revision_prev_rv", w.Revision, w.PrevRevision, w.Revision)
 		}
 		out := []Line{line(RoleHeading, 0, fmt.Sprintf("etcd %s %s", w.Op, w.Key)), field(rev)}
+		out = append(append(out, l.author(w)...), l.between(w)...)
 		if w.Value != "" {
 			out = append(out, field(l.printf("value_bytes", len(w.Value), Preview([]byte(w.Value)))))
 		}
@@ -36,6 +37,7 @@ func (l Layout) etcd(ev Event, c Context) []Line {
 		rev = l.printf("revision_prev_bytes", w.Revision, w.PrevRevision, len(w.Value))
 	}
 	out := []Line{line(RoleHeading, 2, fmt.Sprintf("%s %s", w.Op, w.Key)), line(RoleField, 2, rev)}
+	out = append(append(out, l.author(w)...), l.between(w)...)
 	return append(out, l.etcdDiff(w, c.Prior)...)
 }
 
@@ -84,8 +86,17 @@ func diffLines(ops []diffOp) []Line {
 // when that is Known, as etcd's Brief layout lists them. Every Line is
 // Printable.
 func (l Layout) Revision(w *EtcdWrite, p Prior) []Line {
-	out := []Line{field(fmt.Sprintf("etcd %s %s, %s", w.Op, w.Key, l.printf("revision_prev", w.Revision, w.PrevRevision)))}
-	return printable(append(out, l.changes(w, p)...))
+	head := fmt.Sprintf("etcd %s %s, %s", w.Op, w.Key, l.printf("revision_prev", w.Revision, w.PrevRevision))
+	if w.By != nil {
+		head += ", " + l.printf("for_request", w.By.Method, shortURI(w.By.URI), l.who(w.By.User))
+	}
+	return printable(append([]Line{field(head)}, l.changes(w, p)...))
+}
+
+// shortURI is a request URI without its query, for one-line mentions.
+func shortURI(uri string) string {
+	path, _, _ := strings.Cut(uri, "?")
+	return path
 }
 
 // changes lists the fields w changed since p (nothing unless p is

@@ -29,6 +29,7 @@ func (l Layout) scheduling(ev Event, _ Context) []Line {
 	if d.Message != "" {
 		out = append(out, line(RoleWarning, 2, d.Message))
 	}
+	out = append(out, l.tie(d)...)
 	nameW, plugW := ansi.StringWidth(l.word("col_node")), 6
 	for _, n := range nodes {
 		nameW = max(nameW, len(n.Node))
@@ -91,9 +92,19 @@ func (l Layout) briefScheduling(d *SchedulingDecision, nodes []NodeVerdict) []Li
 		}
 	}
 	if d.Chosen != "" {
+		out = append(out, l.tie(d)...)
 		out = append(out, line(RoleOK, 0, l.printf("chosen", d.Chosen)))
 	} else if d.Message != "" {
 		out = append(out, line(RoleFailed, 0, l.printf("no_fit", d.Message)))
 	}
 	return out
+}
+
+// tie says, when several nodes shared the highest total, which they were
+// and that kube-scheduler picked the chosen one among them at random.
+func (l Layout) tie(d *SchedulingDecision) []Line {
+	if len(d.Tied) < 2 || d.Chosen == "" {
+		return nil
+	}
+	return []Line{line(RoleNote, 2, l.printf("tie", len(d.Tied), strings.Join(d.Tied, ", "), d.Chosen))}
 }

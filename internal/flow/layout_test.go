@@ -76,7 +76,8 @@ func TestLayoutBrief(t *testing.T) {
 			ContentType: "application/json", Type: "ADDED", ResourceVersion: "7", Frame: []byte("{}\n")}}, Context{}, []string{
 			"watch event ADDED, resourceVersion 7",
 			"to system:kube-scheduler on GET /api/v1/pods?watch=true (HTTP/2.0, application/json)",
-			"frame 3 bytes: {}"}},
+			"frame 3 bytes: {}",
+			"on the wire: these 3 bytes in DATA frames of the watch's HTTP/2 stream; each DATA frame has a 9-byte header (length, type, flags, stream id) that the HTTP/2 layer adds, which the API server does not see"}},
 		{"runtime", "en", Event{Component: "kubelet/node-1", Runtime: &RuntimeAction{Action: "pull", Container: "web", Image: "nginx:1.27", Duration: 800 * time.Millisecond, Result: "ok"}}, Context{},
 			[]string{"runtime pull   web (nginx:1.27)  800ms  ok  [kubelet/node-1]"}},
 		{"status", "en", Event{Status: &StatusReport{User: "system:node:node-1", Patch: "{\n  \"status\": {}\n}", Phase: "Running"}}, Context{}, []string{

@@ -18,7 +18,8 @@ func (l Layout) watch(ev Event, _ Context) []Line {
 		return []Line{
 			line(RoleHeading, 0, l.printf("watch_event", w.Type, w.ResourceVersion)),
 			field(l.printf("watch_to", w.User, w.URI, w.Proto, w.ContentType)),
-			field(l.printf("frame_bytes", len(w.Frame), Preview(w.Frame))),
+			line(RoleField, 4, l.frameSummary(w)),
+			line(RoleNote, 4, l.onTheWire(w)),
 		}
 	}
 	out := []Line{
@@ -31,6 +32,9 @@ func (l Layout) watch(ev Event, _ Context) []Line {
 		out = append(out, line(RoleNote, 0, l.word("chunk")), line(RoleFraming, 0, fmt.Sprintf("%x\\r\\n", len(w.Frame))))
 	} else {
 		out = append(out, line(RoleNote, 0, l.printf("h2_data", len(w.Frame))))
+	}
+	if p, ok := splitFrame(w.ContentType, w.Frame); ok {
+		out = append(out, line(RoleNote, 2, l.printf("pb_prefix", p.length)), line(RoleNote, 2, l.protobufEvent(p)))
 	}
 	if textFrame(w.Frame) {
 		out = append(out, cut(RoleField, strings.ReplaceAll(string(w.Frame), "\n", "\\n")))
@@ -79,4 +83,32 @@ func hexDump(b []byte, width int) []string {
 		out = append(out, fmt.Sprintf("%04x  %s %s", off, hx.String(), tx.String()))
 	}
 	return out
+}
+
+// frameSummary is a frame in one line, each part named: for protobuf, the
+// length prefix and the WatchEvent after it; for JSON, the line.
+func (l Layout) frameSummary(w *WatchDelivery) string {
+	p, ok := splitFrame(w.ContentType, w.Frame)
+	if !ok {
+		return l.printf("frame_bytes", len(w.Frame), Preview(w.Frame))
+	}
+	return l.printf("frame_pb", len(w.Frame), fmt.Sprintf("% x", w.Frame[:4]), p.length, l.protobufEvent(p))
+}
+
+// protobufEvent describes the WatchEvent of a protobuf frame.
+func (l Layout) protobufEvent(p frameParts) string {
+	if p.magic && p.kind != "" {
+		return l.printf("pb_event_envelope", p.typ, p.objectLen, p.apiVersion, p.kind)
+	}
+	return l.printf("pb_event", p.typ, p.objectLen)
+}
+
+// onTheWire says what the HTTP layer adds around the frame: an HTTP/1.1
+// chunk's size line and CRLF, or HTTP/2 DATA frames whose headers the
+// API server never sees.
+func (l Layout) onTheWire(w *WatchDelivery) string {
+	if w.Proto == "HTTP/1.1" {
+		return l.printf("wire_chunk", fmt.Sprintf("%x\\r\\n", len(w.Frame)))
+	}
+	return l.printf("wire_h2", len(w.Frame))
 }
