@@ -97,19 +97,21 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	if o.markdown != "" || o.record != "" {
 		return usageError{errors.New("--markdown and --record belong to the terminal UI; with --plain or --json, or without a terminal, redirect the output instead")}
 	}
-	var out scenarios.Observer
-	if o.json {
-		out = scenarios.NewJSONPrinter(stdout)
-	} else {
-		out = scenarios.NewPlainPrinter(stdout, o.lang)
-	}
-
 	mode := flow.ModeOff
 	if o.step {
 		mode = flow.ModeStep
 	}
 	cfg := scenarioCluster(sc, o.dataDir, o.port, o.speed, mode, 0)
 	gate := cfg.Gate
+	var out scenarios.Observer
+	var plain *scenarios.PlainPrinter
+	if o.json {
+		out = scenarios.NewJSONPrinter(stdout)
+	} else {
+		plain = scenarios.NewPlainPrinter(stdout, o.lang)
+		plain.Follow(sc)
+		out = plain
+	}
 
 	c, err := startCluster(ctx, cfg)
 	if err != nil {
@@ -123,6 +125,9 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 		info = stderr
 	}
 	fmt.Fprintf(info, "kubesim: playing %q on the API server at %s\nexport KUBECONFIG=%s\n", sc.Name, c.URL, c.Kubeconfig)
+	if plain != nil {
+		plain.Speed(cfg.Speed)
+	}
 
 	playCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 
@@ -23,6 +24,12 @@ var printerWords = map[string]flow.Text{
 	"released": {En: "released", Zh: "继续"},
 	"pod":      {En: "pod", Zh: "Pod"},
 	"server":   {En: "the API server's trace of this step's requests:", Zh: "API Server 对本步骤请求的追踪："},
+	"speed_0": {En: "(speed 0: this run skips every simulated delay, image pulls, container runs, back-offs, pauses; the times the narration gives are those of speed 1)",
+		Zh: "（速度 0：这次运行跳过所有模拟的耗时，包括拉取镜像、容器运行、退避和停顿；旁白里说的时间都是速度 1 下的）"},
+	"speed_x": {En: "(speed %g: this run divides every simulated delay by it; the times the narration gives are those of speed 1)",
+		Zh: "（速度 %g：这次运行把所有模拟的耗时都除以它；旁白里说的时间都是速度 1 下的）"},
+	"apply_reads": {En: "(as kubectl apply does, the action reads the object first: not found, so it creates it)",
+		Zh: "（和 kubectl apply 一样，动作先读取这个对象：不存在，于是创建它）"},
 }
 
 // PlainPrinter writes a scenario as readable text: each step's narration,
@@ -40,6 +47,12 @@ type PlainPrinter struct {
 	// what a write changed (etcd's MVCC history, as the writes happen).
 	values map[string][]revision
 	staged map[types.UID]bool // pods with stage events: their other writes are shown too
+	// step is the step started last; expects, held and heldPods hold
+	// stage blocks for the step that narrates them (print_order.go).
+	step     int
+	expects  map[stageKey]int
+	held     map[types.UID][]heldBlock
+	heldPods []types.UID
 }
 
 // revision is one stored version of a key.
@@ -61,6 +74,21 @@ const (
 func NewPlainPrinter(w io.Writer, lang string) *PlainPrinter {
 	return &PlainPrinter{w: w, lang: lang, layout: flow.Layout{Lang: lang, Form: flow.Brief},
 		last: map[types.UID]flow.Stage{}, values: map[string][]revision{}, staged: map[types.UID]bool{}}
+}
+
+// Speed notes, once, at what speed the run plays when it is not 1: the
+// narration's times (a back-off of 10 s, a container that runs 3 s) are
+// those of speed 1, and at another speed the evidence would seem to
+// contradict them.
+func (p *PlainPrinter) Speed(speed float64) {
+	switch {
+	case speed == 1:
+		return
+	case speed == 0:
+		p.write(p.word("speed_0") + "\n")
+	default:
+		p.write(fmt.Sprintf(p.word("speed_x"), speed) + "\n")
+	}
 }
 
 // word returns the printer's word for key in its language.
@@ -111,16 +139,20 @@ func (p *PlainPrinter) StepStarted(s StepInfo) {
 		fmt.Fprintf(&b, "$ %s%s\n", s.Action, as)
 	}
 	p.write(b.String())
+	p.mu.Lock()
+	p.step = s.Index
+	p.flushHeld(false)
+	p.mu.Unlock()
 }
 
 // StepFinished prints what the action returned and whether the step's
 // expectations held.
 func (p *PlainPrinter) StepFinished(s StepInfo, r StepResult) {
 	var b strings.Builder
-	for _, line := range r.HTTP {
+	for _, line := range transcriptIn(r, p.lang) {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
-	p.writeRequests(&b, r)
+	p.writeRequests(&b, r, strings.HasPrefix(s.Action, "apply"))
 	switch {
 	case r.Status != 0 && r.Message != "" && len(r.HTTP) == 0:
 		fmt.Fprintf(&b, "→ %d %s\n", r.Status, truncate(oneLine(r.Message), 200))
@@ -138,6 +170,12 @@ func (p *PlainPrinter) StepFinished(s StepInfo, r StepResult) {
 		fmt.Fprintf(&b, "✓ %s\n", p.word("passed"))
 	}
 	p.write(b.String())
+	if r.Err != nil || s.Index == s.Total {
+		// No later step will print what is held.
+		p.mu.Lock()
+		p.flushHeld(true)
+		p.mu.Unlock()
+	}
 }
 
 // Event prints a block for an event of a pod's stage (a header when the
@@ -157,21 +195,22 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 		}
 		fmt.Fprintf(&b, "  ⏸ %s %s\n", verb, ev.Hold.Boundary)
 	case ev.Stage != 0:
-		info, ok := ev.Stage.Info()
-		if !ok {
+		if _, ok := ev.Stage.Info(); !ok {
 			return
-		}
-		if p.last[ev.Object.UID] != ev.Stage {
-			p.last[ev.Object.UID] = ev.Stage
-			fmt.Fprintf(&b, "\n[%d/%d] %s — %s %s\n", int(ev.Stage), len(flow.Stages), info.Title.In(p.lang),
-				p.word("pod"), nsName(ev.Object.Namespace, ev.Object.Name))
 		}
 		p.staged[ev.Object.UID] = true
 		var c flow.Context
 		if ev.Etcd != nil {
 			c.Prior = p.noteWrite(ev.Etcd)
 		}
-		writeLines(&b, stageIndent, stageIndent, p.layout.Event(ev, c))
+		var lines strings.Builder
+		writeLines(&lines, stageIndent, stageIndent, p.layout.Event(ev, c))
+		if step := p.holdFor(ev.Object, ev.Stage); step > 0 {
+			p.hold(heldBlock{step: step, stage: ev.Stage, pod: ev.Object, text: lines.String()})
+			return
+		}
+		p.stageHeader(&b, ev.Object, ev.Stage)
+		b.WriteString(lines.String())
 	case (ev.Scheduling != nil || ev.Runtime != nil) && p.staged[ev.Object.UID]:
 		// A followed pod's scheduling attempt that found no node, or a
 		// container restart: not a stage, but part of its story.
@@ -187,7 +226,26 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 	default:
 		return
 	}
+	if ev.Hold == nil && ev.Stage == 0 {
+		if step := p.holdFor(ev.Object, 0); step > 0 {
+			p.hold(heldBlock{step: step, pod: ev.Object, text: b.String()})
+			return
+		}
+	}
 	p.out(b.String())
+}
+
+// stageHeader writes "[N/8] Title — pod NAME" when the pod enters the
+// stage here (after step text, a stage gets its header again). The
+// caller holds p.mu.
+func (p *PlainPrinter) stageHeader(b *strings.Builder, pod flow.ObjectRef, stage flow.Stage) {
+	info, _ := stage.Info()
+	if p.last[pod.UID] == stage {
+		return
+	}
+	p.last[pod.UID] = stage
+	fmt.Fprintf(b, "\n[%d/%d] %s — %s %s\n", int(stage), len(flow.Stages), info.Title.In(p.lang),
+		p.word("pod"), nsName(pod.Namespace, pod.Name))
 }
 
 // writeLines writes laid-out lines, the first after first, the others
@@ -229,13 +287,16 @@ func oneLine(s string) string {
 // an http step, whose lesson is the request itself, each trace in full
 // (the nine steps, go-restful's dispatch); for other actions one line per
 // request, as the stage blocks already show a pod create's trace.
-func (p *PlainPrinter) writeRequests(b *strings.Builder, r StepResult) {
+func (p *PlainPrinter) writeRequests(b *strings.Builder, r StepResult, apply bool) {
 	if len(r.Requests) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "  %s\n", p.word("server"))
 	for _, t := range r.Requests {
 		writeLines(b, stageIndent, stageIndent, p.layout.RequestSummary(t, len(r.HTTP) > 0))
+		if apply && t.Method == "GET" && t.Code == http.StatusNotFound {
+			fmt.Fprintf(b, "%s  %s\n", stageIndent, p.word("apply_reads"))
+		}
 	}
 }
 

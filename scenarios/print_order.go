@@ -1,0 +1,107 @@
+package scenarios
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// The plain printer prints a pod's stage where the scenario narrates it:
+// a stage often happens while an earlier step still waits (the
+// scheduler hears of a pod during the step that created it), but its
+// block belongs after the narration of the step that expects it
+// (podStage). Until that step starts, the block is held, and with it
+// whatever else is printed of the same pod, so that its story stays in
+// order.
+
+// stageKey names a stage of a pod by the pod's name.
+type stageKey struct {
+	namespace, pod string
+	stage          flow.Stage
+}
+
+// heldBlock is output held for a step: a stage's lines (its header is
+// written when it is printed), or an aside, already laid out.
+type heldBlock struct {
+	step  int // the step it waits for
+	stage flow.Stage
+	pod   flow.ObjectRef
+	text  string // for an aside; the lines for a stage
+}
+
+// Follow makes the printer hold each stage block until the step that
+// expects that stage (its first podStage expectation) has started. Call
+// it before the scenario plays; without it, blocks print as they come.
+func (p *PlainPrinter) Follow(s *Scenario) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.expects = map[stageKey]int{}
+	for _, st := range s.Steps {
+		for _, e := range st.Expect {
+			if ps, ok := e.(*PodStageExpectation); ok {
+				k := stageKey{ps.Namespace, ps.Pod, ps.Stage}
+				if _, seen := p.expects[k]; !seen {
+					p.expects[k] = st.Index
+				}
+			}
+		}
+	}
+}
+
+// holdFor says for which step output about pod ref (of stage, 0 for an
+// aside) must wait: 0 when it may print now. The caller holds p.mu.
+func (p *PlainPrinter) holdFor(ref flow.ObjectRef, stage flow.Stage) int {
+	step := 0
+	if stage != 0 {
+		step = p.expects[stageKey{ref.Namespace, ref.Name, stage}]
+	}
+	if held := p.held[ref.UID]; len(held) > 0 {
+		step = max(step, held[len(held)-1].step)
+	}
+	if step <= p.step {
+		return 0
+	}
+	return step
+}
+
+// hold keeps b for its step. The caller holds p.mu.
+func (p *PlainPrinter) hold(b heldBlock) {
+	if p.held == nil {
+		p.held = map[types.UID][]heldBlock{}
+	}
+	if len(p.held[b.pod.UID]) == 0 {
+		p.heldPods = append(p.heldPods, b.pod.UID)
+	}
+	p.held[b.pod.UID] = append(p.held[b.pod.UID], b)
+}
+
+// flushHeld prints, pod by pod in the order they were first held, the
+// held output whose step has started (all of it with everything). The
+// caller holds p.mu.
+func (p *PlainPrinter) flushHeld(everything bool) {
+	var b strings.Builder
+	var still []types.UID
+	for _, uid := range p.heldPods {
+		blocks := p.held[uid]
+		i := 0
+		for ; i < len(blocks) && (everything || blocks[i].step <= p.step); i++ {
+			p.writeBlock(&b, blocks[i])
+		}
+		if p.held[uid] = blocks[i:]; len(blocks[i:]) > 0 {
+			still = append(still, uid)
+		}
+	}
+	p.heldPods = still
+	p.out(b.String())
+}
+
+// writeBlock writes a held block: a stage's header when the pod enters
+// the stage here, then its lines; or an aside.
+func (p *PlainPrinter) writeBlock(b *strings.Builder, h heldBlock) {
+	if h.stage != 0 {
+		p.stageHeader(b, h.pod, h.stage)
+	}
+	b.WriteString(h.text)
+}
