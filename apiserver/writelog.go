@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"sort"
 	"sync"
 
 	"github.com/kubesim/kubesim/internal/flow"
@@ -26,8 +27,8 @@ type writeLog struct {
 	n    int // writes added so far
 }
 
-// add notes a write. Writes arrive about in revision order; between
-// sorts nothing and copes with a few out of place.
+// add notes a write. Writes arrive about in revision order (concurrent
+// ones may swap); between sorts what it returns.
 func (l *writeLog) add(w flow.OtherWrite) {
 	l.mu.Lock()
 	l.ring[l.n%writeLogSize] = w
@@ -57,5 +58,6 @@ func (l *writeLog) between(after, before int64) (writes []flow.OtherWrite, more,
 			writes = append(writes, w)
 		}
 	}
+	sort.Slice(writes, func(i, j int) bool { return writes[i].Revision < writes[j].Revision })
 	return writes, found - int64(len(writes)), max(gap-found, 0)
 }

@@ -125,7 +125,7 @@ func (a *EtcdWatchAction) run(ctx context.Context, p *player, _ string) (StepRes
 		}
 	}
 	var res StepResult
-	logf := func(format string, args ...any) { res.HTTP = append(res.HTTP, fmt.Sprintf(format, args...)) }
+	logf := func(format string, args ...any) { addTranscript(&res, format, args...) }
 	opts := []clientv3.OpOption{clientv3.WithRev(rev)}
 	flag := ""
 	if a.Prefix {

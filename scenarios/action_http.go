@@ -241,7 +241,7 @@ func (r *httpRun) run() error {
 
 // logf adds a line to the transcript.
 func (r *httpRun) logf(format string, args ...any) {
-	r.res.HTTP = append(r.res.HTTP, fmt.Sprintf(format, args...))
+	addTranscript(&r.res, format, args...)
 }
 
 // send makes one request for path over the action's protocol (reading

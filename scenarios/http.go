@@ -15,13 +15,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"k8s.io/client-go/rest"
-)
 
-// framePreview is how much of a body or frame a transcript line shows.
-const framePreview = 120
+	"github.com/kubesim/kubesim/internal/flow"
+)
 
 // httpClient is what the http action needs to reach the API server as
 // one user.
@@ -104,22 +102,6 @@ func resourceVersionOf(body []byte) string {
 		return ""
 	}
 	return obj.Metadata.ResourceVersion
-}
-
-// preview returns the start of b on one line: text as it is (line
-// breaks escaped), binary (a protobuf frame) as hex.
-func preview(b []byte) string {
-	if !isText(b) {
-		n := min(len(b), framePreview/3)
-		s := fmt.Sprintf("% x", b[:n])
-		if n < len(b) {
-			s += " …"
-		}
-		return "(binary) " + s
-	}
-	s := strings.TrimRight(string(b), "\r\n")
-	s = strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
-	return truncate(s, framePreview)
 }
 
 // decodeEvents decodes the complete JSON lines at the start of buf into
@@ -289,7 +271,7 @@ func (r http1Reader) chunks(stopAfter int) error {
 		if _, err := r.tp.ReadLine(); err != nil { // the CRLF after the data
 			return ctxErr(r.ctx, err)
 		}
-		r.logf("< chunk %q + %d bytes + \"\\r\\n\": %s", line+"\r\n", size, preview(data))
+		r.logf("< chunk %q + %d bytes + \"\\r\\n\": %s", line+"\r\n", size, flow.Preview(data))
 		r.ex.body = append(r.ex.body, data...)
 		if stopAfter != 0 {
 			before := len(r.ex.events)
@@ -350,7 +332,10 @@ func (r http1Reader) body(contentLength string) error {
 		}
 	}
 	r.ex.body = body
-	r.logf("< body (%d bytes): %s", len(body), preview(body))
+	r.logf("< body (%d bytes): %s", len(body), flow.Preview(body))
+	for _, fact := range bodyFacts(body) {
+		r.logf("  %s", fact)
+	}
 	return nil
 }
 
@@ -406,7 +391,10 @@ func (hc *httpClient) http2(ctx context.Context, a *HTTPAction, path string, sto
 	if stopAfter == 0 {
 		b, err := io.ReadAll(resp.Body)
 		ex.body = b
-		logf("< DATA (%d bytes): %s", len(b), preview(b))
+		logf("< DATA (%d bytes): %s", len(b), flow.Preview(b))
+		for _, fact := range bodyFacts(b) {
+			logf("  %s", fact)
+		}
 		return ex, ctxErr(ctx, err)
 	}
 	br := bufio.NewReader(resp.Body)
@@ -416,7 +404,7 @@ func (hc *httpClient) http2(ctx context.Context, a *HTTPAction, path string, sto
 			ex.body = append(ex.body, line...)
 			before := len(ex.events)
 			decodeEvents(line, &ex.events)
-			logf("< DATA (%d bytes): %s", len(line), preview(line))
+			logf("< DATA (%d bytes): %s", len(line), flow.Preview(line))
 			for _, ev := range ex.events[before:] {
 				logf("  %s", describeEvent(ev))
 			}
@@ -452,18 +440,4 @@ func ctxErr(ctx context.Context, err error) error {
 		return fmt.Errorf("timed out: %w", err)
 	}
 	return err
-}
-
-// isText says whether b is UTF-8 without control characters other than
-// tab and line breaks.
-func isText(b []byte) bool {
-	if !utf8.Valid(b) {
-		return false
-	}
-	for _, r := range string(b) {
-		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' {
-			return false
-		}
-	}
-	return true
 }

@@ -64,6 +64,9 @@ type StepResult struct {
 	// request and status lines, headers, and the body as it arrived (for
 	// an HTTP/1.1 stream, each chunk with its size).
 	HTTP []string
+	// Transcript is HTTP in both languages (our words in it translated);
+	// printers show it in theirs.
+	Transcript []flow.Text
 	// Requests are the API server's traces of the requests the action
 	// sent (as its Audit-Id headers name them), in order: the nine steps
 	// of each, with the route go-restful chose and the status code.

@@ -2,7 +2,8 @@ package scenarios
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // containsFold reports whether sub is in s, ignoring case.
@@ -10,16 +11,9 @@ func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
 
-// truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// truncate is flow.Truncate: s cut to at most n bytes on a rune
+// boundary, marked with "…".
+func truncate(s string, n int) string { return flow.Truncate(s, n) }
 
 // joinComma joins s with ", ".
 func joinComma(s []string) string { return strings.Join(s, ", ") }

@@ -7,7 +7,7 @@ import (
 
 // Bounds of what a Brief layout shows of a request.
 const (
-	briefDetail = 140 // bytes of a step's detail
+	briefDetail = 600 // bytes of a step's detail: whole but for the rare long one (a narration may point at any of it: the defaults set, the admission plugins)
 	briefURI    = 100 // bytes of a URI in a request's summary line
 )
 

@@ -1,0 +1,66 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// transcriptZh are the Chinese forms of the transcript lines that carry
+// our words, by their English format. Lines of the protocol itself
+// (request and status lines, headers, bytes) are the same in both
+// languages and are not listed.
+var transcriptZh = map[string]string{
+	"-- poll %d of %d":      "-- 第 %d 次轮询，共 %d 次",
+	"   resourceVersion %s": "   resourceVersion %s",
+	"-- the current state first, to learn its resourceVersion":                                   "-- 先读一次当前状态，得到它的 resourceVersion",
+	"-- long-poll round %d of %d: the server holds the request until something changes after %s": "-- 第 %d 轮长轮询，共 %d 轮：服务端挂起请求，直到 %s 之后有变化",
+	"   connection closed; next round from resourceVersion %s":                                   "   连接已关闭；下一轮从 resourceVersion %s 开始",
+	"< chunk %q + %d bytes + \"\\r\\n\": %s":                                                     "< chunk %q + %d 字节 + \"\\r\\n\"：%s",
+	"  (%d events read: the client closes the connection)":                                       "  （已读 %d 个事件：客户端关闭连接）",
+	"< last chunk %q: size 0, %s, then the empty line: the response is complete":                 "< 最后一个 chunk %q：长度 0，%s，然后是空行：响应结束",
+	"< body (%d bytes): %s":                                                  "< 响应体（%d 字节）：%s",
+	"> %s %s (HTTP/2: a HEADERS frame on a new stream)":                      "> %s %s（HTTP/2：新 stream 上的一个 HEADERS 帧）",
+	"< DATA (%d bytes): %s":                                                  "< DATA（%d 字节）：%s",
+	"  (%d events read: the client resets the stream, the connection stays)": "  （已读 %d 个事件：客户端重置这个 stream，连接保留）",
+	"< END_STREAM after %d events":                                           "< 读完 %d 个事件后 END_STREAM",
+	"(%d events read: the watch is cancelled)":                               "（已读 %d 个事件：取消 watch）",
+}
+
+// transcriptArgZh are the Chinese forms of the words passed to those
+// lines as arguments.
+var transcriptArgZh = map[string]string{
+	"no trailer fields": "没有 trailer 字段",
+}
+
+// addTranscript adds a line to res's transcript: in English to HTTP (as
+// the JSON output has it) and in both languages to Transcript.
+func addTranscript(res *StepResult, format string, args ...any) {
+	en := fmt.Sprintf(format, args...)
+	res.HTTP = append(res.HTTP, en)
+	zh := en
+	if f, ok := transcriptZh[format]; ok {
+		zhArgs := make([]any, len(args))
+		for i, a := range args {
+			if s, ok := a.(string); ok && transcriptArgZh[s] != "" {
+				a = transcriptArgZh[s]
+			}
+			zhArgs[i] = a
+		}
+		zh = fmt.Sprintf(f, zhArgs...)
+	}
+	res.Transcript = append(res.Transcript, flow.Text{En: en, Zh: zh})
+}
+
+// transcriptIn returns res's transcript in lang: Transcript when it has
+// every line, else HTTP.
+func transcriptIn(res StepResult, lang string) []string {
+	if len(res.Transcript) != len(res.HTTP) {
+		return res.HTTP
+	}
+	out := make([]string, len(res.Transcript))
+	for i, t := range res.Transcript {
+		out[i] = t.In(lang)
+	}
+	return out
+}
