@@ -287,6 +287,9 @@ func (r *httpRun) poll() error {
 		if rv := resourceVersionOf(ex.body); rv != "" {
 			r.logf("   resourceVersion %s", rv)
 		}
+		if phase, restarts, ok := podProgress(ex.body); ok {
+			r.logf("   phase %s, %d container restarts", phase, restarts)
+		}
 		if i < r.a.Count {
 			if err := sleep(r.ctx, r.p.scaled(r.a.Interval)); err != nil {
 				return err

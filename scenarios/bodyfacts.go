@@ -9,6 +9,27 @@ import (
 // maxFact bounds a body fact shown whole.
 const maxFact = 400
 
+// podProgress reads a Pod body's phase and the sum of its containers'
+// restart counts: what a poll sees change from one answer to the next.
+func podProgress(body []byte) (phase string, restarts int32, ok bool) {
+	var pod struct {
+		Kind   string `json:"kind"`
+		Status struct {
+			Phase             string `json:"phase"`
+			ContainerStatuses []struct {
+				RestartCount int32 `json:"restartCount"`
+			} `json:"containerStatuses"`
+		} `json:"status"`
+	}
+	if json.Unmarshal(body, &pod) != nil || pod.Kind != "Pod" {
+		return "", 0, false
+	}
+	for _, c := range pod.Status.ContainerStatuses {
+		restarts += c.RestartCount
+	}
+	return pod.Status.Phase, restarts, true
+}
+
 // bodyFacts picks out of a JSON response body what its transcript line,
 // cut short, would hide and a narration points at: a Status's message,
 // reason and code, and the status of a review (SelfSubjectAccessReview:

@@ -23,3 +23,13 @@ func TestBodyFacts(t *testing.T) {
 		}
 	}
 }
+
+func TestPodProgress(t *testing.T) {
+	phase, restarts, ok := podProgress([]byte(`{"kind":"Pod","status":{"phase":"Running","containerStatuses":[{"restartCount":2},{"restartCount":1}]}}`))
+	if !ok || phase != "Running" || restarts != 3 {
+		t.Errorf("podProgress = %q, %d, %v; want Running, 3", phase, restarts, ok)
+	}
+	if _, _, ok := podProgress([]byte(`{"kind":"PodList"}`)); ok {
+		t.Error("a PodList read as a Pod")
+	}
+}

@@ -11,9 +11,10 @@ import (
 // (request and status lines, headers, bytes) are the same in both
 // languages and are not listed.
 var transcriptZh = map[string]string{
-	"-- poll %d of %d":      "-- 第 %d 次轮询，共 %d 次",
-	"   resourceVersion %s": "   resourceVersion %s",
-	"-- the current state first, to learn its resourceVersion":                                   "-- 先读一次当前状态，得到它的 resourceVersion",
+	"-- poll %d of %d":                                         "-- 第 %d 次轮询，共 %d 次",
+	"   resourceVersion %s":                                    "   resourceVersion %s",
+	"   phase %s, %d container restarts":                       "   phase %s，容器共重启 %d 次",
+	"-- the current state first, to learn its resourceVersion": "-- 先读一次当前状态，得到它的 resourceVersion",
 	"-- long-poll round %d of %d: the server holds the request until something changes after %s": "-- 第 %d 轮长轮询，共 %d 轮：服务端挂起请求，直到 %s 之后有变化",
 	"   connection closed; next round from resourceVersion %s":                                   "   连接已关闭；下一轮从 resourceVersion %s 开始",
 	"< chunk %q + %d bytes + \"\\r\\n\": %s":                                                     "< chunk %q + %d 字节 + \"\\r\\n\"：%s",
