@@ -36,6 +36,20 @@ func writeMarkdownFile(path string, m *Model) error {
 	return nil
 }
 
+// markdownWords are the export's own words, in both languages.
+var markdownWords = map[string]flow.Text{
+	"walkthrough": {En: "kubesim walkthrough", Zh: "kubesim 演练记录"},
+	"steps":       {En: "Steps", Zh: "步骤"},
+	"unfinished":  {En: "Result: not finished.", Zh: "结果：未完成。"},
+	"failed":      {En: "Result: **failed**: %s", Zh: "结果：**失败**：%s"},
+	"held":        {En: "Result: every expectation held.", Zh: "结果：所有预期都成立。"},
+	"pod":         {En: "Pod %s/%s (uid %s)", Zh: "Pod %s/%s（uid %s）"},
+	"gate":        {En: " (+%s held by the gate)", Zh: "（另有 %s 被关卡暂停）"},
+}
+
+// md returns the export's word for key in lang.
+func md(key, lang string) string { return markdownWords[key].In(lang) }
+
 // writeMarkdown writes the walkthrough of the sessions played: each
 // scenario's steps and, for each pod followed, every stage with the
 // evidence captured (the same text as the evidence pane).
@@ -44,14 +58,14 @@ func writeMarkdown(w io.Writer, played []*walkthrough, etcdHistory map[historyKe
 	r.SetColorProfile(termenv.Ascii)
 	v := evidenceView{st: newStyles(r), lang: lang, width: markdownWidth, etcdHistory: etcdHistory}
 	var b strings.Builder
-	b.WriteString("# kubesim walkthrough\n")
+	b.WriteString("# " + md("walkthrough", lang) + "\n")
 	for _, wt := range played {
 		if len(wt.steps) == 0 && len(wt.tracks.order) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "\n## %s (`%s`)\n\n%s\n", wt.info.Title.In(lang), wt.info.Name, wt.info.Summary.In(lang))
 		if len(wt.steps) > 0 {
-			b.WriteString("\n### Steps\n\n")
+			b.WriteString("\n### " + md("steps", lang) + "\n\n")
 			for _, s := range wt.steps {
 				fmt.Fprintf(&b, "%d. %s\n", s.Index, s.Narration.In(lang))
 				if line := markdownStepResult(s); line != "" {
@@ -61,17 +75,17 @@ func writeMarkdown(w io.Writer, played []*walkthrough, etcdHistory map[historyKe
 		}
 		switch {
 		case !wt.done:
-			b.WriteString("\nResult: not finished.\n")
+			b.WriteString("\n" + md("unfinished", lang) + "\n")
 		case wt.err != nil:
-			fmt.Fprintf(&b, "\nResult: **failed**: %s\n", wt.err)
+			fmt.Fprintf(&b, "\n"+md("failed", lang)+"\n", wt.err)
 		default:
-			b.WriteString("\nResult: every expectation held.\n")
+			b.WriteString("\n" + md("held", lang) + "\n")
 		}
 		for _, t := range wt.tracks.list() {
 			if t.reached() == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "\n### Pod %s/%s (uid %s)\n", t.ref.Namespace, t.ref.Name, t.ref.UID)
+			fmt.Fprintf(&b, "\n### "+md("pod", lang)+"\n", t.ref.Namespace, t.ref.Name, t.ref.UID)
 			for s := flow.StageAdmitted; s <= flow.StageStatusPersisted; s++ {
 				if len(t.stages[s]) == 0 {
 					continue
@@ -81,7 +95,7 @@ func writeMarkdown(w io.Writer, played []*walkthrough, etcdHistory map[historyKe
 				if d, ok := t.took(s); ok {
 					took = " — " + flow.FormatDuration(d)
 					if h := t.heldFor(s, time.Time{}); h > 0 {
-						took += fmt.Sprintf(" (+%s held by the gate)", flow.FormatDuration(h))
+						took += fmt.Sprintf(md("gate", lang), flow.FormatDuration(h))
 					}
 				}
 				fmt.Fprintf(&b, "\n#### %d/8 %s%s\n", int(s), info.Title.In(lang), took)

@@ -63,3 +63,23 @@ func TestMarkdownStepResult(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownExportInChinese: the export's own words follow the language.
+func TestMarkdownExportInChinese(t *testing.T) {
+	m, _ := startedModel(t, 120, 40, "zh")
+	feed(m, flow.StageStatusPersisted)
+	m.Update(sessionDoneMsg{gen: m.gen})
+	path := filepath.Join(t.TempDir(), "walk.md")
+	if err := writeMarkdownFile(path, m); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# kubesim 演练记录", "结果：所有预期都成立。", "### Pod default/nginx（uid " + testUID + "）"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b)
+		}
+	}
+}
