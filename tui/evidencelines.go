@@ -71,8 +71,12 @@ func (l *lines) add(st lipgloss.Style, indent int, text string) {
 	for _, part := range strings.Split(text, "\n") {
 		var wrapped string
 		if wide(part) {
-			// CJK text has no spaces to break at: break anywhere
-			wrapped = ansi.Hardwrap(part, ww, true)
+			// CJK text breaks between characters and at spaces, as
+			// the narration does, never inside a word of Latin letters
+			// (the line's leading spaces are its layout: kept)
+			body := strings.TrimLeft(part, " ")
+			lead := part[:len(part)-len(body)]
+			wrapped = lead + strings.Join(wrapProse(body, max(ww-len(lead), 5)), "\n")
 		} else {
 			wrapped = ansi.Wrap(part, ww, "")
 		}
