@@ -5,15 +5,19 @@
 //
 // One scheduling attempt, as in kube-scheduler:
 //
-//  1. The pod arrives through an informer watching unscheduled pods and
-//     enters the scheduling queue (queue.go), ordered by priority.
+//  1. The pod arrives through the one pod informer (every pod but the
+//     finished ones: fieldSelector status.phase!=Succeeded,
+//     status.phase!=Failed). Its handlers split what it sees: a pod
+//     without a node, for this scheduler, enters the scheduling queue
+//     (queue.go), ordered by priority; a pod on a node goes to the cache.
 //  2. The scheduling loop pops it and refreshes its snapshot of the nodes
-//     and the pods on them (cache.go: bound pods from a second informer,
-//     plus pods assumed but not yet bound).
+//     and the pods on them (cache.go: bound pods, plus pods assumed but
+//     not yet bound).
 //  3. Filter plugins rule nodes out, each with a reason a person can read
 //     ("Insufficient cpu"); the first rejection per node counts.
 //  4. Score plugins rank the nodes left, 0-100 each, times a weight; the
-//     highest total wins (ties: Config.TieBreaker).
+//     highest total wins; among equal totals kube-scheduler picks at
+//     random (Config.TieBreaker), and the decision names the tied nodes.
 //  5. The pod is assumed on the node at once, so the next attempt sees the
 //     room taken, and bound in the background: POST pods/<name>/binding,
 //     then a Scheduled event.

@@ -317,20 +317,20 @@ func (s *Scheduler) bindDone(ctx context.Context, qp *queuedPod, a *attempt, ass
 	switch {
 	case apierrors.IsConflict(err):
 		logger.V(2).Info("Binding rejected with a conflict; leaving the pod alone", "pod", klog.KObj(pod), "node", host, "err", err)
-		s.letGo(qp, a, err, fmt.Sprintf("%s: binding to %s rejected", pod.Name, host))
+		s.abandonAttempt(qp, a, err, fmt.Sprintf("%s: binding to %s rejected", pod.Name, host))
 		return
 	case errors.Is(err, errPodGone):
 		logger.V(2).Info("Binding given up; the pod went away while held", "pod", klog.KObj(pod), "node", host)
-		s.letGo(qp, a, err, fmt.Sprintf("%s: binding to %s given up", pod.Name, host))
+		s.abandonAttempt(qp, a, err, fmt.Sprintf("%s: binding to %s given up", pod.Name, host))
 		return
 	}
 	a.err = fmt.Errorf("binding pod to node %s: %w", host, err)
 	s.handleFailure(ctx, qp, a)
 }
 
-// letGo ends an attempt whose pod is no longer the scheduler's to place,
+// abandonAttempt ends an attempt whose pod is no longer the scheduler's to place,
 // recording why (stage 0).
-func (s *Scheduler) letGo(qp *queuedPod, a *attempt, err error, summary string) {
+func (s *Scheduler) abandonAttempt(qp *queuedPod, a *attempt, err error, summary string) {
 	if a.decision != nil {
 		a.decision.Message = err.Error()
 	}
