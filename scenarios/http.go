@@ -350,31 +350,9 @@ func (hc *httpClient) http2(ctx context.Context, a *HTTPAction, path string, sto
 	defer tr.CloseIdleConnections()
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var body io.Reader
-	if a.Body != "" {
-		body = strings.NewReader(a.Body)
-	}
-	u := *hc.base
-	ref, err := url.Parse(path)
+	req, err := hc.request(rctx, a, path)
 	if err != nil {
 		return ex, err
-	}
-	target := u.ResolveReference(ref)
-	req, err := http.NewRequestWithContext(rctx, a.Method, target.String(), body)
-	if err != nil {
-		return ex, err
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", ActionUserAgent)
-	if a.Body != "" {
-		ct := a.ContentType
-		if ct == "" {
-			ct = "application/json"
-		}
-		req.Header.Set("Content-Type", ct)
-	}
-	if hc.token != "" {
-		req.Header.Set("Authorization", "Bearer "+hc.token)
 	}
 	logf("> %s %s (HTTP/2: a HEADERS frame on a new stream)", a.Method, path)
 	resp, err := tr.RoundTrip(req)
@@ -421,6 +399,36 @@ func (hc *httpClient) http2(ctx context.Context, a *HTTPAction, path string, sto
 			return ex, ctxErr(ctx, err)
 		}
 	}
+}
+
+// request is the action's request for path, with the user's token,
+// kubesim's user agent and the body's content type.
+func (hc *httpClient) request(ctx context.Context, a *HTTPAction, path string) (*http.Request, error) {
+	var body io.Reader
+	if a.Body != "" {
+		body = strings.NewReader(a.Body)
+	}
+	ref, err := url.Parse(path)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, a.Method, hc.base.ResolveReference(ref).String(), body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", ActionUserAgent)
+	if a.Body != "" {
+		ct := a.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		req.Header.Set("Content-Type", ct)
+	}
+	if hc.token != "" {
+		req.Header.Set("Authorization", "Bearer "+hc.token)
+	}
+	return req, nil
 }
 
 // ctxErr prefers the context's error (a step timeout) to the error of
