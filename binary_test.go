@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/klog/v2"
 )
 
 // The kubesim binary, built once for the tests of this package that run
@@ -24,6 +26,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// client-go's logs in this process (a request cut short by a kill
+	// -9, say) are not the tests' output.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)

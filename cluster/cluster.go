@@ -129,19 +129,23 @@ type Cluster struct {
 	// Authority holds the cluster's CA, certificates and tokens.
 	Authority *pki.Authority
 
-	tempDir   bool
-	lock      *dataDirLock
-	etcd      *embedetcd.Server
-	runCtx    context.Context
-	readyWait time.Duration
-	speed     float64
-	logFile   *os.File
-	logSink   *logSink
-	auditFile *os.File
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
-	runErr    error
-	once      sync.Once
+	tempDir bool
+	lock    *dataDirLock
+	// etcdAbandoned is closed once an etcd start Start gave up on has
+	// ended (nil: none): Close waits for it before removing a temporary
+	// data dir, which etcd may still be writing into.
+	etcdAbandoned <-chan struct{}
+	etcd          *embedetcd.Server
+	runCtx        context.Context
+	readyWait     time.Duration
+	speed         float64
+	logFile       *os.File
+	logSink       *logSink
+	auditFile     *os.File
+	cancel        context.CancelFunc
+	wg            sync.WaitGroup
+	runErr        error
+	once          sync.Once
 
 	// The API server: its configuration (reused by RestartAPIServer),
 	// and the running one.
@@ -212,6 +216,10 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	ecfg := embedetcd.NewConfig(c.DataDir)
 	ecfg.UnsafeNoFsync = cfg.UnsafeNoFsync
 	if c.etcd, err = embedetcd.Start(ctx, ecfg); err != nil {
+		var abandoned *embedetcd.AbandonedStartError
+		if errors.As(err, &abandoned) {
+			c.etcdAbandoned = abandoned.Done
+		}
 		var corrupt *embedetcd.CorruptError
 		if errors.As(err, &corrupt) {
 			// Name the data dir the user gave, not etcd's part of it.
@@ -401,6 +409,7 @@ func (c *Cluster) Close() error {
 			_ = c.auditFile.Close()
 		}
 		if c.tempDir {
+			c.waitAbandonedEtcd()
 			_ = os.RemoveAll(c.DataDir)
 		}
 		c.lock.release()
@@ -408,6 +417,22 @@ func (c *Cluster) Close() error {
 	c.apiMu.Lock()
 	defer c.apiMu.Unlock()
 	return c.runErr
+}
+
+// abandonedEtcdWait bounds how long Close waits for an abandoned etcd
+// start before it removes a temporary data dir anyway.
+const abandonedEtcdWait = 5 * time.Second
+
+// waitAbandonedEtcd waits for an etcd start Start gave up on to end: a
+// fresh temporary data dir has no lock to wait for, so it ends soon.
+func (c *Cluster) waitAbandonedEtcd() {
+	if c.etcdAbandoned == nil {
+		return
+	}
+	select {
+	case <-c.etcdAbandoned:
+	case <-time.After(abandonedEtcdWait):
+	}
 }
 
 // Etcd returns the embedded etcd member.

@@ -231,11 +231,9 @@ func startMember(ctx context.Context, ecfg *embed.Config, timeout time.Duration)
 		}
 		e = r.e
 	case <-ctx.Done():
-		go closeWhenStarted(ch)
-		return nil, fmt.Errorf("etcd: start: %w", ctx.Err())
+		return nil, &AbandonedStartError{Err: fmt.Errorf("etcd: start: %w", ctx.Err()), Done: closeWhenStarted(ch)}
 	case <-expired.C:
-		go closeWhenStarted(ch)
-		return nil, fmt.Errorf("etcd: not started after %s (logs: %s)", timeout, ecfg.LogOutputs[0])
+		return nil, &AbandonedStartError{Err: fmt.Errorf("etcd: not started after %s (logs: %s)", timeout, ecfg.LogOutputs[0]), Done: closeWhenStarted(ch)}
 	}
 	select {
 	case <-e.Server.ReadyNotify():
@@ -253,12 +251,32 @@ func startMember(ctx context.Context, ecfg *embed.Config, timeout time.Duration)
 	}
 }
 
-// closeWhenStarted closes the member a start given up on brings up.
-func closeWhenStarted(ch <-chan startResult) {
-	if r := <-ch; r.err == nil {
-		r.e.Close()
-	}
+// closeWhenStarted closes, in a goroutine of its own, the member a start
+// given up on brings up; the channel it returns is closed once that is
+// done (or the start failed).
+func closeWhenStarted(ch <-chan startResult) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if r := <-ch; r.err == nil {
+			r.e.Close()
+		}
+	}()
+	return done
 }
+
+// AbandonedStartError is Start's error when it gave up (its context
+// done, or its timeout passed) while etcd was still starting: etcd goes
+// on in the background, may still write into its data dir, and closes
+// what it brought up. Done is closed once it has; whoever removes the
+// data dir waits for it first.
+type AbandonedStartError struct {
+	Err  error
+	Done <-chan struct{}
+}
+
+func (e *AbandonedStartError) Error() string { return e.Err.Error() }
+func (e *AbandonedStartError) Unwrap() error { return e.Err }
 
 // maxSocketPath is the longest unix socket path Linux accepts, less one.
 const maxSocketPath = 107
