@@ -8,7 +8,7 @@ import (
 
 // Bounds of the field changes a Brief layout lists for an etcd write.
 const (
-	maxChanges  = 12  // changes listed; the rest are counted
+	maxChanges  = 20  // changes listed; the rest are counted
 	briefChange = 150 // bytes of one change
 )
 
@@ -134,11 +134,13 @@ func (l Layout) changes(w *EtcdWrite, p Prior) []Line {
 }
 
 // storyField reports the fields that tell a pod's story: where it runs,
-// its phase, its deletion, its labels.
+// its phase, its deletion, its labels, its containers' state and
+// readiness.
 func storyField(path string) bool {
 	switch path {
 	case "spec.nodeName", "status.phase", "status.podIP", "metadata.deletionTimestamp", "metadata.deletionGracePeriodSeconds", "metadata.labels":
 		return true
 	}
-	return strings.HasPrefix(path, "metadata.labels.")
+	return strings.HasPrefix(path, "metadata.labels.") ||
+		(strings.HasPrefix(path, "status.containerStatuses[") && (strings.Contains(path, "].state.") || strings.HasSuffix(path, "].ready")))
 }
