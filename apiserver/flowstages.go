@@ -65,7 +65,14 @@ func (s *Server) observeWrite(ctx context.Context, w storage.Write) {
 	if !ok {
 		return
 	}
-	between, more, elsewhere := s.writes.between(w.PrevRevision, w.Revision)
+	// Which keys took the revisions in between is shown for the pods
+	// whose stages are followed: the others' writes need not scan the
+	// log (every pod write of a large cluster comes through here).
+	var between []flow.OtherWrite
+	var more, elsewhere int64
+	if s.tracker.tracks(pod.UID) {
+		between, more, elsewhere = s.writes.between(w.PrevRevision, w.Revision)
+	}
 	s.tracker.recordWrite(w.Op, pod, flow.Event{
 		Component: component,
 		Object:    podRef(pod),

@@ -101,6 +101,14 @@ func (t *podTracker) forgetLocked(uid types.UID) {
 	close(p.changed)
 }
 
+// tracks reports whether pod uid is tracked.
+func (t *podTracker) tracks(uid types.UID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.pods[uid]
+	return ok
+}
+
 // wants reports whether stage s may still be recorded for pod uid: the
 // pod is tracked and no stage from s on has been recorded for it.
 func (t *podTracker) wants(uid types.UID, s flow.Stage) bool {

@@ -62,7 +62,8 @@ type EtcdWrite struct {
 	By *WriteAuthor `json:"by,omitempty"`
 	// Between are the writes to other keys that took the revisions
 	// between PrevRevision and Revision, oldest first, as far as the API
-	// server made them and still remembers them; BetweenElsewhere counts
+	// server made them and still remembers them (for the pods whose
+	// stages it tracks); BetweenElsewhere counts
 	// the revisions in between it cannot account for (written by etcd
 	// itself, as when a lease expires, by another etcd client, or too
 	// long ago to remember). Between lists a few writes at most;
