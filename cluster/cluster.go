@@ -181,53 +181,94 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 			c.Close()
 		}
 	}()
-	var notes []string
-	if c.lock, err = claimDataDir(c.DataDir, func(f string, args ...any) { notes = append(notes, fmt.Sprintf(f, args...)) }); err != nil {
+	if err := c.openDataDir(); err != nil {
 		return nil, err
 	}
+	c.Recorder = cfg.Recorder
+	if c.Recorder == nil {
+		c.Recorder = flow.NewRecorder()
+	}
+	if err := c.loadAuthority(cfg.BindAddress); err != nil {
+		return nil, err
+	}
+	if err := c.startEtcd(ctx, cfg.UnsafeNoFsync); err != nil {
+		return nil, err
+	}
+	c.apiCfg = c.apiConfig(cfg)
+	runCtx, cancel := context.WithCancel(ctx)
+	c.cancel, c.runCtx = cancel, runCtx
+	if err := c.startAPI(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.writeKubeconfigs(); err != nil {
+		return nil, err
+	}
+	if err := c.startComponents(cfg); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// openDataDir claims the data dir (claimDataDir) and opens the log files
+// in it: the API server's log, where klog goes too, and the audit log.
+func (c *Cluster) openDataDir() (err error) {
+	var notes []string
+	if c.lock, err = claimDataDir(c.DataDir, func(f string, args ...any) { notes = append(notes, fmt.Sprintf(f, args...)) }); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Join(c.DataDir, "logs"), 0o700); err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
+		return fmt.Errorf("cluster: %w", err)
 	}
 	if c.logFile, err = os.OpenFile(filepath.Join(c.DataDir, "logs", "apiserver.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
+		return fmt.Errorf("cluster: %w", err)
 	}
 	c.logSink = &logSink{w: c.logFile}
 	routeKlog(c.logSink)
 	for _, n := range notes {
 		fmt.Fprintf(c.logSink, "cluster: %s\n", n)
 	}
-
-	c.Recorder = cfg.Recorder
-	if c.Recorder == nil {
-		c.Recorder = flow.NewRecorder()
+	if c.auditFile, err = apiserver.OpenAuditLog(filepath.Join(c.DataDir, "logs", "audit.log")); err != nil {
+		return fmt.Errorf("cluster: %w", err)
 	}
+	return nil
+}
+
+// loadAuthority loads (or creates) the cluster's CA, certificates and
+// tokens; the serving certificate also names bindAddress when it is
+// neither loopback nor unspecified.
+func (c *Cluster) loadAuthority(bindAddress string) (err error) {
 	pcfg := pki.NewConfig(c.DataDir)
-	if ip := net.ParseIP(cfg.BindAddress); ip != nil && !ip.IsLoopback() && !ip.IsUnspecified() {
-		pcfg.Hosts = append(pcfg.Hosts, cfg.BindAddress)
+	if ip := net.ParseIP(bindAddress); ip != nil && !ip.IsLoopback() && !ip.IsUnspecified() {
+		pcfg.Hosts = append(pcfg.Hosts, bindAddress)
 	}
 	pcfg.Logf = func(format string, args ...any) { fmt.Fprintf(c.logSink, "pki: "+format+"\n", args...) }
-	if c.Authority, err = pki.Load(pcfg); err != nil {
-		return nil, err
-	}
-	if c.auditFile, err = apiserver.OpenAuditLog(filepath.Join(c.DataDir, "logs", "audit.log")); err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
-	}
+	c.Authority, err = pki.Load(pcfg)
+	return err
+}
 
+// startEtcd starts the embedded member. A start given up on is noted for
+// Close; damaged data is reported against the data dir the user gave.
+func (c *Cluster) startEtcd(ctx context.Context, noFsync bool) (err error) {
 	ecfg := embedetcd.NewConfig(c.DataDir)
-	ecfg.UnsafeNoFsync = cfg.UnsafeNoFsync
-	if c.etcd, err = embedetcd.Start(ctx, ecfg); err != nil {
-		var abandoned *embedetcd.AbandonedStartError
-		if errors.As(err, &abandoned) {
-			c.etcdAbandoned = abandoned.Done
-		}
-		var corrupt *embedetcd.CorruptError
-		if errors.As(err, &corrupt) {
-			// Name the data dir the user gave, not etcd's part of it.
-			return nil, &embedetcd.CorruptError{Dir: c.DataDir, Cause: corrupt.Cause}
-		}
-		return nil, err
+	ecfg.UnsafeNoFsync = noFsync
+	if c.etcd, err = embedetcd.Start(ctx, ecfg); err == nil {
+		return nil
 	}
+	var abandoned *embedetcd.AbandonedStartError
+	if errors.As(err, &abandoned) {
+		c.etcdAbandoned = abandoned.Done
+	}
+	var corrupt *embedetcd.CorruptError
+	if errors.As(err, &corrupt) {
+		// Name the data dir the user gave, not etcd's part of it.
+		return &embedetcd.CorruptError{Dir: c.DataDir, Cause: corrupt.Cause}
+	}
+	return err
+}
 
+// apiConfig is the API server's configuration: on the member, with the
+// cluster's certificates, tokens, recorder, gate and logs.
+func (c *Cluster) apiConfig(cfg *Config) *apiserver.Config {
 	acfg := apiserver.NewConfig(c.etcd.Client())
 	acfg.BindAddress, acfg.Port = cfg.BindAddress, cfg.Port
 	acfg.BookmarkInterval = cfg.BookmarkInterval
@@ -237,35 +278,34 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	acfg.Recorder = c.Recorder
 	acfg.Gate = c.Gate
 	acfg.AuditLog = c.auditFile
-	c.apiCfg = acfg
+	return acfg
+}
 
-	runCtx, cancel := context.WithCancel(ctx)
-	c.cancel, c.runCtx = cancel, runCtx
-	if err := c.startAPI(ctx); err != nil {
-		return nil, err
-	}
+// writeKubeconfigs writes the admin's and the student's kubeconfigs.
+func (c *Cluster) writeKubeconfigs() error {
 	c.Kubeconfig = filepath.Join(c.DataDir, "kubeconfig")
 	if err := c.writeKubeconfig(c.Kubeconfig, pki.Admin(), pki.ClientCertificate); err != nil {
-		return nil, err
+		return err
 	}
 	c.StudentKubeconfig = filepath.Join(c.DataDir, "student.kubeconfig")
-	if err := c.writeKubeconfig(c.StudentKubeconfig, pki.Student(), pki.BearerToken); err != nil {
-		return nil, err
-	}
+	return c.writeKubeconfig(c.StudentKubeconfig, pki.Student(), pki.BearerToken)
+}
+
+// startComponents starts the kubelets of cfg's nodes, the watch that
+// attaches a kubelet to every Node created, and the scheduler.
+func (c *Cluster) startComponents(cfg *Config) error {
 	for _, spec := range cfg.Nodes {
 		if err := c.StartKubelet(spec); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if cfg.AttachNodes {
 		c.runComponent(c.watchNodes)
 	}
 	if cfg.Scheduler {
-		if err := c.StartScheduler(); err != nil {
-			return nil, err
-		}
+		return c.StartScheduler()
 	}
-	return c, nil
+	return nil
 }
 
 // tokenEntries turns the authority's tokens into the authenticator's table.
