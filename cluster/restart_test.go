@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 )
 
 // TestRestartKeepsObjectsAndResourceVersions stops a cluster and starts a
@@ -115,19 +116,28 @@ func TestCompactEtcd(t *testing.T) {
 	if !apierrors.IsResourceExpired(err) || !strings.Contains(err.Error(), "The resourceVersion for the provided list is too old.") {
 		t.Errorf("list at the compacted resourceVersion %s: %v, want 410 Expired", first.ResourceVersion, err)
 	}
-	w, err := admin.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{ResourceVersion: first.ResourceVersion})
+	ev := firstWatchEvent(t, admin, first.ResourceVersion)
+	if p, ok := ev.Object.(*corev1.Pod); ev.Type != watch.Added || !ok || p.Name != second.Name {
+		t.Errorf("got %s %T, want ADDED %s replayed by the watch cache", ev.Type, ev.Object, second.Name)
+	}
+}
+
+// firstWatchEvent watches the pods of default from rv and returns the
+// first event (failing the test if none comes in 10 s).
+func firstWatchEvent(t *testing.T, c kubernetes.Interface, rv string) watch.Event {
+	t.Helper()
+	w, err := c.CoreV1().Pods("default").Watch(context.Background(), metav1.ListOptions{ResourceVersion: rv})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
 	select {
 	case ev := <-w.ResultChan():
-		if p, ok := ev.Object.(*corev1.Pod); ev.Type != watch.Added || !ok || p.Name != second.Name {
-			t.Errorf("got %s %T, want ADDED %s replayed by the watch cache", ev.Type, ev.Object, second.Name)
-		}
+		return ev
 	case <-time.After(10 * time.Second):
-		t.Fatal("no event from a watch at a compacted resourceVersion the cache still holds")
+		t.Fatalf("no event from a watch from resourceVersion %s", rv)
 	}
+	return watch.Event{}
 }
 
 // TestWatchFromBeforeRestart: a restarted API server's watch cache starts
@@ -150,18 +160,9 @@ func TestWatchFromBeforeRestart(t *testing.T) {
 	if err := c.RestartAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
-	w, err := admin.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{ResourceVersion: old.ResourceVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	select {
-	case ev := <-w.ResultChan():
-		st, ok := ev.Object.(*metav1.Status)
-		if ev.Type != watch.Error || !ok || st.Code != 410 || !strings.HasPrefix(st.Message, "too old resource version: "+old.ResourceVersion+" (") {
-			t.Errorf("got %s %+v, want ERROR 410 too old resource version: %s (…)", ev.Type, ev.Object, old.ResourceVersion)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event")
+	ev := firstWatchEvent(t, admin, old.ResourceVersion)
+	st, ok := ev.Object.(*metav1.Status)
+	if ev.Type != watch.Error || !ok || st.Code != 410 || !strings.HasPrefix(st.Message, "too old resource version: "+old.ResourceVersion+" (") {
+		t.Errorf("got %s %+v, want ERROR 410 too old resource version: %s (…)", ev.Type, ev.Object, old.ResourceVersion)
 	}
 }
