@@ -513,19 +513,25 @@ func TestWatchOutlivesIdleTimeout(t *testing.T) {
 			}
 			timer := time.AfterFunc(closeDeadline, cancel)
 			defer timer.Stop()
-			dec := json.NewDecoder(resp.Body)
-			for {
-				var ev struct {
-					Type   string
-					Object metav1.PartialObjectMetadata
-				}
-				if err := dec.Decode(&ev); err != nil {
-					t.Fatalf("the watch ended before the ADDED event of %s: %v", name, err)
-				}
-				if ev.Type == "ADDED" && ev.Object.Name == name {
-					return
-				}
-			}
+			waitAdded(t, json.NewDecoder(resp.Body), name)
 		})
+	}
+}
+
+// waitAdded reads a JSON watch stream until the ADDED event of the
+// object name, failing the test if the stream ends first.
+func waitAdded(t *testing.T, dec *json.Decoder, name string) {
+	t.Helper()
+	for {
+		var ev struct {
+			Type   string
+			Object metav1.PartialObjectMetadata
+		}
+		if err := dec.Decode(&ev); err != nil {
+			t.Fatalf("the watch ended before the ADDED event of %s: %v", name, err)
+		}
+		if ev.Type == "ADDED" && ev.Object.Name == name {
+			return
+		}
 	}
 }

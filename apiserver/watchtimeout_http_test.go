@@ -35,18 +35,7 @@ func TestWatchHugeTimeoutStaysOpen(t *testing.T) {
 	for i := range 3 {
 		name := fmt.Sprintf("long-watch-%d", i)
 		mustCreatePod(t, ts.client, "default", testPod(name, nil))
-		for {
-			var ev struct {
-				Type   string
-				Object metav1.PartialObjectMetadata
-			}
-			if err := dec.Decode(&ev); err != nil {
-				t.Fatalf("the watch ended before the ADDED event of %s: %v", name, err)
-			}
-			if ev.Type == "ADDED" && ev.Object.Name == name {
-				break
-			}
-		}
+		waitAdded(t, dec, name)
 	}
 }
 
