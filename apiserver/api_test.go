@@ -85,7 +85,7 @@ func TestDiscovery(t *testing.T) {
 				got = append(got, g.Name+"/"+r.Resource)
 			}
 		}
-		want := "coordination.k8s.io/leases rbac.authorization.k8s.io/clusterrolebindings rbac.authorization.k8s.io/clusterroles rbac.authorization.k8s.io/rolebindings rbac.authorization.k8s.io/roles authorization.k8s.io/selfsubjectaccessreviews"
+		want := "coordination.k8s.io/leases rbac.authorization.k8s.io/clusterrolebindings rbac.authorization.k8s.io/clusterroles rbac.authorization.k8s.io/rolebindings rbac.authorization.k8s.io/roles authorization.k8s.io/selfsubjectaccessreviews apiextensions.k8s.io/customresourcedefinitions apiregistration.k8s.io/apiservices"
 		if strings.Join(got, " ") != want {
 			t.Errorf("aggregated /apis lists %v, want %s", got, want)
 		}

@@ -39,15 +39,9 @@ func (s *Server) installDiscovery(c *restful.Container) {
 		s.serveAPIGroupList(resp.ResponseWriter, req.Request)
 	}).Operation("getAPIVersions").Doc("get available API versions"))
 	for _, g := range s.groups {
-		if g.gv.Group == "" {
-			continue
+		if g.gv.Group != "" {
+			c.Add(s.groupDiscoveryService(g))
 		}
-		ws := new(restful.WebService)
-		ws.Path("/apis/" + g.gv.Group).Consumes("*/*").Produces(mediaJSON)
-		ws.Route(ws.GET("/").To(func(req *restful.Request, resp *restful.Response) {
-			s.writeJSON(resp.ResponseWriter, http.StatusOK, s.apiGroup(g))
-		}).Operation("get" + opGroup(g.gv)[:len(opGroup(g.gv))-len(exported(g.gv.Version))] + "APIGroup").Doc("get information of a group"))
-		c.Add(ws)
 	}
 	c.Add(apis)
 
@@ -57,6 +51,23 @@ func (s *Server) installDiscovery(c *restful.Container) {
 		s.writeJSON(resp.ResponseWriter, http.StatusOK, s.cfg.Version)
 	}).Operation("getCodeVersion").Doc("get the version information for this server"))
 	c.Add(version)
+}
+
+// groupDiscoveryService is the WebService of /apis/<group>: GET answers
+// the group's APIGroup.
+func (s *Server) groupDiscoveryService(g *group) *restful.WebService {
+	ws := new(restful.WebService)
+	ws.Path("/apis/" + g.gv.Group).Consumes("*/*").Produces(mediaJSON)
+	ws.Route(ws.GET("/").To(func(req *restful.Request, resp *restful.Response) {
+		s.writeJSON(resp.ResponseWriter, http.StatusOK, s.apiGroup(g))
+	}).Operation("get" + opGroup(g.gv)[:len(opGroup(g.gv))-len(exported(g.gv.Version))] + "APIGroup").Doc("get information of a group"))
+	return ws
+}
+
+// namedGroups are the groups with a name, of every server of the chain:
+// what /apis lists.
+func (s *Server) namedGroups() []*group {
+	return append(append(append([]*group(nil), s.groups[1:]...), s.extensions), s.registration)
 }
 
 // writeJSON writes a discovery document as plain JSON.
@@ -103,11 +114,11 @@ func (s *Server) serveAPIGroupList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if o.as == asDiscoveryList {
-		s.writeAggregated(w, r, o, s.groups[1:])
+		s.writeAggregated(w, r, o, s.namedGroups())
 		return
 	}
 	list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
-	for _, g := range s.groups[1:] {
+	for _, g := range s.namedGroups() {
 		ag := s.apiGroup(g)
 		ag.TypeMeta = metav1.TypeMeta{}
 		list.Groups = append(list.Groups, *ag)
@@ -292,7 +303,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 // openAPIResources describes the served resources for the OpenAPI documents.
 func (s *Server) openAPIResources() []openapi.Resource {
 	var out []openapi.Resource
-	for _, g := range s.groups {
+	for _, g := range append(append([]*group(nil), s.groups...), s.extensions, s.registration) {
 		for _, e := range g.endpoints {
 			r := openapi.Resource{
 				Kind:                e.gvk(),

@@ -13,33 +13,34 @@ import (
 	"github.com/kubesim/kubesim/apiserver/openapi"
 )
 
-// buildContainer builds the go-restful Container: one WebService per
-// group-version with a Route per verb and path, the discovery services,
-// and plain handlers for health, version and OpenAPI. Unknown paths and
-// methods get kube-apiserver's 404 and 405 Status.
-func (s *Server) buildContainer() *restful.Container {
-	c := restful.NewContainer()
-	c.ServeMux = http.NewServeMux()
-	c.Router(restful.CurlyRouter{})
-	// Panics go to the handler chain's recovery, which answers a Status.
-	c.DoNotRecover(true)
-	c.ServiceErrorHandler(func(serr restful.ServiceError, req *restful.Request, resp *restful.Response) {
-		s.writeError(resp.ResponseWriter, req.Request, apierrors.NewGenericServerResponse(serr.Code, "", schema.GroupResource{}, "", serr.Message, 0, false))
-	})
+// kubeAPIServer is the kube-apiserver of the delegation chain: its
+// go-restful Container has one WebService per built-in group-version, with
+// a Route per verb and path, and the discovery services; its
+// non-go-restful mux serves health, version and OpenAPI. Any other path
+// goes to delegate (the apiextensions server).
+func (s *Server) kubeAPIServer(delegate http.Handler) http.Handler {
+	c := s.newServerContainer()
 	for _, g := range s.groups {
 		c.Add(s.groupWebService(g))
 	}
 	s.installDiscovery(c)
-	c.ServeMux.Handle(openapi.Path, s.openapi)
-	c.ServeMux.Handle(openapi.Path+"/", s.openapi)
+	s.container = c
+	mux := http.NewServeMux()
+	mux.Handle(openapi.Path, s.openapi)
+	mux.Handle(openapi.Path+"/", s.openapi)
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
-		c.ServeMux.HandleFunc(p, s.health)
-		c.ServeMux.HandleFunc(p+"/", s.health)
+		mux.HandleFunc(p, s.health)
+		mux.HandleFunc(p+"/", s.health)
 	}
-	c.ServeMux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
-	})
-	return c
+	mux.Handle("/", delegateTo(serverKubeAPIServer, delegate))
+	return &director{name: serverKubeAPIServer, container: c, nonGoRestful: mux}
+}
+
+// serviceError answers an error of go-restful's own dispatch (no Route
+// for the path in a WebService that claimed it: 404; a Route for the path
+// but not the method: 405) as kube-apiserver does, with a metav1.Status.
+func (s *Server) serviceError(serr restful.ServiceError, req *restful.Request, resp *restful.Response) {
+	s.writeError(resp.ResponseWriter, req.Request, apierrors.NewGenericServerResponse(serr.Code, "", schema.GroupResource{}, "", serr.Message, 0, false))
 }
 
 // rootPath is the URL prefix of a group-version.

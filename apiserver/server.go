@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	restful "github.com/emicklei/go-restful/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
@@ -41,6 +42,12 @@ type Server struct {
 	// writes remembers the recent etcd writes, for the evidence of a
 	// pod's write (which keys took the revisions since its previous one).
 	writes writeLog
+	// container is kube-apiserver's go-restful Container, the one that
+	// serves the built-in groups (kubeAPIServer sets it).
+	container *restful.Container
+	// extensions and registration are the groups of the apiextensions
+	// server and of the aggregator.
+	extensions, registration *group
 }
 
 // New builds the server on cfg and binds its listener, so URL is known
@@ -55,6 +62,7 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.reg, s.groups, s.namespaces = reg, buildGroups(reg), registry.NewNamespaceCache(reg.Namespaces)
+	s.extensions, s.registration = extensionsGroup(reg), registrationGroup(reg)
 	s.rbac = registry.NewRBACCache(reg)
 	s.admission = newAdmissionChain(s.namespaces)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
@@ -64,7 +72,7 @@ func New(cfg *Config) (*Server, error) {
 	if s.openapi, err = openapi.New(s.openAPIResources()); err != nil {
 		return nil, fmt.Errorf("apiserver: openapi: %w", err)
 	}
-	s.handler = s.buildHandlerChain(s.buildContainer())
+	s.handler = s.buildHandlerChain(s.buildDelegationChain())
 	addr := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.Port))
 	lc := net.ListenConfig{KeepAlive: tcpKeepAlivePeriod}
 	if s.ln, err = lc.Listen(context.Background(), "tcp", addr); err != nil {

@@ -29,6 +29,13 @@ type Registry struct {
 	ClusterRoles        *Store
 	RoleBindings        *Store
 	ClusterRoleBindings *Store
+
+	// CustomResourceDefinitions (and their status) are served by the
+	// apiextensions server, APIServices (and theirs) by the aggregator.
+	CustomResourceDefinitions      *Store
+	CustomResourceDefinitionStatus *Store
+	APIServices                    *Store
+	APIServiceStatus               *Store
 }
 
 // New builds the stores on cfg's etcd client.
@@ -42,6 +49,7 @@ func New(cfg StoreConfig) (*Registry, error) {
 		{&r.Events, Events}, {&r.Leases, Leases},
 		{&r.Roles, Roles}, {&r.ClusterRoles, ClusterRoles},
 		{&r.RoleBindings, RoleBindings}, {&r.ClusterRoleBindings, ClusterRoleBindings},
+		{&r.CustomResourceDefinitions, CustomResourceDefinitions}, {&r.APIServices, APIServices},
 	} {
 		st, err := NewStore(s.res, cfg)
 		if err != nil {
@@ -54,6 +62,8 @@ func New(cfg StoreConfig) (*Registry, error) {
 	r.NodeStatus = r.Nodes.WithStrategy(NodeStatusStrategy)
 	r.NamespaceStatus = r.Namespaces.WithStrategy(NamespaceStatusStrategy)
 	r.NamespaceFinalize = r.Namespaces.WithStrategy(NamespaceFinalizeStrategy)
+	r.CustomResourceDefinitionStatus = r.CustomResourceDefinitions.WithStrategy(CustomResourceDefinitionStatusStrategy)
+	r.APIServiceStatus = r.APIServices.WithStrategy(APIServiceStatusStrategy)
 	return &r, nil
 }
 
@@ -87,7 +97,8 @@ func (r *Registry) WaitForWatchCaches(ctx context.Context) error {
 // cachedStores are the stores with a watch cache: all of them.
 func (r *Registry) cachedStores() []*Store {
 	return []*Store{r.Pods, r.Nodes, r.Namespaces, r.Events, r.Leases,
-		r.Roles, r.ClusterRoles, r.RoleBindings, r.ClusterRoleBindings}
+		r.Roles, r.ClusterRoles, r.RoleBindings, r.ClusterRoleBindings,
+		r.CustomResourceDefinitions, r.APIServices}
 }
 
 // NamespacedContent lists the stores whose objects live in namespaces.

@@ -46,6 +46,10 @@ type Resource struct {
 	ShortNames []string
 	Categories []string
 	Namespaced bool
+	// KeyPrefix, if set, is where the objects live under KeyRoot
+	// ("apiextensions.k8s.io/customresourcedefinitions"); empty means
+	// Plural, as for the core and most built-in resources.
+	KeyPrefix string
 
 	NewFunc     func() runtime.Object
 	NewListFunc func() runtime.Object
@@ -72,6 +76,14 @@ type Resource struct {
 	// TTLSeconds, when positive, makes etcd drop the object that long after
 	// its last write (events).
 	TTLSeconds int64
+}
+
+// keyPrefix is the etcd prefix of the resource's objects.
+func (r *Resource) keyPrefix() string {
+	if r.KeyPrefix != "" {
+		return KeyRoot + r.KeyPrefix + "/"
+	}
+	return KeyRoot + r.Plural + "/"
 }
 
 // GroupResource returns the resource's group and plural name, as errors

@@ -5,12 +5,14 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // Scheme knows every type the server reads or writes.
@@ -20,6 +22,7 @@ var Scheme = runtime.NewScheme()
 var GroupVersions = []schema.GroupVersion{
 	corev1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion,
 	rbacv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion,
+	apiextensionsv1.SchemeGroupVersion, apiregistrationv1.SchemeGroupVersion,
 }
 
 func init() {
@@ -27,6 +30,8 @@ func init() {
 	utilruntime.Must(coordinationv1.AddToScheme(Scheme))
 	utilruntime.Must(rbacv1.AddToScheme(Scheme))
 	utilruntime.Must(authorizationv1.AddToScheme(Scheme))
+	utilruntime.Must(apiextensionsv1.AddToScheme(Scheme))
+	utilruntime.Must(apiregistrationv1.AddToScheme(Scheme))
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
 	// Option types (DeleteOptions...) are also accepted as meta.k8s.io/v1.
 	metav1.AddToGroupVersion(Scheme, metav1.SchemeGroupVersion)

@@ -57,7 +57,7 @@ func NewStore(res *Resource, cfg StoreConfig) (*Store, error) {
 	st, err := storage.New(storage.Config{
 		Client:           cfg.Client,
 		Codec:            Codec,
-		Prefix:           KeyRoot + res.Plural + "/",
+		Prefix:           res.keyPrefix(),
 		NewFunc:          res.NewFunc,
 		NewListFunc:      res.NewListFunc,
 		BookmarkInterval: cfg.BookmarkInterval,
