@@ -1,23 +1,17 @@
 package apiserver
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
-	"strings"
-	"time"
 
 	restful "github.com/emicklei/go-restful/v3"
-	clientv3 "go.etcd.io/etcd/client/v3"
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/apiserver/openapi"
 )
@@ -249,55 +243,6 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, o outpu
 	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(append(data, '\n'))
-}
-
-// health serves /healthz, /livez and /readyz (and their ?verbose and
-// /<check> forms): ping always passes, etcd passes if a read succeeds.
-func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	base, check, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	checks := []struct {
-		name string
-		run  func(context.Context) error
-	}{
-		{"ping", func(context.Context) error { return nil }},
-		{"etcd", func(ctx context.Context) error {
-			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			defer cancel()
-			_, err := s.cfg.Etcd.Get(ctx, "/registry/health", clientv3.WithCountOnly())
-			return err
-		}},
-	}
-	var b strings.Builder
-	failed := false
-	found := check == ""
-	for _, c := range checks {
-		if check != "" && c.name != check {
-			continue
-		}
-		found = true
-		if err := c.run(r.Context()); err != nil {
-			failed = true
-			fmt.Fprintf(&b, "[-]%s failed: reason withheld\n", c.name)
-		} else {
-			fmt.Fprintf(&b, "[+]%s ok\n", c.name)
-		}
-	}
-	if !found {
-		s.writeError(w, r, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if failed {
-		w.WriteHeader(http.StatusInternalServerError)
-		fmt.Fprintf(w, "%s%s check failed\n", b.String(), base)
-		return
-	}
-	if _, verbose := r.URL.Query()["verbose"]; verbose {
-		fmt.Fprintf(w, "%s%s check passed\n", b.String(), base)
-		return
-	}
-	fmt.Fprint(w, "ok")
 }
 
 // openAPIResources describes the served resources for the OpenAPI documents.

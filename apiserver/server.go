@@ -12,7 +12,6 @@ import (
 	"time"
 
 	restful "github.com/emicklei/go-restful/v3"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/auth"
@@ -28,6 +27,9 @@ type Server struct {
 	openapi *openapi.Handler
 	handler http.Handler
 	ln      net.Listener
+	// hooks are the post-start hooks; startup is told Run's steps.
+	hooks   postStartHooks
+	startup startupObserver
 	// namespaces answers the namespace check of every create.
 	namespaces *registry.NamespaceCache
 	// rbac feeds the RBAC authorizer; authorizer is Node then RBAC.
@@ -101,13 +103,23 @@ func (s *Server) Close() error { return s.ln.Close() }
 // shutdownGrace bounds how long Run waits for requests in flight at exit.
 const shutdownGrace = 5 * time.Second
 
-// Run creates the bootstrap namespaces, starts the namespace finalizer and
-// serves until ctx is done, then ends every request (watches included)
-// and returns. It returns early with an error if it cannot start.
+// Run starts the caches, serves once the RBAC cache and the watch caches
+// have loaded, then runs the post-start hooks (AddPostStartHook), each in
+// its own goroutine, as kube-apiserver does once it listens: the built-in
+// ones create the system namespaces and the default RBAC policy; /readyz
+// passes once every hook has finished. When ctx is done, Run ends every
+// request (watches included), waits for all it started and returns nil.
+// It returns early with an error if it cannot start or a hook fails.
+//
+// kube-apiserver serves before its informers and watch caches have
+// loaded (readyz then reports informer-sync and poststarthook/
+// storage-readiness failing); kubesim waits for them before it serves, so
+// that a restarted server never answers 403 for want of its roles, nor
+// 429 to a watch whose cache is loading.
 func (s *Server) Run(ctx context.Context) error {
-	if err := s.bootstrap(ctx); err != nil {
+	if err := s.addBuiltinPostStartHooks(); err != nil {
 		s.ln.Close()
-		return fmt.Errorf("apiserver: bootstrap: %w", err)
+		return fmt.Errorf("apiserver: %w", err)
 	}
 	// Requests derive their context from this one: cancelling it ends
 	// long-running watches, which Shutdown alone would wait for forever.
@@ -116,34 +128,16 @@ func (s *Server) Run(ctx context.Context) error {
 	srv := s.newHTTPServer(reqCtx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	// Background work stops when Run returns, after the HTTP server.
+	// Background work (caches, hooks, the controllers hooks start) stops
+	// when Run returns, after the HTTP server.
 	ctrlCtx, stopCtrl := context.WithCancel(context.Background())
 	defer stopCtrl()
-	wg.Add(4)
-	go func() {
-		defer wg.Done()
-		s.reg.RunWatchCaches(ctrlCtx)
-	}()
-	go func() {
-		defer wg.Done()
-		s.namespaces.Run(ctrlCtx)
-	}()
-	go func() {
-		defer wg.Done()
-		s.rbac.Run(ctrlCtx)
-	}()
-	go func() {
-		defer wg.Done()
-		c := &registry.NamespaceController{Namespaces: s.reg.Namespaces, Content: s.reg.NamespacedContent(), Resync: s.cfg.NamespaceResync}
-		c.Run(ctrlCtx)
-	}()
-
-	// Authorization needs the RBAC objects: serve once they are loaded,
-	// and once every watch cache runs (before that, watches would get 429).
+	s.startCaches(ctrlCtx, &wg)
 	if !s.rbac.WaitForSync(ctx) || s.reg.WaitForWatchCaches(ctx) != nil {
 		s.ln.Close()
 		return ctx.Err()
 	}
+	s.report(StartupEvent{Step: StartupCachesSynced})
 	serveErr := make(chan error, 1)
 	if srv.TLSConfig != nil {
 		// ServeTLS with the certificate already in TLSConfig: HTTP/2 is
@@ -152,9 +146,14 @@ func (s *Server) Run(ctx context.Context) error {
 	} else {
 		go func() { serveErr <- srv.Serve(s.ln) }()
 	}
+	s.report(StartupEvent{Step: StartupServing})
+	hookFailed := s.runPostStartHooks(ctrlCtx, &wg)
+	var failed error
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("apiserver: %w", err)
+	case failed = <-hookFailed:
+		failed = fmt.Errorf("apiserver: %w", failed)
 	case <-ctx.Done():
 	}
 	cancelRequests()
@@ -163,10 +162,23 @@ func (s *Server) Run(ctx context.Context) error {
 	if err := srv.Shutdown(shutCtx); err != nil {
 		srv.Close()
 	}
-	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) && failed == nil {
 		return fmt.Errorf("apiserver: %w", err)
 	}
-	return nil
+	return failed
+}
+
+// startCaches starts, in goroutines added to wg, the watch caches, the
+// namespace and RBAC caches and the namespace finalizer, until ctx is done.
+func (s *Server) startCaches(ctx context.Context, wg *sync.WaitGroup) {
+	c := &registry.NamespaceController{Namespaces: s.reg.Namespaces, Content: s.reg.NamespacedContent(), Resync: s.cfg.NamespaceResync}
+	for _, run := range []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.rbac.Run, c.Run} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(ctx)
+		}()
+	}
 }
 
 // Limits of the HTTP server, as kube-apiserver sets them.
@@ -219,25 +231,4 @@ func (s *Server) newHTTPServer(reqCtx context.Context) *http.Server {
 		srv.TLSConfig = c.TLS.Clone()
 	}
 	return srv
-}
-
-// bootstrap creates what every cluster starts with, if missing: the four
-// namespaces and the default RBAC roles and bindings. Objects an admin has
-// changed are left as they are.
-func (s *Server) bootstrap(ctx context.Context) error {
-	if err := s.reg.Bootstrap(ctx); err != nil {
-		return err
-	}
-	roles, bindings := auth.BootstrapPolicy()
-	for _, r := range roles {
-		if _, err := s.reg.ClusterRoles.Create(ctx, "", r, nil, registry.Options{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("clusterrole %s: %w", r.Name, err)
-		}
-	}
-	for _, b := range bindings {
-		if _, err := s.reg.ClusterRoleBindings.Create(ctx, "", b, nil, registry.Options{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("clusterrolebinding %s: %w", b.Name, err)
-		}
-	}
-	return nil
 }

@@ -1,0 +1,145 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// healthCheck is one named check of /healthz, /livez and /readyz.
+type healthCheck struct {
+	name  string
+	check func(r *http.Request) error
+}
+
+// etcdHealthTimeout bounds the etcd check's read.
+const etcdHealthTimeout = 2 * time.Second
+
+// errHookNotFinished is a post-start hook's check until it has returned.
+var errHookNotFinished = errors.New("not finished")
+
+// healthChecks returns the checks of the three health endpoints, in the
+// order they are listed: ping, etcd, then poststarthook/<name> for every
+// post-start hook in registration order. kube-apiserver's endpoints have
+// more (log, etcd-readiness, informer-sync, shutdown, and readyz and
+// livez differ by those); kubesim has these three kinds, the same on all
+// three endpoints, as kube-apiserver's boot-sequence checks are with no
+// --livez-grace-period.
+func (s *Server) healthChecks() []healthCheck {
+	checks := []healthCheck{
+		{"ping", func(*http.Request) error { return nil }},
+		{"etcd", func(r *http.Request) error {
+			ctx, cancel := context.WithTimeout(r.Context(), etcdHealthTimeout)
+			defer cancel()
+			_, err := s.cfg.Etcd.Get(ctx, "/registry/health", clientv3.WithCountOnly())
+			return err
+		}},
+	}
+	for _, h := range s.hooks.list() {
+		checks = append(checks, healthCheck{"poststarthook/" + h.name, func(*http.Request) error {
+			select {
+			case <-h.done:
+				return nil
+			default:
+				return errHookNotFinished
+			}
+		}})
+	}
+	return checks
+}
+
+// health serves /healthz, /livez and /readyz and each check's own path
+// (/readyz/etcd, /readyz/poststarthook/rbac/bootstrap-roles), as
+// k8s.io/apiserver's healthz handlers do: the endpoint passes when every
+// check not excluded (?exclude=<name>, repeatable) passes, answering "ok",
+// or with ?verbose a "[+]<name> ok" line per check and "<endpoint> check
+// passed". When one fails it answers 500 with every line, the failed ones
+// as "[-]<name> failed: reason withheld", and "<endpoint> check failed".
+// A check's own path answers "ok", or 500 "internal server error: <why>".
+// An unknown check is a 404 Status.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	base, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	checks := s.healthChecks()
+	if name == "" {
+		serveHealth(w, r, base, checks)
+		return
+	}
+	for _, c := range checks {
+		if c.name == name {
+			if err := c.check(r); err != nil {
+				http.Error(w, fmt.Sprintf("internal server error: %v", err), http.StatusInternalServerError)
+				return
+			}
+			setHealthHeaders(w)
+			fmt.Fprint(w, "ok")
+			return
+		}
+	}
+	s.writeError(w, r, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
+}
+
+// serveHealth answers an endpoint (base: healthz, livez or readyz) from
+// checks.
+func serveHealth(w http.ResponseWriter, r *http.Request, base string, checks []healthCheck) {
+	excluded := map[string]bool{}
+	for _, n := range r.URL.Query()["exclude"] {
+		excluded[n] = true
+	}
+	var out bytes.Buffer
+	failed := false
+	for _, c := range checks {
+		if excluded[c.name] {
+			delete(excluded, c.name)
+			fmt.Fprintf(&out, "[+]%s excluded: ok\n", c.name)
+			continue
+		}
+		if err := c.check(r); err != nil {
+			// The reason stays out of the public answer, as upstream's.
+			fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.name)
+			failed = true
+			continue
+		}
+		fmt.Fprintf(&out, "[+]%s ok\n", c.name)
+	}
+	if len(excluded) > 0 {
+		fmt.Fprintf(&out, "warn: some health checks cannot be excluded: no matches for %s\n", quotedSorted(excluded))
+	}
+	if failed {
+		http.Error(w, fmt.Sprintf("%s%s check failed", out.String(), base), http.StatusInternalServerError)
+		return
+	}
+	setHealthHeaders(w)
+	if _, verbose := r.URL.Query()["verbose"]; !verbose {
+		fmt.Fprint(w, "ok")
+		return
+	}
+	fmt.Fprintf(w, "%s%s check passed\n", out.String(), base)
+}
+
+// setHealthHeaders sets the headers of a health answer that passed.
+func setHealthHeaders(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+}
+
+// quotedSorted is the names of set, quoted, sorted, comma-separated.
+func quotedSorted(set map[string]bool) string {
+	names := make([]string, 0, len(set))
+	for n := range set {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		names[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(names, ",")
+}

@@ -1,0 +1,205 @@
+package apiserver_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/internal/etcdtest"
+)
+
+// newUnstarted builds a server on its own etcd without running it, so a
+// test can add hooks first; run starts it and ends it at cleanup, and the
+// channel it returns gets Run's error.
+func newUnstarted(tb testing.TB) (*apiserver.Server, func() <-chan error) {
+	tb.Helper()
+	cfg := apiserver.NewConfig(etcdtest.Start(tb).Client())
+	cfg.Port = 0
+	cfg.Authenticator = auth.NewTokenAuthenticator(testTokens)
+	srv, err := apiserver.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	run := func() <-chan error {
+		ctx, cancel := context.WithCancel(context.Background())
+		done, finished := make(chan error, 1), make(chan struct{})
+		go func() {
+			defer close(finished)
+			done <- srv.Run(ctx)
+		}()
+		tb.Cleanup(func() {
+			cancel()
+			<-finished
+		})
+		return done
+	}
+	return srv, run
+}
+
+// get sends GET path as admin; 403 (the bootstrap roles not yet in force)
+// and connection errors are reported as code 0.
+func get(tb testing.TB, base, path string) (int, string) {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodGet, base+path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusForbidden {
+		return 0, string(b)
+	}
+	return resp.StatusCode, string(b)
+}
+
+func TestReadinessWaitsForPostStartHooks(t *testing.T) {
+	srv, run := newUnstarted(t)
+	release := make(chan struct{})
+	if err := srv.AddPostStartHook("test-blocking", func(ctx apiserver.PostStartHookContext) error {
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var steps []string
+	srv.OnStartup(func(ev apiserver.StartupEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		steps = append(steps, string(ev.Step)+" "+ev.Hook)
+	})
+	run()
+	url := srv.URL()
+	// The built-in hooks finish; the test's holds readiness.
+	waitFor(t, 20*time.Second, "rbac/bootstrap-roles", func() bool {
+		code, _ := get(t, url, "/readyz/poststarthook/rbac/bootstrap-roles")
+		return code == http.StatusOK
+	})
+	waitFor(t, 20*time.Second, "the system namespaces", func() bool {
+		code, _ := get(t, url, "/readyz/poststarthook/start-system-namespaces-controller")
+		return code == http.StatusOK
+	})
+	held := "[+]ping ok\n[+]etcd ok\n[-]poststarthook/test-blocking failed: reason withheld\n" +
+		"[+]poststarthook/start-system-namespaces-controller ok\n[+]poststarthook/rbac/bootstrap-roles ok\n"
+	tests := []struct {
+		path     string
+		wantCode int
+		wantBody string
+	}{
+		{"/readyz", 500, held + "readyz check failed\n"},
+		{"/readyz?verbose", 500, held + "readyz check failed\n"},
+		{"/livez?verbose", 500, held + "livez check failed\n"},
+		{"/healthz", 500, held + "healthz check failed\n"},
+		{"/readyz/poststarthook/test-blocking", 500, "internal server error: not finished\n"},
+		{"/readyz/etcd", 200, "ok"},
+		{"/readyz?exclude=poststarthook/test-blocking", 200, "ok"},
+		{"/readyz?verbose&exclude=poststarthook/test-blocking&exclude=nosuch", 200,
+			"[+]ping ok\n[+]etcd ok\n[+]poststarthook/test-blocking excluded: ok\n" +
+				"[+]poststarthook/start-system-namespaces-controller ok\n[+]poststarthook/rbac/bootstrap-roles ok\n" +
+				"warn: some health checks cannot be excluded: no matches for \"nosuch\"\nreadyz check passed\n"},
+	}
+	for _, tt := range tests {
+		if code, body := get(t, url, tt.path); code != tt.wantCode || body != tt.wantBody {
+			t.Errorf("while held: GET %s = %d %q, want %d %q", tt.path, code, body, tt.wantCode, tt.wantBody)
+		}
+	}
+	close(release)
+	waitFor(t, 20*time.Second, "readiness", func() bool {
+		code, _ := get(t, url, "/readyz")
+		return code == http.StatusOK
+	})
+	passed := strings.ReplaceAll(held, "[-]poststarthook/test-blocking failed: reason withheld", "[+]poststarthook/test-blocking ok")
+	for _, base := range []string{"readyz", "livez", "healthz"} {
+		if code, body := get(t, url, "/"+base+"?verbose"); code != 200 || body != passed+base+" check passed\n" {
+			t.Errorf("released: GET /%s?verbose = %d %q, want 200 %q", base, code, body, passed+base+" check passed\n")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(steps, ","); !strings.HasPrefix(got, "caches-synced ,serving ,") || !strings.HasSuffix(got, "hook-finished test-blocking,ready ") {
+		t.Errorf("startup steps = %s, want caches-synced, serving, the hooks, test-blocking's end, ready", got)
+	}
+}
+
+func TestAddPostStartHook(t *testing.T) {
+	srv, _ := newUnstarted(t)
+	defer srv.Close()
+	ok := func(apiserver.PostStartHookContext) error { return nil }
+	if err := srv.AddPostStartHook("a", ok); err != nil {
+		t.Fatalf("AddPostStartHook(a) = %v", err)
+	}
+	tests := []struct {
+		name    string
+		hook    apiserver.PostStartHookFunc
+		wantErr string
+	}{
+		{"b", ok, ""},
+		{"a", ok, `unable to add "a" because it was already registered`},
+		{"", ok, "missing name"},
+		{"c", nil, `hook func may not be nil: "c"`},
+	}
+	for _, tt := range tests {
+		err := srv.AddPostStartHook(tt.name, tt.hook)
+		if got := errString(err); got != tt.wantErr {
+			t.Errorf("AddPostStartHook(%q) = %q, want %q", tt.name, got, tt.wantErr)
+		}
+	}
+	if got, want := strings.Join(srv.PostStartHooks(), ","), "a,b"; got != want {
+		t.Errorf("PostStartHooks() = %s, want %s", got, want)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestFailingPostStartHookStopsTheServer(t *testing.T) {
+	tests := []struct {
+		name    string
+		hook    apiserver.PostStartHookFunc
+		wantErr string
+	}{
+		{"error", func(apiserver.PostStartHookContext) error { return errors.New("no luck") },
+			`apiserver: PostStartHook "test-failing" failed: no luck`},
+		{"panic", func(apiserver.PostStartHookContext) error { panic("oops") },
+			`apiserver: PostStartHook "test-failing" failed: panic: oops`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, run := newUnstarted(t)
+			if err := srv.AddPostStartHook("test-failing", tt.hook); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-run():
+				if got := errString(err); got != tt.wantErr {
+					t.Errorf("Run = %q, want %q", got, tt.wantErr)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("Run did not return after its hook failed")
+			}
+			if err := srv.AddPostStartHook("late", func(apiserver.PostStartHookContext) error { return nil }); err == nil {
+				t.Error("AddPostStartHook after Run = nil, want an error")
+			}
+		})
+	}
+}
