@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
+	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // Options controls ToTable.
@@ -76,6 +77,10 @@ func ToTable(obj runtime.Object, opts Options) (*metav1.Table, error) {
 		columns, rows = clusterRoleBindingColumns, []metav1.TableRow{p.clusterRoleBinding(o)}
 	case *rbacv1.ClusterRoleBindingList:
 		columns, rows = clusterRoleBindingColumns, eachRow(o.Items, p.clusterRoleBinding)
+	case *apiregv1.APIService:
+		columns, rows = apiServiceColumns, []metav1.TableRow{p.apiService(o)}
+	case *apiregv1.APIServiceList:
+		columns, rows = apiServiceColumns, eachRow(o.Items, p.apiService)
 	default:
 		// Role, ClusterRole and everything else without a dedicated printer
 		// get the generic table, as in kube-apiserver.
