@@ -81,10 +81,27 @@ func (l Layout) RequestSummary(r *RequestTrace, steps bool) []Line {
 	}
 	out := []Line{field(fmt.Sprintf("%s %s → %d  (%s %s, %s, %s)", r.Method, Truncate(r.URI, briefURI), r.Code,
 		l.word("as"), l.user(r), route, FormatDuration(r.Duration)))}
+	if chain := l.chainLine(r); chain != "" && !steps {
+		out = append(out, field("  "+chain))
+	}
 	if steps {
 		out = append(out, l.briefSteps(r)...)
 	}
 	return printable(out)
+}
+
+// chainLine is the path of r through the servers of the delegation
+// chain, "aggregator delegated → kube-apiserver served", or "" for a
+// trace without hops (a request that failed before, in authentication).
+func (l Layout) chainLine(r *RequestTrace) string {
+	var hops []string
+	for _, s := range r.Steps {
+		if s.Fields["hop"] == "" {
+			continue
+		}
+		hops = append(hops, l.stepName(s)+" "+l.translated(outcomes, s.Fields["hop"]))
+	}
+	return strings.Join(hops, " → ")
 }
 
 // briefSteps are a trace's steps in the Brief form: the offset, the

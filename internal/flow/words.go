@@ -101,6 +101,11 @@ var stepNames = map[string]Text{
 	"reviewed":      {En: "reviewed", Zh: "审查"},
 	"responded":     {En: "responded", Zh: "响应"},
 	"panicked":      {En: "panicked", Zh: "panic"},
+	// The servers of the delegation chain, each a step of its own.
+	"aggregator":     {En: "aggregator", Zh: "聚合层"},
+	"kube-apiserver": {En: "kube-apiserver", Zh: "kube-apiserver"},
+	"apiextensions":  {En: "apiextensions", Zh: "apiextensions"},
+	"not-found":      {En: "not-found", Zh: "not-found"},
 }
 
 // outcomes are the outcomes of a step (Step.Outcome) and the result of
@@ -115,6 +120,11 @@ var outcomes = map[string]Text{
 	"passed":    {En: "passed", Zh: "通过"},
 	"skipped":   {En: "skipped", Zh: "跳过"},
 	"rejected":  {En: "rejected", Zh: "驳回"},
+	// What a server of the delegation chain did with a request.
+	"served":    {En: "served", Zh: "处理"},
+	"delegated": {En: "delegated", Zh: "委托"},
+	"proxied":   {En: "proxied", Zh: "代理"},
+	"not found": {En: "not found", Zh: "未找到"},
 }
 
 // word returns evidenceWords[key] in l's language.
