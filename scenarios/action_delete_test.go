@@ -23,7 +23,7 @@ func TestParseDelete(t *testing.T) {
 		{name: "wait not a bool", key: "delete", src: "{kind: Pod, name: web, wait: 1}",
 			wantErr: `1:30: delete.wait: expected true or false, got a number (1)`},
 		{name: "unknown kind", key: "delete", src: "{kind: Deployment, name: web}",
-			wantErr: `1:8: delete.kind: unknown kind "Deployment" (known: Pod, Node, Namespace, Event, Lease, Role, RoleBinding, ClusterRole, ClusterRoleBinding)`},
+			wantErr: `1:8: delete.kind: unknown kind "Deployment" (known: Pod, Node, Namespace, Event, Lease, Role, RoleBinding, ClusterRole, ClusterRoleBinding, CustomResourceDefinition, APIService)`},
 	})
 }
 

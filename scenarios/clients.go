@@ -56,7 +56,10 @@ func (p *player) resource(o ObjectSpec, user string) (dynamic.ResourceInterface,
 	if err != nil {
 		return nil, err
 	}
-	info := kinds[o.Kind]
+	info, ok := kinds[o.Kind]
+	if !ok {
+		info, _ = p.customKind(o.Kind)
+	}
 	r := d.Resource(info.gvr)
 	if info.namespaced {
 		return r.Namespace(o.Namespace), nil

@@ -75,6 +75,9 @@ type loader struct {
 	file  string
 	lines []string
 	read  readFunc
+	// customKinds are the kinds the file's CustomResourceDefinitions
+	// define, known to the steps after the one that applies them.
+	customKinds map[string]kindInfo
 }
 
 // errAt returns a *FileError at n's position in the loader's file.
@@ -381,6 +384,7 @@ func (l *loader) scenario(root *yaml.Node) (*Scenario, error) {
 		}
 		s.Steps = append(s.Steps, st)
 	}
+	s.customKinds = l.customKinds
 	return s, nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/kubernetes/scheme"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -44,11 +43,12 @@ func (l *loader) manifest(file, text string, at func(line, col int) (int, int), 
 		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
 			continue
 		}
-		m := manifestDoc{file: file, at: at, inline: inline}
+		m := manifestDoc{file: file, at: at, inline: inline, kindOf: l.kindOf}
 		u, err := m.object(doc.Content[0])
 		if err != nil {
 			return nil, err
 		}
+		l.learnKind(u)
 		objs = append(objs, u)
 	}
 	if len(objs) == 0 {
@@ -63,6 +63,8 @@ type manifestDoc struct {
 	file   string
 	at     func(line, col int) (int, int)
 	inline bool
+	// kindOf says what the loader knows of a kind.
+	kindOf func(kind string) (kindInfo, bool)
 }
 
 // errAt returns a *FileError at n's position in the manifest's file.
@@ -106,7 +108,8 @@ func (m manifestDoc) object(root *yaml.Node) (*unstructured.Unstructured, error)
 	}
 	fields, _ := v.(map[string]any)
 	kind, _ := fields["kind"].(string)
-	info, ok := kinds[kind]
+	info, ok := m.kindOf(kind)
+	_, builtIn := kinds[kind]
 	switch {
 	case kind == "":
 		return nil, m.errAt(root, "no kind (supported: %s)", strings.Join(kindNames, ", "))
@@ -140,6 +143,9 @@ func (m manifestDoc) object(root *yaml.Node) (*unstructured.Unstructured, error)
 	case !info.namespaced && u.GetNamespace() != "":
 		return nil, m.errAt(findPath(root, "metadata.namespace"), "%s is not namespaced", kind)
 	}
+	if !builtIn {
+		return u, nil // a custom resource: its CRD's schema is checked by the server
+	}
 	if err := m.strict(root, schema.FromAPIVersionAndKind(u.GetAPIVersion(), kind), raw); err != nil {
 		return nil, err
 	}
@@ -149,7 +155,7 @@ func (m manifestDoc) object(root *yaml.Node) (*unstructured.Unstructured, error)
 // strict decodes raw into kind's Go type and reports a field of a wrong
 // type or an unknown field, at its place in root.
 func (m manifestDoc) strict(root *yaml.Node, gvk schema.GroupVersionKind, raw []byte) error {
-	typed, err := scheme.Scheme.New(gvk)
+	typed, err := manifestScheme.New(gvk)
 	if err != nil {
 		return m.errAt(root, "%v", err)
 	}

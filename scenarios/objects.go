@@ -46,19 +46,21 @@ func (k kindInfo) apiVersion() string { return k.gvr.GroupVersion().String() }
 
 // kinds are the kinds scenarios may name: a static REST mapping.
 var kinds = map[string]kindInfo{
-	"Pod":                {schema.GroupVersionResource{Version: "v1", Resource: "pods"}, true},
-	"Node":               {schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, false},
-	"Namespace":          {schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, false},
-	"Event":              {schema.GroupVersionResource{Version: "v1", Resource: "events"}, true},
-	"Lease":              {schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}, true},
-	"Role":               {schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}, true},
-	"RoleBinding":        {schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}, true},
-	"ClusterRole":        {schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, false},
-	"ClusterRoleBinding": {schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}, false},
+	"Pod":                      {schema.GroupVersionResource{Version: "v1", Resource: "pods"}, true},
+	"Node":                     {schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, false},
+	"Namespace":                {schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, false},
+	"Event":                    {schema.GroupVersionResource{Version: "v1", Resource: "events"}, true},
+	"Lease":                    {schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}, true},
+	"Role":                     {schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}, true},
+	"RoleBinding":              {schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}, true},
+	"ClusterRole":              {schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, false},
+	"ClusterRoleBinding":       {schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}, false},
+	"CustomResourceDefinition": {schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}, false},
+	"APIService":               {schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}, false},
 }
 
 // kindNames lists the supported kinds in a fixed order, for messages.
-var kindNames = []string{"Pod", "Node", "Namespace", "Event", "Lease", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"}
+var kindNames = []string{"Pod", "Node", "Namespace", "Event", "Lease", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService"}
 
 // object reads kind, name and namespace of update, delete, patch and absent.
 func (l *loader) object(n *yaml.Node, fields map[string]field, what string) (ObjectSpec, error) {
@@ -71,7 +73,7 @@ func (l *loader) object(n *yaml.Node, fields map[string]field, what string) (Obj
 	if err != nil {
 		return o, err
 	}
-	info, ok := kinds[kind]
+	info, ok := l.kindOf(kind)
 	if !ok {
 		return o, l.errAt(kf.val, "%s.kind: unknown kind %q (known: %s)", what, kind, strings.Join(kindNames, ", "))
 	}

@@ -36,6 +36,7 @@ var expectationKinds = []expectationKind{
 	{"watchEvents", parseWatchEvents},
 	{"absent", parseAbsent},
 	{"nodeReady", parseNodeReady},
+	{"condition", parseCondition},
 	{"canI", parseCanI},
 	{"scheduling", parseScheduling},
 	{"transcript", parseTranscript},

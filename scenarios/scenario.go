@@ -44,6 +44,8 @@ type Scenario struct {
 	// File is where the scenario was read from, as errors name it
 	// ("library/pod-create.yaml", or the path given to Load).
 	File string
+	// customKinds are the kinds its CustomResourceDefinitions define.
+	customKinds map[string]kindInfo
 }
 
 // ClusterSpec is the cluster a scenario runs on (see Configure).

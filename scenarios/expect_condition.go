@@ -1,0 +1,92 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	yaml "go.yaml.in/yaml/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// ConditionExpectation: the object's status lists a condition of Type
+// with Status (True, False or Unknown), and, if Reason is set, that
+// reason; what kubectl wait --for=condition=Type waits for.
+type ConditionExpectation struct {
+	Object               ObjectSpec
+	Type, Status, Reason string
+}
+
+var _ prober = (*ConditionExpectation)(nil)
+
+// conditionKeys are the fields of condition.
+var conditionKeys = []string{"kind", "name", "namespace", "type", "status", "reason"}
+
+func (e *ConditionExpectation) Kind() string { return "condition" }
+func (e *ConditionExpectation) String() string {
+	s := fmt.Sprintf("%s condition %s=%s", e.Object, e.Type, e.Status)
+	if e.Reason != "" {
+		s += " (" + e.Reason + ")"
+	}
+	return s
+}
+
+// parseCondition reads {kind, name, namespace, type, status, reason};
+// status defaults to True.
+func parseCondition(l *loader, key string, n *yaml.Node) (Expectation, error) {
+	fields, _, err := l.fields(n, key, conditionKeys)
+	if err != nil {
+		return nil, err
+	}
+	o, err := l.object(n, fields, key)
+	if err != nil {
+		return nil, err
+	}
+	e := &ConditionExpectation{Object: o, Status: "True"}
+	tf, ok := fields["type"]
+	if !ok {
+		return nil, l.errAt(n, "%s: missing field \"type\"", key)
+	}
+	if e.Type, err = l.str(tf.val, key+".type"); err != nil {
+		return nil, err
+	}
+	if f, ok := fields["status"]; ok {
+		if e.Status, err = l.str(f.val, key+".status"); err != nil {
+			return nil, err
+		}
+		if e.Status != "True" && e.Status != "False" && e.Status != "Unknown" {
+			return nil, l.errAt(f.val, "%s.status: %q is not True, False or Unknown", key, e.Status)
+		}
+	}
+	if f, ok := fields["reason"]; ok {
+		if e.Reason, err = l.str(f.val, key+".reason"); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// probe reads the object's status.conditions from the API.
+func (e *ConditionExpectation) probe(ctx context.Context, p *player) (string, bool, <-chan struct{}) {
+	ri, err := p.resource(e.Object, expectUser)
+	if err != nil {
+		return err.Error(), false, nil
+	}
+	obj, err := ri.Get(ctx, e.Object.Name, metav1.GetOptions{})
+	if err != nil {
+		return errString(err), false, nil
+	}
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] != e.Type {
+			continue
+		}
+		status, reason := fmt.Sprint(m["status"]), fmt.Sprint(m["reason"])
+		if status == e.Status && (e.Reason == "" || reason == e.Reason) {
+			return "", true, nil
+		}
+		return fmt.Sprintf("%s=%s (%s): %v", e.Type, status, reason, m["message"]), false, nil
+	}
+	return "no " + e.Type + " condition", false, nil
+}
