@@ -206,7 +206,11 @@ func asTableObject(r *http.Request, obj runtime.Object, noHeaders bool, now time
 	default:
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unrecognized includeObject value: %q", include))
 	}
-	table, err := printers.ToTable(obj, printers.Options{NoHeaders: noHeaders, Now: now})
+	convert := printers.ToTable
+	if c := tableConvertorFrom(r.Context()); c != nil {
+		convert = c // a custom resource's columns (crd_decode.go)
+	}
+	table, err := convert(obj, printers.Options{NoHeaders: noHeaders, Now: now})
 	if err != nil {
 		return nil, err
 	}

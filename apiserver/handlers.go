@@ -143,6 +143,14 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 		return nil, nil, err
 	}
 	obj, warnings, err := decodeBody(r, body, h.e.gvk(), h.e.res.NewFunc(), fieldValidation(validation))
+	if err == nil && h.e.decoded != nil {
+		var more []string
+		if more, err = h.e.decoded(obj, fieldValidation(validation)); runtime.IsStrictDecodingError(err) {
+			gvk := h.e.gvk()
+			err = decodeError(err, &gvk, gvk, body)
+		}
+		warnings = append(warnings, more...)
+	}
 	if err != nil {
 		traceFrom(r.Context()).step("decoded", "failed", err.Error())
 		return nil, nil, err

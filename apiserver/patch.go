@@ -162,6 +162,15 @@ func (h *handlers) applyPatch(current runtime.Object, pt types.PatchType, patch 
 	if got := obj.GetObjectKind().GroupVersionKind(); got != gvk {
 		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the patch changed the object's apiVersion or kind to %s, want %s", got, gvk))
 	}
+	if h.e.decoded != nil {
+		more, err := h.e.decoded(obj, validation)
+		if runtime.IsStrictDecodingError(err) {
+			return nil, nil, apierrors.NewBadRequest(err.Error())
+		} else if err != nil {
+			return nil, nil, err
+		}
+		warnings = append(warnings, more...)
+	}
 	if h.e.res.Default != nil {
 		h.e.res.Default(obj)
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/munnerz/goautoneg"
@@ -72,9 +73,12 @@ type Subresource struct {
 // Any other path gets a 404 metav1.Status. Like kube-apiserver's handler it
 // does not look at the method.
 //
-// The documents are built once, in New, and never change; a Handler is safe
-// for concurrent use.
+// The documents of the built-in groups are built once, in New; Set adds,
+// replaces and removes documents while the server runs (the CRD
+// group-versions), and the index and ETags follow. A Handler is safe for
+// concurrent use.
 type Handler struct {
+	mu    sync.RWMutex
 	index servedDoc
 	docs  map[string]servedDoc // "api/v1", "apis/coordination.k8s.io/v1"
 }
@@ -113,7 +117,6 @@ func New(resources []Resource) (*Handler, error) {
 	now := time.Now()
 	h := &Handler{docs: map[string]servedDoc{}}
 	version := infoVersion()
-	index := indexDocument{Paths: map[string]indexEntry{}}
 	for gv, rs := range byGV {
 		sort.Slice(rs, func(i, j int) bool { return rs[i].Plural < rs[j].Plural })
 		doc, err := buildDocument(gv, rs, q, version, gvks.forDocument)
@@ -127,13 +130,10 @@ func New(resources []Resource) (*Handler, error) {
 		key := strings.TrimPrefix(gvRoot(gv), "/")
 		sd := servedDoc{body: body, etag: etagOf(body), modified: now}
 		h.docs[key] = sd
-		index.Paths[key] = indexEntry{ServerRelativeURL: documentURL(key, sd.etag)}
 	}
-	body, err := json.Marshal(index)
-	if err != nil {
+	if err := h.rebuildIndex(now); err != nil {
 		return nil, err
 	}
-	h.index = servedDoc{body: body, etag: etagOf(body), modified: now}
 	return h, nil
 }
 
@@ -285,7 +285,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveIndex(w, r)
 	case strings.HasPrefix(r.URL.Path, Path+"/"):
 		key := strings.TrimPrefix(r.URL.Path, Path+"/")
+		h.mu.RLock()
 		doc, ok := h.docs[key]
+		h.mu.RUnlock()
 		if !ok {
 			notFound(w)
 			return
@@ -304,9 +306,12 @@ func notFound(w http.ResponseWriter) {
 }
 
 func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Etag", strconv.Quote(h.index.etag))
+	h.mu.RLock()
+	index := h.index
+	h.mu.RUnlock()
+	w.Header().Set("Etag", strconv.Quote(index.etag))
 	w.Header().Set("Content-Type", "application/json")
-	http.ServeContent(w, r, Path, h.index.modified, bytes.NewReader(h.index.body))
+	http.ServeContent(w, r, Path, index.modified, bytes.NewReader(index.body))
 }
 
 // acceptsJSON reports whether the Accept header admits application/json.

@@ -354,8 +354,11 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 				return nil, err
 			}
 		}
+		// As upstream's ShouldDeleteDuringUpdate: the current object was
+		// asked to go, with no grace period or one of 0 (a CRD's delete
+		// sets none).
 		deleteAfter = len(m.GetFinalizers()) == 0 && len(cm.GetFinalizers()) > 0 &&
-			m.GetDeletionTimestamp() != nil && m.GetDeletionGracePeriodSeconds() != nil && *m.GetDeletionGracePeriodSeconds() == 0
+			cm.GetDeletionTimestamp() != nil && (cm.GetDeletionGracePeriodSeconds() == nil || *cm.GetDeletionGracePeriodSeconds() == 0)
 		return obj, nil
 	})
 	if err != nil {
