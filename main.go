@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/cluster"
@@ -34,7 +35,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "kubesim: %v\n", err)
+	writeError(stderr, err)
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(stderr, "Run 'kubesim --help' for usage.")
@@ -44,6 +45,20 @@ func exitCode(err error, stderr io.Writer) int {
 		return 130
 	}
 	return 1
+}
+
+// writeError writes err on stderr: one line, or, for an aggregate of
+// several errors (every problem Validate found), one line for each.
+func writeError(stderr io.Writer, err error) {
+	var agg utilerrors.Aggregate
+	if !errors.As(err, &agg) || len(agg.Errors()) < 2 {
+		fmt.Fprintf(stderr, "kubesim: %v\n", err)
+		return
+	}
+	fmt.Fprintf(stderr, "kubesim: %d problems with the options:\n", len(agg.Errors()))
+	for _, e := range agg.Errors() {
+		fmt.Fprintf(stderr, "  %v\n", e)
+	}
 }
 
 // usageError marks errors caused by how the command was called (exit 2).
@@ -106,13 +121,7 @@ directory removed on exit; with it, objects and resourceVersions survive
 restarts.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if nodes < 0 {
-				return usageError{fmt.Errorf("--nodes must not be negative, got %d", nodes)}
-			}
-			if cfg.Speed < 0 {
-				return usageError{fmt.Errorf("--speed must not be negative, got %g", cfg.Speed)}
-			}
-			if err := validPort(cfg.Port); err != nil {
+			if err := validateServe(cfg, nodes); err != nil {
 				return err
 			}
 			cfg.Nodes = kubelet.DefaultNodes(nodes)
@@ -129,12 +138,34 @@ restarts.`,
 	return cmd
 }
 
-// validPort checks a --port value (a usage error when out of range).
-func validPort(port int) error {
-	if port < 0 || port > 65535 {
-		return usageError{fmt.Errorf("--port must be between 0 and 65535, got %d", port)}
+// validateServe checks serve's options before anything starts, as
+// kube-apiserver's command validates its completed options: every problem
+// at once, a usage error (exit 2) listing them all. cluster.Start
+// completes and validates cfg again, for its startup trace; here a copy
+// is completed, so that the trace shows what Complete fills.
+func validateServe(cfg *cluster.Config, nodes int) error {
+	probe := *cfg
+	probe.Complete()
+	var errs []error
+	if err := probe.Validate(); err != nil {
+		errs = append(errs, flatten(err)...)
+	}
+	if err := cluster.ValidateNodeCount(nodes); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return usageError{utilerrors.NewAggregate(errs)}
 	}
 	return nil
+}
+
+// flatten lists the errors of an aggregate, or err alone.
+func flatten(err error) []error {
+	var agg utilerrors.Aggregate
+	if errors.As(err, &agg) {
+		return agg.Errors()
+	}
+	return []error{err}
 }
 
 // errInterrupted is returned when Ctrl-C (or SIGTERM) ends kubesim before
@@ -154,7 +185,15 @@ func startCluster(ctx context.Context, cfg *cluster.Config) (*cluster.Cluster, e
 
 // runServe runs the control plane until ctx is done; with trace, it
 // prints the trace of every request as it completes.
+//
+// With trace, it first prints the startup sequence as it happens, in the
+// layout of a request trace: the header, then one line per step
+// (cluster.StartupStep).
 func runServe(ctx context.Context, cfg *cluster.Config, trace bool, out io.Writer) error {
+	if trace {
+		fmt.Fprintln(out, "startup  kubesim serve, as kube-apiserver's command: Complete → Validate → Run")
+		cfg.OnStartup = func(s cluster.StartupStep) { fmt.Fprintf(out, "  %s\n", s) }
+	}
 	c, err := startCluster(ctx, cfg)
 	if err != nil {
 		return err

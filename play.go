@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
@@ -46,17 +47,28 @@ func (o *playOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.record, "record", "", "terminal UI: record the session to `FILE` (asciicast v2, for asciinema)")
 }
 
+// validate checks the options, every problem at once (a usage error
+// listing them all), as serve's are checked.
 func (o *playOptions) validate() error {
+	var errs []error
 	if o.lang != "en" && o.lang != "zh" {
-		return usageError{fmt.Errorf("--lang must be en or zh, got %q", o.lang)}
+		errs = append(errs, fmt.Errorf("--lang must be en or zh, got %q", o.lang))
 	}
 	if o.plain && o.json {
-		return usageError{errors.New("--plain and --json cannot be used together")}
+		errs = append(errs, errors.New("--plain and --json cannot be used together"))
 	}
-	if o.speed < 0 && o.speed != -1 {
-		return usageError{fmt.Errorf("--speed must not be negative, got %g", o.speed)}
+	// --speed -1 (the default) keeps the scenario's speed.
+	probe := cluster.Config{BindAddress: cluster.DefaultBindAddress, Port: o.port, Speed: o.speed, ReadyTimeout: cluster.DefaultReadyTimeout}
+	if o.speed == -1 {
+		probe.Speed = 0
 	}
-	return validPort(o.port)
+	if err := probe.Validate(); err != nil {
+		errs = append(errs, flatten(err)...)
+	}
+	if len(errs) > 0 {
+		return usageError{utilerrors.NewAggregate(errs)}
+	}
+	return nil
 }
 
 func newPlayCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -110,9 +110,9 @@ func (h *postStartHooks) list() []*postStartHook {
 }
 
 // runPostStartHooks starts every hook in its own goroutine, added to wg,
-// with ctx (cancelled when the server stops). The first hook to fail
-// sends its error on the returned channel; once every hook has finished,
-// the server is ready (StartupReady is reported).
+// with ctx (cancelled when the server stops). A hook that fails sends its
+// error on the returned channel (buffered: no send blocks); once every
+// hook has finished, the server is ready (StartupReady is reported).
 func (s *Server) runPostStartHooks(ctx context.Context, wg *sync.WaitGroup) <-chan error {
 	h := &s.hooks
 	h.mu.Lock()
@@ -127,36 +127,29 @@ func (s *Server) runPostStartHooks(ctx context.Context, wg *sync.WaitGroup) <-ch
 			fn(ctx)
 		}()
 	}}
-	var all sync.WaitGroup
-	var failures atomic.Int32
+	remaining := &atomic.Int32{}
+	remaining.Store(int32(len(hooks)))
+	if len(hooks) == 0 {
+		s.report(StartupEvent{Step: StartupReady})
+	}
 	for _, hook := range hooks {
-		all.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer all.Done()
-			if err := s.runPostStartHook(hctx, hook); err != nil {
-				failures.Add(1)
+			if err := s.runPostStartHook(hctx, hook, remaining); err != nil {
 				failed <- err
 			}
 		}()
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		// Every hook returns once ctx is done, so this wait ends too.
-		all.Wait()
-		if failures.Load() == 0 && ctx.Err() == nil {
-			s.report(StartupEvent{Step: StartupReady})
-		}
-	}()
 	return failed
 }
 
 // runPostStartHook runs one hook, reporting its start and its end; a
-// panic is its failure. It closes the hook's done channel on success and
-// returns the failure otherwise (nil when ctx ended the hook).
-func (s *Server) runPostStartHook(ctx PostStartHookContext, hook *postStartHook) (err error) {
+// panic is its failure. On success it reports the hook finished, and the
+// server ready if it was the last of remaining, before it closes the
+// hook's done channel, so that every step is reported before /readyz can
+// pass. It returns the failure (nil when ctx ended the hook).
+func (s *Server) runPostStartHook(ctx PostStartHookContext, hook *postStartHook, remaining *atomic.Int32) (err error) {
 	s.report(StartupEvent{Step: StartupHookStarted, Hook: hook.name})
 	func() {
 		defer func() {
@@ -168,8 +161,11 @@ func (s *Server) runPostStartHook(ctx PostStartHookContext, hook *postStartHook)
 	}()
 	switch {
 	case err == nil:
-		close(hook.done)
 		s.report(StartupEvent{Step: StartupHookFinished, Hook: hook.name})
+		if remaining.Add(-1) == 0 {
+			s.report(StartupEvent{Step: StartupReady})
+		}
+		close(hook.done)
 		return nil
 	case ctx.Err() != nil:
 		return nil

@@ -29,87 +29,6 @@ import (
 	"github.com/kubesim/kubesim/kubelet"
 )
 
-// Defaults used by NewConfig.
-const (
-	DefaultBindAddress = apiserver.DefaultBindAddress
-	DefaultPort        = apiserver.DefaultPort
-	// DefaultReadyTimeout bounds the wait for the API server to answer.
-	DefaultReadyTimeout = 30 * time.Second
-)
-
-// Config configures a cluster.
-type Config struct {
-	// DataDir keeps etcd's data, logs and the kubeconfig. Empty means a
-	// fresh temporary directory, removed by Close.
-	DataDir string
-	// BindAddress and Port are where the API server listens (Port 0: any
-	// free port).
-	BindAddress string
-	Port        int
-	// BookmarkInterval is how often idle watches get a BOOKMARK (0: the
-	// API server's default).
-	BookmarkInterval time.Duration
-	// UnsafeNoFsync makes etcd skip fsync (tests, benchmarks).
-	UnsafeNoFsync bool
-	// Recorder receives the flow events of every component; nil makes
-	// Start create one (Cluster.Recorder).
-	Recorder *flow.Recorder
-	// Scheduler starts the scheduler.
-	Scheduler bool
-	// Nodes are the simulated nodes, each with its kubelet.
-	Nodes []kubelet.NodeSpec
-	// AttachNodes gives a kubelet to every Node created through the API.
-	AttachNodes bool
-	// Speed divides every simulated delay (image pulls, container start,
-	// back-offs); 0 means no delays at all.
-	Speed float64
-	// ReadyTimeout bounds Start's wait for the API server.
-	ReadyTimeout time.Duration
-	// Gate holds the components at the stage boundaries of every pod's
-	// creation (step-through); nil lets everything pass.
-	Gate *flow.Gate
-}
-
-// DefaultNodeCount is how many nodes a default cluster has.
-const DefaultNodeCount = 3
-
-// NewConfig returns the defaults: a throw-away data dir, the API on
-// 127.0.0.1:6443, the scheduler, DefaultNodeCount nodes of 4 cpu and 8Gi,
-// kubelets attached to Nodes created through the API, speed 1.
-func NewConfig() *Config {
-	return &Config{
-		BindAddress:  DefaultBindAddress,
-		Port:         DefaultPort,
-		ReadyTimeout: DefaultReadyTimeout,
-		Scheduler:    true,
-		Nodes:        kubelet.DefaultNodes(DefaultNodeCount),
-		AttachNodes:  true,
-		Speed:        kubelet.DefaultSpeed,
-	}
-}
-
-// APIOnly turns c into etcd and the API server alone: no scheduler, no
-// kubelets (tests of the API, and of the components themselves).
-func (c *Config) APIOnly() *Config {
-	c.Scheduler, c.Nodes, c.AttachNodes = false, nil, false
-	return c
-}
-
-// Validate reports the first problem with c.
-func (c *Config) Validate() error {
-	switch {
-	case c.ReadyTimeout <= 0:
-		return errors.New("cluster: ready timeout must be positive")
-	case net.ParseIP(c.BindAddress) == nil:
-		return fmt.Errorf("cluster: address %q is not an IP address", c.BindAddress)
-	case c.Port < 0 || c.Port > 65535:
-		return fmt.Errorf("cluster: port %d out of range", c.Port)
-	case c.Speed < 0:
-		return fmt.Errorf("cluster: speed %g is negative", c.Speed)
-	}
-	return nil
-}
-
 // Cluster is a running control plane.
 type Cluster struct {
 	// DataDir holds etcd's data, logs/ and kubeconfig.
@@ -131,6 +50,7 @@ type Cluster struct {
 
 	tempDir bool
 	lock    *dataDirLock
+	startup *startupLog
 	// etcdAbandoned is closed once an etcd start Start gave up on has
 	// ended (nil: none): Close waits for it before removing a temporary
 	// data dir, which etcd may still be writing into.
@@ -161,14 +81,23 @@ type Cluster struct {
 	specs     map[string]kubelet.NodeSpec
 }
 
-// Start boots etcd and the API server and returns once the API answers.
-// The cluster runs until ctx is done or Close is called; Close must be
-// called either way to release it.
+// Start boots etcd and the API server and returns once the API server is
+// ready (its /readyz passes: every post-start hook has finished), then
+// starts the components. Like kube-apiserver's command it first
+// completes cfg (Config.Complete, which changes cfg) and validates it
+// (Config.Validate: every problem at once, returned as it is); each step
+// is reported to cfg.OnStartup. The cluster runs until ctx is done or
+// Close is called; Close must be called either way to release it.
 func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
+	steps := newStartupLog(cfg.OnStartup)
+	filled := cfg.Complete()
+	steps.add(StartupComplete, "options", "ok", describeOptions(cfg, filled))
 	if err := cfg.Validate(); err != nil {
+		steps.add(StartupValidate, "options", "failed", err.Error())
 		return nil, err
 	}
-	c := &Cluster{DataDir: cfg.DataDir, speed: cfg.Speed, Gate: cfg.Gate, readyWait: cfg.ReadyTimeout,
+	steps.add(StartupValidate, "options", "ok", "every option is valid")
+	c := &Cluster{DataDir: cfg.DataDir, speed: cfg.Speed, Gate: cfg.Gate, readyWait: cfg.ReadyTimeout, startup: steps,
 		kubelets: map[string]*component{}, specs: map[string]kubelet.NodeSpec{}}
 	if c.DataDir == "" {
 		if c.DataDir, err = os.MkdirTemp("", "kubesim-"); err != nil {
@@ -194,6 +123,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	if err := c.startEtcd(ctx, cfg.UnsafeNoFsync); err != nil {
 		return nil, err
 	}
+	c.startup.add(StartupRun, "etcd", "started", fmt.Sprintf("embedded member at %s, data in %s", strings.Join(c.etcd.Client().Endpoints(), ","), filepath.Join(c.DataDir, "etcd")))
 	c.apiCfg = c.apiConfig(cfg)
 	runCtx, cancel := context.WithCancel(ctx)
 	c.cancel, c.runCtx = cancel, runCtx
@@ -206,6 +136,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	if err := c.startComponents(cfg); err != nil {
 		return nil, err
 	}
+	c.startup.add(StartupRun, "components", "started", describeComponents(cfg))
 	return c, nil
 }
 
@@ -353,12 +284,14 @@ func waitReady(ctx context.Context, url string, ca *x509.CertPool, timeout time.
 }
 
 // startAPI creates and runs an API server from c.apiCfg, in a goroutine
-// owned by the cluster, and waits until it answers.
+// owned by the cluster, and waits until it is ready; if Run ends first
+// (a post-start hook failed), its error.
 func (c *Cluster) startAPI(ctx context.Context) error {
 	api, err := apiserver.New(c.apiCfg)
 	if err != nil {
 		return err
 	}
+	api.OnStartup(c.startup.apiStartup)
 	apiCtx, cancel := context.WithCancel(c.runCtx)
 	done := make(chan struct{})
 	c.apiMu.Lock()
@@ -367,6 +300,7 @@ func (c *Cluster) startAPI(ctx context.Context) error {
 		c.URL = api.URL() // a restart listens on the same address
 	}
 	c.apiMu.Unlock()
+	c.startup.add(StartupRun, "listener", "bound", api.URL()+" (HTTP/2 and HTTP/1.1)")
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -377,7 +311,35 @@ func (c *Cluster) startAPI(ctx context.Context) error {
 			c.apiMu.Unlock()
 		}
 	}()
-	return waitReady(ctx, c.URL, c.Authority.CAPool(), c.readyWait)
+	readyCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-done:
+			stop()
+		case <-readyCtx.Done():
+		}
+	}()
+	if err := waitReady(readyCtx, c.URL, c.Authority.CAPool(), c.readyWait); err != nil {
+		return c.apiRunError(done, err)
+	}
+	c.startup.add(StartupRun, "readyz", "ok", "GET /readyz answered 200: the API server is ready")
+	return nil
+}
+
+// apiRunError is the error of an API server that did not become ready:
+// Run's own if it has returned, else err.
+func (c *Cluster) apiRunError(done <-chan struct{}, err error) error {
+	select {
+	case <-done:
+		c.apiMu.Lock()
+		defer c.apiMu.Unlock()
+		if c.runErr != nil {
+			return c.runErr
+		}
+	default:
+	}
+	return err
 }
 
 // RestartAPIServer stops the API server and starts a new one on the same

@@ -1,0 +1,173 @@
+package cluster
+
+import (
+	"fmt"
+	"math"
+	"net"
+	"strings"
+	"time"
+
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/kubelet"
+)
+
+// Defaults used by NewConfig and Complete.
+const (
+	DefaultBindAddress = apiserver.DefaultBindAddress
+	DefaultPort        = apiserver.DefaultPort
+	// DefaultReadyTimeout bounds the wait for the API server to answer.
+	DefaultReadyTimeout = 30 * time.Second
+)
+
+// Config configures a cluster. Start takes it through the steps
+// kube-apiserver's command takes its options through: Complete (fill
+// what was left unset), Validate (report every problem at once), then
+// run.
+type Config struct {
+	// DataDir keeps etcd's data, logs and the kubeconfig. Empty means a
+	// fresh temporary directory, removed by Close.
+	DataDir string
+	// BindAddress and Port are where the API server listens (Port 0: any
+	// free port).
+	BindAddress string
+	Port        int
+	// BookmarkInterval is how often idle watches get a BOOKMARK (0: the
+	// API server's default).
+	BookmarkInterval time.Duration
+	// UnsafeNoFsync makes etcd skip fsync (tests, benchmarks).
+	UnsafeNoFsync bool
+	// Recorder receives the flow events of every component; nil makes
+	// Start create one (Cluster.Recorder).
+	Recorder *flow.Recorder
+	// Scheduler starts the scheduler.
+	Scheduler bool
+	// Nodes are the simulated nodes, each with its kubelet.
+	Nodes []kubelet.NodeSpec
+	// AttachNodes gives a kubelet to every Node created through the API.
+	AttachNodes bool
+	// Speed divides every simulated delay (image pulls, container start,
+	// back-offs); 0 means no delays at all.
+	Speed float64
+	// ReadyTimeout bounds Start's wait for the API server.
+	ReadyTimeout time.Duration
+	// Gate holds the components at the stage boundaries of every pod's
+	// creation (step-through); nil lets everything pass.
+	Gate *flow.Gate
+	// OnStartup, when set, is called with each step of Start (and of
+	// RestartAPIServer) as it happens, one call at a time; it must not
+	// block for long. Cluster.StartupSteps lists them afterwards.
+	OnStartup func(StartupStep)
+}
+
+// DefaultNodeCount is how many nodes a default cluster has.
+const DefaultNodeCount = 3
+
+// NewConfig returns the defaults: a throw-away data dir, the API on
+// 127.0.0.1:6443, the scheduler, DefaultNodeCount nodes of 4 cpu and 8Gi,
+// kubelets attached to Nodes created through the API, speed 1.
+func NewConfig() *Config {
+	return &Config{
+		BindAddress:  DefaultBindAddress,
+		Port:         DefaultPort,
+		ReadyTimeout: DefaultReadyTimeout,
+		Scheduler:    true,
+		Nodes:        kubelet.DefaultNodes(DefaultNodeCount),
+		AttachNodes:  true,
+		Speed:        kubelet.DefaultSpeed,
+	}
+}
+
+// APIOnly turns c into etcd and the API server alone: no scheduler, no
+// kubelets (tests of the API, and of the components themselves).
+func (c *Config) APIOnly() *Config {
+	c.Scheduler, c.Nodes, c.AttachNodes = false, nil, false
+	return c
+}
+
+// Complete fills the options left at their zero value that have a
+// default (the address, the ready timeout), as kube-apiserver's
+// options.Complete does before validation, and returns what it filled
+// ("address 127.0.0.1"), in order. It does not touch the disk: the
+// temporary data dir of an empty DataDir is made by Start.
+func (c *Config) Complete() (filled []string) {
+	if c.BindAddress == "" {
+		c.BindAddress = DefaultBindAddress
+		filled = append(filled, "address "+c.BindAddress)
+	}
+	if c.ReadyTimeout == 0 {
+		c.ReadyTimeout = DefaultReadyTimeout
+		filled = append(filled, "ready-timeout "+c.ReadyTimeout.String())
+	}
+	return filled
+}
+
+// Validate reports every problem with c at once, as kube-apiserver's
+// options.Validate does: nil, or a utilerrors.Aggregate whose Errors()
+// are *OptionError, in the order the options are listed here (address,
+// port, speed, ready-timeout, nodes). It reads nothing but c.
+func (c *Config) Validate() error {
+	var errs []error
+	add := func(option string, value any, reason string) {
+		errs = append(errs, &OptionError{Option: option, Value: value, Reason: reason})
+	}
+	if net.ParseIP(c.BindAddress) == nil {
+		add("address", c.BindAddress, "must be an IP address")
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		add("port", c.Port, "must be between 0 and 65535")
+	}
+	switch {
+	case math.IsNaN(c.Speed) || math.IsInf(c.Speed, 0):
+		add("speed", c.Speed, "must be a number")
+	case c.Speed < 0:
+		add("speed", c.Speed, "must not be negative")
+	}
+	if c.ReadyTimeout <= 0 {
+		add("ready-timeout", c.ReadyTimeout, "must be positive")
+	}
+	seen := map[string]bool{}
+	for _, n := range c.Nodes {
+		switch {
+		case n.Name == "":
+			add("nodes", n.Name, "each node needs a name")
+		case seen[n.Name]:
+			add("nodes", n.Name, "names a node twice")
+		}
+		seen[n.Name] = true
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+// ValidateNodeCount checks a count of nodes (serve's --nodes), which
+// Config holds as the nodes themselves: nil, or an *OptionError.
+func ValidateNodeCount(n int) error {
+	if n < 0 {
+		return &OptionError{Option: "nodes", Value: n, Reason: "must not be negative"}
+	}
+	return nil
+}
+
+// OptionError is one problem with one option.
+type OptionError struct {
+	// Option is the option's name as serve's flag spells it ("port").
+	Option string
+	// Value is the value rejected.
+	Value any
+	// Reason says what a valid value is ("must not be negative").
+	Reason string
+}
+
+// Error reads "--port must be between 0 and 65535, got 70000".
+func (e *OptionError) Error() string {
+	v := fmt.Sprint(e.Value)
+	switch e.Value.(type) {
+	case string:
+		v = fmt.Sprintf("%q", e.Value)
+	case float64:
+		v = strings.TrimSuffix(fmt.Sprintf("%g", e.Value), ".0")
+	}
+	return fmt.Sprintf("--%s %s, got %s", e.Option, e.Reason, v)
+}
