@@ -113,6 +113,9 @@ type Config struct {
 	// write is reported to ErrorLog and does not fail the request. Nil:
 	// no audit log. For a file, use OpenAuditLog.
 	AuditLog io.Writer
+	// Aggregator configures the aggregator's proxy to remote APIServices
+	// and their availability checks (aggregator_config.go).
+	Aggregator AggregatorConfig
 }
 
 // NewConfig returns a Config with defaults on etcd.

@@ -228,6 +228,12 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, o outpu
 			Versions:   []apidiscoveryv2.APIVersionDiscovery{v},
 		})
 	}
+	s.writeDiscoveryList(w, r, o, list)
+}
+
+// writeDiscoveryList writes an aggregated discovery document with its
+// ETag, or 304 Not Modified to a client whose If-None-Match is that ETag.
+func (s *Server) writeDiscoveryList(w http.ResponseWriter, r *http.Request, o output, list *apidiscoveryv2.APIGroupDiscoveryList) {
 	data, err := json.Marshal(list)
 	if err != nil {
 		s.writeError(w, r, err)

@@ -54,6 +54,8 @@ func (s *Server) healthChecks() []healthCheck {
 			}
 		}})
 	}
+	// The aggregator's boot-sequence check (autoregister-completion).
+	checks = append(checks, s.aggregatorHealthChecks()...)
 	return checks
 }
 

@@ -50,6 +50,8 @@ type Server struct {
 	// extensions and registration are the groups of the apiextensions
 	// server and of the aggregator.
 	extensions, registration *group
+	// agg is the aggregator's state (aggregator_server.go).
+	agg *aggregatorState
 }
 
 // New builds the server on cfg and binds its listener, so URL is known

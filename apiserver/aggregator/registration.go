@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -94,7 +95,9 @@ func (c *RegistrationController) sync(name string) error {
 }
 
 // processNext runs sync on the queue's next key; false once the queue is
-// shut down. A failed key is retried with the queue's rate limiting.
+// shut down. A failed key is reported (to klog, which kubesim sends to
+// its log file) and retried with the queue's rate limiting, unless it
+// failed because the controller is stopping.
 func processNext(q workqueue.TypedRateLimitingInterface[string], sync func(string) error) bool {
 	key, quit := q.Get()
 	if quit {
@@ -102,6 +105,11 @@ func processNext(q workqueue.TypedRateLimitingInterface[string], sync func(strin
 	}
 	defer q.Done(key)
 	if err := sync(key); err != nil {
+		if errors.Is(err, context.Canceled) {
+			// The controller is stopping: nothing to retry or report.
+			q.Forget(key)
+			return true
+		}
 		utilruntime.HandleError(fmt.Errorf("%v failed with: %w", key, err))
 		q.AddRateLimited(key)
 		return true
