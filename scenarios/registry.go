@@ -20,6 +20,8 @@ var actionKinds = []actionKind{
 	{"compactEtcd", parseControl},
 	{"http", parseHTTP},
 	{"etcdWatch", parseEtcdWatch},
+	{"restfulDispatch", parseRestfulDispatch},
+	{"restfulHello", parseRestfulHello},
 }
 
 // expectationKinds are the expectations a step may list, one line per
@@ -40,4 +42,7 @@ var expectationKinds = []expectationKind{
 	{"canI", parseCanI},
 	{"scheduling", parseScheduling},
 	{"transcript", parseTranscript},
+	{"restfulRoute", parseRestfulRoute},
+	{"restfulScore", parseRestfulScore},
+	{"restfulAnswer", parseRestfulAnswer},
 }

@@ -71,6 +71,10 @@ type StepResult struct {
 	// sent (as its Audit-Id headers name them), in order: the nine steps
 	// of each, with the route go-restful chose and the status code.
 	Requests []*flow.RequestTrace
+	// Evidence is what the action found that its step's expectations
+	// read besides the above (the go-restful lab's dispatches and
+	// answers); nil for most actions.
+	Evidence any
 	// Err is nil when the step passed, else why it failed (an
 	// *ExpectationError, or the context's error).
 	Err error
