@@ -16,7 +16,7 @@ import (
 // resultsObserver keeps every step's result.
 type resultsObserver struct{ results []StepResult }
 
-func (o *resultsObserver) StepStarted(StepInfo)                 {}
+func (o *resultsObserver) StepStarted(StepInfo)                  {}
 func (o *resultsObserver) StepFinished(_ StepInfo, r StepResult) { o.results = append(o.results, r) }
 
 // TestRestfulDispatchOnKubeAPIServer sends each request of a table to
