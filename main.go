@@ -132,7 +132,7 @@ restarts.`,
 	f.StringVar(&cfg.DataDir, "data-dir", "", "keep etcd data, logs and the kubeconfig in `DIR` across restarts (default: a temporary directory removed on exit)")
 	f.StringVar(&cfg.BindAddress, "address", cfg.BindAddress, "IP `address` the API server listens on")
 	f.IntVar(&cfg.Port, "port", cfg.Port, "`port` the API server listens on (0 picks a free one)")
-	f.BoolVar(&trace, "trace", false, "print the step-by-step trace of every API request")
+	f.BoolVar(&trace, "trace", false, "print the startup sequence (Complete, Validate, then Run with its post-start hooks), then the step-by-step trace of every API request")
 	f.IntVar(&nodes, "nodes", nodes, "how many simulated nodes (node-1..node-N, 4 cpu, 8Gi, 110 pods each) to start")
 	f.Float64Var(&cfg.Speed, "speed", cfg.Speed, "speed of simulated time: 2 halves image pulls, container starts and back-offs; 0 removes them")
 	return cmd

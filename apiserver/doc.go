@@ -3,13 +3,16 @@
 // go-restful, backed by etcd through package registry.
 //
 // New builds a Server on a Config and binds its listener, so that its URL
-// is known before it serves. Run writes what every cluster starts with
-// (the bootstrap namespaces and the default RBAC policy), starts the watch
-// caches, the namespace and RBAC caches and the namespace finalizer,
-// serves once they are ready, and, when its context is done, ends every
-// request (watches too), waits for all it started and returns. Close
-// releases a Server that will not Run. A Server serves concurrent requests;
-// New, Run and Close belong to its one owner.
+// is known before it serves. Run starts the watch caches, the namespace
+// and RBAC caches and the namespace finalizer, serves once they are
+// ready, then runs the post-start hooks (AddPostStartHook), each in its
+// own goroutine, as kube-apiserver does: the built-in ones write what
+// every cluster starts with (start-system-namespaces-controller: the
+// system namespaces; rbac/bootstrap-roles: the default RBAC policy), and
+// /readyz passes once every hook has finished. When its context is done
+// Run ends every request (watches too), waits for all it started and
+// returns. Close releases a Server that will not Run. A Server serves
+// concurrent requests; New, Run and Close belong to its one owner.
 //
 // The request path follows kube-apiserver: a handler chain, built in one
 // function (buildHandlerChain) inside out, runs the filters (request info,
