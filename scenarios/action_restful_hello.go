@@ -69,5 +69,10 @@ func (a *RestfulHelloAction) run(ctx context.Context, _ *player, _ string) (res 
 	if err != nil {
 		return res, fmt.Errorf("restfulHello: %w", err)
 	}
+	summary := make([]string, len(answers))
+	for i, ans := range answers {
+		summary[i] = fmt.Sprintf("%s: %d %q", ans.Container, ans.Status, ans.Body)
+	}
+	res.Message = strings.Join(summary, "; ") // the one line the TUI shows
 	return res, nil
 }
