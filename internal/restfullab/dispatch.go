@@ -1,8 +1,10 @@
 package restfullab
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"net/url"
 
 	restful "github.com/emicklei/go-restful/v3"
 )
@@ -13,8 +15,8 @@ const (
 	RouterJSR311 = "RouterJSR311"
 )
 
-// Request is what a router looks at of a request: its method, URL path
-// and the Content-Type and Accept headers ("" for none).
+// Request is what a router looks at of a request: its method (GET when
+// empty), URL path and the Content-Type and Accept headers ("" for none).
 type Request struct {
 	Method      string
 	Path        string
@@ -24,15 +26,18 @@ type Request struct {
 
 // httpRequest is r as the *http.Request a router is given.
 func (r Request) httpRequest() *http.Request {
-	req, _ := http.NewRequest(r.Method, "http://lab.invalid/", nil)
-	req.URL.Path = r.Path
+	method := r.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	req := &http.Request{Method: method, URL: &url.URL{Path: r.Path}, Header: http.Header{}, Host: "lab.invalid"}
 	if r.ContentType != "" {
 		req.Header.Set("Content-Type", r.ContentType)
 	}
 	if r.Accept != "" {
 		req.Header.Set("Accept", r.Accept)
 	}
-	return req
+	return req.WithContext(context.Background())
 }
 
 // RouteRef names a route: its method and full path (the WebService's root

@@ -66,6 +66,7 @@ var labRequests = []Request{
 	{Method: "GET", Path: "/api/v1/namespaces/default/pods/x"},
 	{Method: "GET", Path: "/api/v1/namespaces/default/pods"},
 	{Method: "GET", Path: "/api/v1/pods"},
+	{Path: "/api/v1/pods"}, // no method: GET
 	{Method: "POST", Path: "/api/v1/namespaces/default/pods", ContentType: "application/json"},
 	{Method: "GET", Path: "/api/v1/watch/namespaces/default/pods/x"},
 	{Method: "GET", Path: "/api/v1/watch/pods"},

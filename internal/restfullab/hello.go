@@ -54,7 +54,9 @@ type Answer struct {
 // and serves each on a loopback port of its own. restful.Add registers
 // DefaultContainer's dispatch on http.DefaultServeMux at "/" (once per
 // process); that ServeMux is what its server serves, as the seed's
-// http.ListenAndServe(":8080", nil) does. The caller must Close h.
+// http.ListenAndServe(":8080", nil) does. Nothing else in the process may
+// add a WebService rooted at "/" to restful.DefaultContainer (go-restful
+// exits on a duplicate root path). The caller must Close h.
 func StartHello() (*Hello, error) {
 	registerDefault.Do(func() {
 		ws := new(restful.WebService)
