@@ -64,7 +64,7 @@ func ours(paths []string) []string {
 }
 
 // components are the packages that run a part of the control plane.
-var components = []string{"apiserver", "scheduler", "kubelet", "controllers"}
+var components = []string{"apiserver", "scheduler", "kubelet", "controllers", "metricsserver"}
 
 // importRules checks the dependency rules of DESIGN.md and returns every
 // breach, one line each.
@@ -74,7 +74,7 @@ func importRules(pkgs map[string]pkgInfo) []string {
 	for name, p := range pkgs {
 		deps, direct := ours(p.Deps), ours(p.Imports)
 		// API clients reach the API server only over HTTP.
-		for _, client := range []string{"scheduler", "kubelet", "tui", "controllers"} {
+		for _, client := range []string{"scheduler", "kubelet", "tui", "controllers", "metricsserver"} {
 			if under(name, client) {
 				for _, d := range deps {
 					if under(d, "apiserver") {
