@@ -79,6 +79,8 @@ type Cluster struct {
 	scheduler *component
 	kubelets  map[string]*component
 	specs     map[string]kubelet.NodeSpec
+	// metrics is the metrics server and its Service entry (metrics.go).
+	metrics *metricsState
 }
 
 // Start boots etcd and the API server and returns once the API server is
@@ -125,6 +127,9 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	}
 	c.startup.add(StartupRun, "etcd", "started", fmt.Sprintf("embedded member at %s, data in %s", strings.Join(c.etcd.Client().Endpoints(), ","), filepath.Join(c.DataDir, "etcd")))
 	c.apiCfg = c.apiConfig(cfg)
+	if c.apiCfg.Aggregator, err = c.aggregatorConfig(cfg.AggregatorProbePeriod); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	c.cancel, c.runCtx = cancel, runCtx
 	if err := c.startAPI(ctx); err != nil {
@@ -232,6 +237,11 @@ func (c *Cluster) startComponents(cfg *Config) error {
 	}
 	if cfg.AttachNodes {
 		c.runComponent(c.watchNodes)
+	}
+	if cfg.MetricsServer {
+		if err := c.StartMetricsServer(c.runCtx); err != nil {
+			return err
+		}
 	}
 	if cfg.Scheduler {
 		return c.StartScheduler()

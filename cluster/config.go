@@ -56,6 +56,12 @@ type Config struct {
 	// Gate holds the components at the stage boundaries of every pod's
 	// creation (step-through); nil lets everything pass.
 	Gate *flow.Gate
+	// MetricsServer starts the metrics server behind APIService
+	// v1beta1.metrics.k8s.io (kubectl top).
+	MetricsServer bool
+	// AggregatorProbePeriod is how often the aggregator checks the
+	// availability of remote APIServices again (0: upstream's 30 s).
+	AggregatorProbePeriod time.Duration
 	// OnStartup, when set, is called with each step of Start (and of
 	// RestartAPIServer) as it happens, one call at a time; it must not
 	// block for long. Cluster.StartupSteps lists them afterwards.
@@ -67,7 +73,8 @@ const DefaultNodeCount = 3
 
 // NewConfig returns the defaults: a throw-away data dir, the API on
 // 127.0.0.1:6443, the scheduler, DefaultNodeCount nodes of 4 cpu and 8Gi,
-// kubelets attached to Nodes created through the API, speed 1.
+// kubelets attached to Nodes created through the API, the metrics server,
+// speed 1.
 func NewConfig() *Config {
 	return &Config{
 		BindAddress:  DefaultBindAddress,
@@ -77,13 +84,15 @@ func NewConfig() *Config {
 		Nodes:        kubelet.DefaultNodes(DefaultNodeCount),
 		AttachNodes:  true,
 		Speed:        kubelet.DefaultSpeed,
+
+		MetricsServer: true,
 	}
 }
 
 // APIOnly turns c into etcd and the API server alone: no scheduler, no
 // kubelets (tests of the API, and of the components themselves).
 func (c *Config) APIOnly() *Config {
-	c.Scheduler, c.Nodes, c.AttachNodes = false, nil, false
+	c.Scheduler, c.Nodes, c.AttachNodes, c.MetricsServer = false, nil, false, false
 	return c
 }
 

@@ -137,6 +137,9 @@ func describeComponents(cfg *Config) string {
 	if cfg.AttachNodes {
 		parts = append(parts, "a kubelet for each Node created")
 	}
+	if cfg.MetricsServer {
+		parts = append(parts, "metrics server (APIService v1beta1.metrics.k8s.io)")
+	}
 	if len(parts) == 0 {
 		return "none (API only)"
 	}
