@@ -7,8 +7,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// ControlAction is one of stopScheduler, startScheduler, restartAPIServer
-// and compactEtcd.
+// ControlAction is one of stopScheduler, startScheduler, restartAPIServer,
+// compactEtcd, stopMetricsServer and startMetricsServer.
 type ControlAction struct{ Verb string }
 
 var _ actionRunner = (*ControlAction)(nil)
@@ -17,7 +17,8 @@ func (a *ControlAction) Kind() string   { return a.Verb }
 func (a *ControlAction) String() string { return a.Verb }
 
 // parseControl reads `true`, the only value of stopScheduler,
-// startScheduler, restartAPIServer and compactEtcd.
+// startScheduler, restartAPIServer, compactEtcd, stopMetricsServer and
+// startMetricsServer.
 func parseControl(l *loader, key string, n *yaml.Node) (actionRunner, error) {
 	b, err := l.boolean(n, key)
 	if err != nil {
@@ -29,8 +30,9 @@ func parseControl(l *loader, key string, n *yaml.Node) (actionRunner, error) {
 	return &ControlAction{Verb: key}, nil
 }
 
-// run stops or starts the scheduler, restarts the API server, or compacts
-// etcd (its result's message then names the revision).
+// run stops or starts the scheduler or the metrics server, restarts the
+// API server, or compacts etcd (its result's message then names the
+// revision).
 func (a *ControlAction) run(ctx context.Context, p *player, _ string) (StepResult, error) {
 	var err error
 	switch a.Verb {
@@ -40,6 +42,10 @@ func (a *ControlAction) run(ctx context.Context, p *player, _ string) (StepResul
 		err = p.cluster.StartScheduler()
 	case "restartAPIServer":
 		err = p.cluster.RestartAPIServer(ctx)
+	case "stopMetricsServer":
+		err = p.cluster.StopMetricsServer()
+	case "startMetricsServer":
+		err = p.cluster.StartMetricsServer(ctx)
 	case "compactEtcd":
 		var rev int64
 		if rev, err = p.cluster.CompactEtcd(ctx); err == nil {

@@ -83,7 +83,7 @@ func TestParseNodeAction(t *testing.T) {
 
 func TestParseControl(t *testing.T) {
 	var cases []parseCase[actionRunner]
-	for _, key := range []string{"stopScheduler", "startScheduler", "restartAPIServer", "compactEtcd"} {
+	for _, key := range []string{"stopScheduler", "startScheduler", "restartAPIServer", "compactEtcd", "stopMetricsServer", "startMetricsServer"} {
 		cases = append(cases,
 			parseCase[actionRunner]{name: key, key: key, src: "true", want: &ControlAction{Verb: key}},
 			parseCase[actionRunner]{name: key + " false", key: key, src: "false", wantErr: "1:1: " + key + ": must be true (leave the action out to not do it)"},

@@ -31,6 +31,8 @@ var LibraryOrder = []string{
 	"watch-resume-410",
 	"optimistic-concurrency-409",
 	"etcd-mvcc-history",
+	"server-chain",
+	"go-restful-dispatch",
 }
 
 // DefaultScenario is the scenario `kubesim` plays when given none.

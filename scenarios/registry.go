@@ -18,6 +18,8 @@ var actionKinds = []actionKind{
 	{"startKubelet", parseNodeAction},
 	{"restartAPIServer", parseControl},
 	{"compactEtcd", parseControl},
+	{"stopMetricsServer", parseControl},
+	{"startMetricsServer", parseControl},
 	{"http", parseHTTP},
 	{"etcdWatch", parseEtcdWatch},
 	{"restfulDispatch", parseRestfulDispatch},
