@@ -72,7 +72,28 @@ func (c *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	v := serving.versions[a.APIVersion]
 	traceHop(r, serverAPIExtensions, "served", "served by CRD "+crd.Name)
+	traceFrom(r.Context()).setRoute(r.Method + " " + crRouteTemplate(a) + " (crdHandler)")
 	c.serveResource(w, r, a, crd, v)
+}
+
+// crRouteTemplate is the path template a custom resource request
+// matched, in go-restful's notation, for the trace's route column.
+func crRouteTemplate(a auth.Attributes) string {
+	p := "/apis/" + a.APIGroup + "/" + a.APIVersion
+	if isLegacyWatchPath(a.Path) {
+		p += "/watch"
+	}
+	if a.Namespace != "" {
+		p += "/namespaces/{namespace}"
+	}
+	p += "/" + a.Resource
+	if a.Name != "" {
+		p += "/{name}"
+	}
+	if a.Subresource != "" {
+		p += "/" + a.Subresource
+	}
+	return p
 }
 
 // pass records why the request is not the apiextensions server's and

@@ -162,6 +162,10 @@ func TestCRDDeleteRemovesCustomResources(t *testing.T) {
 	if code, _ := ts.do(t, "GET", widgetsPath, "", ""); code != http.StatusNotFound {
 		t.Errorf("list widgets after the CRD's deletion = %d, want 404", code)
 	}
+	waitFor(t, 10*time.Second, "apis/example.com/v1 gone from the OpenAPI index", func() bool {
+		_, index := ts.do(t, "GET", "/openapi/v3", "", "")
+		return !strings.Contains(index, "apis/example.com/v1")
+	})
 }
 
 // statusOf decodes a Status body.
