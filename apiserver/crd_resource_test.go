@@ -1,6 +1,7 @@
 package apiserver_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -225,5 +226,24 @@ func TestUnknownGroupFallsThrough(t *testing.T) {
 	code, body := ts.do(t, "GET", "/apis/nosuch.example.com/v1/things", "", "")
 	if code != http.StatusNotFound {
 		t.Errorf("GET an unknown group = %d %s, want 404", code, body)
+	}
+}
+
+// Defaults apply on read too: an object stored without a defaulted field
+// (by an older CRD, or written to etcd directly) is served with it.
+func TestCustomResourceDefaultedOnRead(t *testing.T) {
+	ts := startServer(t)
+	mustCreateWidgetCRD(t, ts)
+	raw := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"old","namespace":"default","uid":"u1","creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"size":2,"gone":true}}`
+	if _, err := ts.etcd.Put(context.Background(), "/registry/example.com/widgets/default/old", raw); err != nil {
+		t.Fatal(err)
+	}
+	code, body := ts.do(t, "GET", widgetsPath+"/old", "", "")
+	if code != 200 {
+		t.Fatalf("get = %d %s", code, body)
+	}
+	got, _ := json.Marshal(decodeWidget(t, body).Object["spec"])
+	if want := `{"color":"blue","replicas":1,"size":2}`; string(got) != want {
+		t.Errorf("spec read = %s, want %s (defaulted and pruned on read)", got, want)
 	}
 }
