@@ -159,9 +159,11 @@ func TestCRDDeleteRemovesCustomResources(t *testing.T) {
 	if resp, err := ts.etcd.Get(context.Background(), "/registry/example.com/widgets/", clientv3.WithPrefix()); err != nil || len(resp.Kvs) != 0 {
 		t.Errorf("after the CRD's deletion etcd holds %v (err %v), want no widgets", resp.Kvs, err)
 	}
-	if code, _ := ts.do(t, "GET", widgetsPath, "", ""); code != http.StatusNotFound {
-		t.Errorf("list widgets after the CRD's deletion = %d, want 404", code)
-	}
+	// The handler learns of the deletion from its watch, a moment later.
+	waitFor(t, 10*time.Second, "widgets no longer served", func() bool {
+		code, _ := ts.do(t, "GET", widgetsPath, "", "")
+		return code == http.StatusNotFound
+	})
 	waitFor(t, 10*time.Second, "apis/example.com/v1 gone from the OpenAPI index", func() bool {
 		_, index := ts.do(t, "GET", "/openapi/v3", "", "")
 		return !strings.Contains(index, "apis/example.com/v1")

@@ -91,10 +91,13 @@ func TestKubectlCustomResources(t *testing.T) {
 			if got, want := k.must(t, "delete", "crd", "widgets.example.com"), "customresourcedefinition.apiextensions.k8s.io \"widgets.example.com\" deleted\n"; got != want {
 				t.Errorf("got %q, want %q", got, want)
 			}
-			r := k.run(t, "", "get", "--raw", "/apis/example.com/v1/namespaces/default/widgets")
-			if r.err == nil || !strings.Contains(r.stderr, "NotFound") {
-				t.Errorf("widgets after the CRD's deletion: exit %v, stdout %q, stderr %q; want NotFound", r.err, r.stdout, r.stderr)
-			}
+			// kubectl waited for the CRD to go, which its finalizer allows
+			// once the widgets are deleted; the server stops serving them
+			// when its CRD watch sees the deletion, a moment later.
+			eventually(t, "widgets no longer served", func() (bool, string) {
+				r := k.run(t, "", "get", "--raw", "/apis/example.com/v1/namespaces/default/widgets")
+				return r.err != nil && strings.Contains(r.stderr, "NotFound"), r.stdout + r.stderr
+			})
 		}},
 	}
 	for _, s := range steps {
