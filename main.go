@@ -144,17 +144,8 @@ restarts.`,
 // completes and validates cfg again, for its startup trace; here a copy
 // is completed, so that the trace shows what Complete fills.
 func validateServe(cfg *cluster.Config, nodes int) error {
-	probe := *cfg
-	probe.Complete()
-	var errs []error
-	if err := probe.Validate(); err != nil {
-		errs = append(errs, flatten(err)...)
-	}
-	if err := cluster.ValidateNodeCount(nodes); err != nil {
-		errs = append(errs, err)
-	}
-	if len(errs) > 0 {
-		return usageError{utilerrors.NewAggregate(errs)}
+	if err := cluster.ValidateServe(*cfg, nodes); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

@@ -75,6 +75,15 @@ func (d *director) claimedBy(path string) *restful.WebService {
 	return nil
 }
 
+// servedByMux returns h, recording first that server served the request
+// from its non-go-restful mux (health, OpenAPI).
+func servedByMux(server string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		traceHop(r, server, "served", "its non-go-restful mux serves "+r.URL.Path)
+		h.ServeHTTP(w, r)
+	})
+}
+
 // delegateTo returns a handler that records that server delegated the
 // request and passes it to delegate.
 func delegateTo(server string, delegate http.Handler) http.Handler {

@@ -26,11 +26,13 @@ func (s *Server) kubeAPIServer(delegate http.Handler) http.Handler {
 	s.installDiscovery(c)
 	s.container = c
 	mux := http.NewServeMux()
-	mux.Handle(openapi.Path, s.openapi)
-	mux.Handle(openapi.Path+"/", s.openapi)
+	openAPI := servedByMux(serverKubeAPIServer, s.openapi)
+	mux.Handle(openapi.Path, openAPI)
+	mux.Handle(openapi.Path+"/", openAPI)
+	health := servedByMux(serverKubeAPIServer, http.HandlerFunc(s.health))
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
-		mux.HandleFunc(p, s.health)
-		mux.HandleFunc(p+"/", s.health)
+		mux.Handle(p, health)
+		mux.Handle(p+"/", health)
 	}
 	mux.Handle("/", delegateTo(serverKubeAPIServer, delegate))
 	return &director{name: serverKubeAPIServer, container: c, nonGoRestful: mux}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -179,4 +180,26 @@ func (e *OptionError) Error() string {
 		v = strings.TrimSuffix(fmt.Sprintf("%g", e.Value), ".0")
 	}
 	return fmt.Sprintf("--%s %s, got %s", e.Option, e.Reason, v)
+}
+
+// ValidateServe checks the options of kubesim serve as its command does
+// before anything starts, kube-apiserver's way: a copy of cfg is
+// completed (Complete) and validated (Validate), and nodes, the count of
+// --nodes, is checked too. It returns nil, or a utilerrors.Aggregate of
+// every *OptionError found, Validate's first. It starts nothing.
+func ValidateServe(cfg Config, nodes int) error {
+	cfg.Complete()
+	var errs []error
+	if err := cfg.Validate(); err != nil {
+		var agg utilerrors.Aggregate
+		if errors.As(err, &agg) {
+			errs = append(errs, agg.Errors()...)
+		} else {
+			errs = append(errs, err)
+		}
+	}
+	if err := ValidateNodeCount(nodes); err != nil {
+		errs = append(errs, err)
+	}
+	return utilerrors.NewAggregate(errs)
 }

@@ -31,6 +31,7 @@ var LibraryOrder = []string{
 	"watch-resume-410",
 	"optimistic-concurrency-409",
 	"etcd-mvcc-history",
+	"apiserver-startup",
 	"server-chain",
 	"go-restful-dispatch",
 }

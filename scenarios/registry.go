@@ -20,6 +20,8 @@ var actionKinds = []actionKind{
 	{"compactEtcd", parseControl},
 	{"stopMetricsServer", parseControl},
 	{"startMetricsServer", parseControl},
+	{"validateServe", parseValidateServe},
+	{"startupTrace", parseStartupTrace},
 	{"http", parseHTTP},
 	{"etcdWatch", parseEtcdWatch},
 	{"restfulDispatch", parseRestfulDispatch},

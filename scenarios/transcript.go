@@ -26,6 +26,10 @@ var transcriptZh = map[string]string{
 	"  (%d events read: the client resets the stream, the connection stays)": "  （已读 %d 个事件：客户端重置这个 stream，连接保留）",
 	"< END_STREAM after %d events":                                           "< 读完 %d 个事件后 END_STREAM",
 	"(%d events read: the watch is cancelled)":                               "（已读 %d 个事件：取消 watch）",
+	"Complete: filled %s":                                                    "Complete：填入默认值 %s",
+	"Validate: ok":                                                           "Validate：通过",
+	"Validate: %d problems, all reported at once (exit 2):":                  "Validate：%d 个问题，一次全部报告（退出码 2）：",
+	"this cluster's start, as serve --trace prints it (%d steps):":           "本集群的启动过程，和 serve --trace 打印的一样（共 %d 步）：",
 }
 
 // transcriptArgZh are the Chinese forms of the words passed to those
