@@ -25,7 +25,8 @@ type User struct {
 }
 
 // Hop is what one server of the delegation chain did with a request
-// ("delegated", "proxied", "failed"), for the request's trace.
+// ("delegated", "proxied", "unavailable" for a 503, "failed" for a 500),
+// for the request's trace.
 type Hop func(r *http.Request, outcome, text string)
 
 // ProxyConfig is what the proxy needs besides the APIService.
@@ -86,7 +87,7 @@ func (p *proxyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !p.available {
-		p.hop(r, "failed", fmt.Sprintf("APIService %s is not Available: 503 service unavailable", a.Name))
+		p.hop(r, "unavailable", fmt.Sprintf("APIService %s is not Available: 503 service unavailable", a.Name))
 		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
 		return
 	}
@@ -102,7 +103,7 @@ func (p *proxyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	loc, err := p.cfg.Resolver.ResolveEndpoint(a.Spec.Service.Namespace, a.Spec.Service.Name, port(a.Spec.Service))
 	if err != nil {
-		p.hop(r, "failed", fmt.Sprintf("APIService %s: %v: 503 service unavailable", a.Name, err))
+		p.hop(r, "unavailable", fmt.Sprintf("APIService %s: %v: 503 service unavailable", a.Name, err))
 		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
 		return
 	}
