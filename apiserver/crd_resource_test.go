@@ -194,6 +194,13 @@ func TestCustomResourceTableAndDiscovery(t *testing.T) {
 	if code, body := ts.do(t, "GET", "/apis/example.com", "", ""); code != 200 || !strings.Contains(body, `"preferredVersion":{"groupVersion":"example.com/v1","version":"v1"}`) {
 		t.Errorf("group discovery = %d %s", code, body)
 	}
+	// deletecollection empties the namespace's widgets.
+	if code, body := ts.do(t, "DELETE", widgetsPath, "", ""); code != 200 || !strings.Contains(body, `"kind":"WidgetList"`) {
+		t.Errorf("deletecollection = %d %s, want 200 and the WidgetList deleted", code, body)
+	}
+	if _, body := ts.do(t, "GET", widgetsPath, "", ""); !strings.Contains(body, `"items":[]`) {
+		t.Errorf("list after deletecollection = %s, want no items", body)
+	}
 }
 
 func TestCustomResourceOpenAPI(t *testing.T) {
