@@ -110,7 +110,8 @@ func (p *proxyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	loc.Path, loc.RawQuery = r.URL.Path, r.URL.Query().Encode()
 	out, cancel := proxyRequest(r, loc, user)
 	defer cancel()
-	p.hop(r, "proxied", fmt.Sprintf("APIService %s → %s (TLS, server name %s, as %q)", a.Name, loc, ServerName(a.Spec.Service), user.Name))
+	p.hop(r, "proxied", fmt.Sprintf("APIService %s → %s (service %s/%s found in kubesim's Service table, which stands in for its endpoints; TLS to %s, as user %q)",
+		a.Name, loc, a.Spec.Service.Namespace, a.Spec.Service.Name, ServerName(a.Spec.Service), user.Name))
 	rp := &httputil.ReverseProxy{
 		Rewrite:       func(*httputil.ProxyRequest) {},
 		Transport:     p.transport,
