@@ -92,14 +92,33 @@ func TestAPIServiceValidationAndStatus(t *testing.T) {
 	if code, body := ts.do(t, http.MethodPatch, base+"/v1.example.com/status", "application/merge-patch+json", patch); code != http.StatusUnprocessableEntity || !strings.Contains(body, `Unsupported value: \"Maybe\"`) {
 		t.Fatalf("status Maybe: %d %s, want 422 Unsupported value", code, body)
 	}
+	// The written object is read from the responses: the local
+	// availability controller puts the Local condition back soon after.
 	patch = `{"spec":{"versionPriority":99},"status":{"conditions":[{"type":"Available","status":"False","reason":"Test","message":"set by the test"}]}}`
-	if code, body := ts.do(t, http.MethodPatch, base+"/v1.example.com/status", "application/merge-patch+json", patch); code != http.StatusOK {
-		t.Fatalf("status patch: %d %s", code, body)
-	}
-	a = ts.getAPIService(t, "v1.example.com")
+	code, body = ts.do(t, http.MethodPatch, base+"/v1.example.com/status", "application/merge-patch+json", patch)
+	a = decodeAPIService(t, code, body)
 	if c := helper.GetAPIServiceConditionByType(a, apiregv1.Available); a.Spec.VersionPriority != 10 || c == nil || c.Reason != "Test" {
-		t.Fatalf("after the status patch: versionPriority %d, Available %+v; want 10 (kept) and reason Test", a.Spec.VersionPriority, c)
+		t.Fatalf("status patch wrote versionPriority %d, Available %+v; want 10 (kept) and reason Test", a.Spec.VersionPriority, c)
 	}
+	patch = `{"spec":{"versionPriority":20},"status":{"conditions":[{"type":"Available","status":"False","reason":"Ignored","message":"not the status subresource"}]}}`
+	code, body = ts.do(t, http.MethodPatch, base+"/v1.example.com", "application/merge-patch+json", patch)
+	a = decodeAPIService(t, code, body)
+	if c := helper.GetAPIServiceConditionByType(a, apiregv1.Available); a.Spec.VersionPriority != 20 || c == nil || c.Reason == "Ignored" {
+		t.Fatalf("patch of the resource wrote versionPriority %d, Available %+v; want 20 and the status kept", a.Spec.VersionPriority, c)
+	}
+}
+
+// decodeAPIService decodes a 200 response's APIService.
+func decodeAPIService(t *testing.T, code int, body string) *apiregv1.APIService {
+	t.Helper()
+	if code != http.StatusOK {
+		t.Fatalf("got %d %s, want 200", code, body)
+	}
+	var a apiregv1.APIService
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		t.Fatal(err)
+	}
+	return &a
 }
 
 // waitForAvailable waits until the APIService called name has the
