@@ -62,6 +62,7 @@ func newCRDController(s *Server, h *crdHandler) *crdController {
 func (c *crdController) addHooks() error {
 	if err := c.s.AddPostStartHook(HookAPIExtensionsInformers, func(ctx PostStartHookContext) error {
 		ctx.Go(c.watchCRDs)
+		ctx.Go(c.h.caches.run)
 		return nil
 	}); err != nil {
 		return err

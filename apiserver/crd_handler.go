@@ -35,6 +35,8 @@ type crdHandler struct {
 	serving map[string]*crdServing
 	// synced is closed once crds holds the first full state.
 	synced chan struct{}
+	// caches runs the watch caches of the served versions.
+	caches crdCaches
 }
 
 func newCRDHandler(s *Server, delegate http.Handler) *crdHandler {

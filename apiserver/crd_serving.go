@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -25,6 +26,9 @@ type crdServing struct {
 	spec     apiextensionsv1.CustomResourceDefinitionSpec
 	names    apiextensionsv1.CustomResourceDefinitionNames
 	versions map[string]*crdVersion
+	// stopCaches ends the versions' watch caches (crd_caches.go); nil
+	// when none were started.
+	stopCaches context.CancelFunc
 }
 
 // crdVersion serves one version of a CRD.
@@ -46,22 +50,34 @@ func (c *crdHandler) servingFor(crd *apiextensionsv1.CustomResourceDefinition) (
 	c.mu.RLock()
 	cur := c.serving[crd.Name]
 	c.mu.RUnlock()
-	if cur != nil && cur.uid == crd.UID && reflect.DeepEqual(cur.spec, crd.Spec) && reflect.DeepEqual(cur.names, crd.Status.AcceptedNames) {
+	if cur != nil && sameServing(cur, crd) {
 		return cur, nil
 	}
 	next, err := c.s.buildCRDServing(crd)
 	if err != nil {
 		return nil, err
 	}
+	c.caches.start(next)
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur := c.serving[crd.Name]; cur != nil && cur != next && sameServing(cur, crd) {
+		next.stop() // another request built the same serving first
+		return cur, nil
+	}
+	c.serving[crd.Name].stop()
 	c.serving[crd.Name] = next
-	c.mu.Unlock()
 	return next, nil
+}
+
+// sameServing reports whether sv serves crd as it is now.
+func sameServing(sv *crdServing, crd *apiextensionsv1.CustomResourceDefinition) bool {
+	return sv.uid == crd.UID && reflect.DeepEqual(sv.spec, crd.Spec) && reflect.DeepEqual(sv.names, crd.Status.AcceptedNames)
 }
 
 // forget drops what serves the CRD called name.
 func (c *crdHandler) forget(name string) {
 	c.mu.Lock()
+	c.serving[name].stop()
 	delete(c.serving, name)
 	c.mu.Unlock()
 }
@@ -69,7 +85,7 @@ func (c *crdHandler) forget(name string) {
 // buildCRDServing builds an endpoint for every served version of crd.
 func (s *Server) buildCRDServing(crd *apiextensionsv1.CustomResourceDefinition) (*crdServing, error) {
 	out := &crdServing{uid: crd.UID, spec: *crd.Spec.DeepCopy(), names: *crd.Status.AcceptedNames.DeepCopy(), versions: map[string]*crdVersion{}}
-	cfg := registry.StoreConfig{Client: s.cfg.Etcd, BookmarkInterval: s.cfg.BookmarkInterval, OnWrite: s.observeWrite}
+	cfg := registry.StoreConfig{Client: s.cfg.Etcd, BookmarkInterval: s.cfg.BookmarkInterval, WatchCache: s.cfg.WatchCache, OnWrite: s.observeWrite}
 	for _, ver := range crd.Spec.Versions {
 		if !ver.Served {
 			continue

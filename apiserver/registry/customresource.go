@@ -36,7 +36,8 @@ type CustomResourceStores struct {
 // apiVersion changes) and read back at version, pruned and defaulted by
 // the version's schema (as upstream's storage decoder does). The strategy
 // is upstream's custom resource strategy (see customResourceStrategy).
-// The stores run no watch cache: etcd serves their watches.
+// The caller runs the main store's watch cache (Storage().Run), or its
+// watches go to etcd.
 func NewCustomResourceStores(crd *apiextensionsv1.CustomResourceDefinition, version string, cfg StoreConfig) (*CustomResourceStores, error) {
 	sch, err := apiextensions.NewSchema(crd, version)
 	if err != nil {
