@@ -148,3 +148,30 @@ func TestMetricsBackendStopped(t *testing.T) {
 		return strings.HasPrefix(row, "v1beta1.metrics.k8s.io kube-system/metrics-server True "), row
 	})
 }
+
+// TestMetricsAfterRestart: a cluster started again on its data dir finds
+// the APIService of the previous run; the metrics server's new address
+// in the Service table makes the aggregator check it at once (not at its
+// next period, here an hour), as a real one reacts to the Service's
+// endpoints.
+func TestMetricsAfterRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	start := func() *cluster.Cluster {
+		return clustertest.Start(t, func(cfg *cluster.Config) {
+			cfg.DataDir, cfg.Scheduler, cfg.Nodes, cfg.AttachNodes = dir, false, kubelet.DefaultNodes(1), false
+			cfg.MetricsServer, cfg.AggregatorProbePeriod = true, time.Hour
+		})
+	}
+	for run := 1; run <= 2; run++ {
+		c := start()
+		k := newKubectl(t, c)
+		eventually(t, fmt.Sprintf("run %d: v1beta1.metrics.k8s.io Available", run), func() (bool, string) {
+			row := apiServiceRow(t, k, "v1beta1.metrics.k8s.io")
+			return strings.HasPrefix(row, "v1beta1.metrics.k8s.io kube-system/metrics-server True "), row
+		})
+		if err := c.Close(); err != nil {
+			t.Fatalf("run %d: Close: %v", run, err)
+		}
+	}
+}

@@ -44,9 +44,10 @@ type RemoteAvailabilityConfig struct {
 	Resolver   Resolver
 	ClientCert *tls.Certificate
 	// Period is how often every remote APIService is checked again;
-	// 0 means DefaultProbePeriod. A change of an APIService is checked
-	// at once, and a failed check is retried with a back-off from 5 ms to
-	// 30 s, as upstream's queue does.
+	// 0 means DefaultProbePeriod. A change of an APIService, or of the
+	// address of its Service when Resolver is a ChangeNotifier, is
+	// checked at once, and a failed check is retried with a back-off from
+	// 5 ms to 30 s, as upstream's queue does.
 	Period time.Duration
 }
 
@@ -81,10 +82,27 @@ func NewRemoteAvailabilityController(informer cache.SharedIndexInformer, cfg Rem
 	if _, err := informer.AddEventHandler(nameHandler(c.queue.Add)); err != nil {
 		return nil, err
 	}
+	if n, ok := cfg.Resolver.(ChangeNotifier); ok {
+		n.OnChange(c.serviceChanged)
+	}
 	return c, nil
 }
 
-// Run checks until ctx is done: on every change, and every Period.
+// serviceChanged queues the remote APIServices of service namespace/name.
+func (c *RemoteAvailabilityController) serviceChanged(namespace, name string) {
+	all, err := c.lister.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, a := range all {
+		if s := a.Spec.Service; s != nil && s.Namespace == namespace && s.Name == name {
+			c.queue.Add(a.Name)
+		}
+	}
+}
+
+// Run checks until ctx is done: on every change (of an APIService, or of
+// its Service's address if the Resolver reports those), and every Period.
 func (c *RemoteAvailabilityController) Run(ctx context.Context) {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()

@@ -22,8 +22,18 @@ type Resolver interface {
 // the APIService's service reference is not used. It is safe for
 // concurrent use; the zero value is not: use NewStaticResolver.
 type StaticResolver struct {
-	mu    sync.RWMutex
-	hosts map[string]string
+	mu        sync.RWMutex
+	hosts     map[string]string
+	listeners []func(namespace, name string)
+}
+
+// ChangeNotifier is a Resolver that says when a Service's address
+// changes, as upstream's availability controller learns it from its
+// Service and EndpointSlice informers.
+type ChangeNotifier interface {
+	// OnChange registers fn, called (outside any lock) after the
+	// address of namespace/name changed or went away.
+	OnChange(fn func(namespace, name string))
 }
 
 // NewStaticResolver returns an empty table.
@@ -34,6 +44,7 @@ func (r *StaticResolver) Set(namespace, name, hostport string) {
 	r.mu.Lock()
 	r.hosts[namespace+"/"+name] = hostport
 	r.mu.Unlock()
+	r.notify(namespace, name)
 }
 
 // Delete removes namespace/name from the table.
@@ -41,6 +52,23 @@ func (r *StaticResolver) Delete(namespace, name string) {
 	r.mu.Lock()
 	delete(r.hosts, namespace+"/"+name)
 	r.mu.Unlock()
+	r.notify(namespace, name)
+}
+
+// OnChange implements ChangeNotifier.
+func (r *StaticResolver) OnChange(fn func(namespace, name string)) {
+	r.mu.Lock()
+	r.listeners = append(r.listeners, fn)
+	r.mu.Unlock()
+}
+
+func (r *StaticResolver) notify(namespace, name string) {
+	r.mu.RLock()
+	fns := append([]func(string, string){}, r.listeners...)
+	r.mu.RUnlock()
+	for _, fn := range fns {
+		fn(namespace, name)
+	}
 }
 
 // Has reports whether namespace/name is in the table: the stand-in for
@@ -63,4 +91,7 @@ func (r *StaticResolver) ResolveEndpoint(namespace, name string, _ int32) (*url.
 	return &url.URL{Scheme: "https", Host: hostport}, nil
 }
 
-var _ Resolver = (*StaticResolver)(nil)
+var (
+	_ Resolver       = (*StaticResolver)(nil)
+	_ ChangeNotifier = (*StaticResolver)(nil)
+)
