@@ -92,6 +92,14 @@ func TestKubectlTop(t *testing.T) {
 		t.Errorf("top pods row = %q, want %q (the simulated usage of web's container)", got, want)
 	}
 
+	// The student, bound to view, may read metrics: metrics-server's
+	// system:aggregated-metrics-reader is aggregated into view.
+	student := *k
+	student.kubeconfig = c.StudentKubeconfig
+	if r := student.run(t, "", "top", "pods"); r.err != nil || !strings.Contains(r.stdout, "web") {
+		t.Errorf("kubectl top pods as the student: %v\n%s%s", r.err, r.stdout, r.stderr)
+	}
+
 	top = k.must(t, "top", "nodes")
 	t.Logf("kubectl top nodes:\n%s", top)
 	rows = table(top)

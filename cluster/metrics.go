@@ -192,7 +192,7 @@ func ensureMetricsRBAC(ctx context.Context, admin kubernetes.Interface) error {
 	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
-	return nil
+	return ensureMetricsReader(ctx, admin)
 }
 
 // metricsAPIServiceSpec is the APIService of the manifest, except that

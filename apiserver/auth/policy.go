@@ -405,3 +405,33 @@ func hasRule(rules []rbacv1.PolicyRule, r rbacv1.PolicyRule) bool {
 	}
 	return false
 }
+
+// AggregateClusterRoles fills the rules of every role of all that has an
+// aggregation rule from the roles its selectors match, as
+// kube-controller-manager's clusterrole-aggregation controller does (rules
+// of the selected roles in name order, without duplicates), until nothing
+// changes (view feeds edit, which feeds admin), and returns the roles whose
+// rules changed. kubesim runs no controller manager yet: the assembler
+// calls this when it adds a role meant to be aggregated.
+func AggregateClusterRoles(all []*rbacv1.ClusterRole) []*rbacv1.ClusterRole {
+	changed := map[string]*rbacv1.ClusterRole{}
+	for range all {
+		progress := false
+		for _, r := range all {
+			before := r.Rules
+			aggregate(r, all)
+			if r.AggregationRule != nil && !reflect.DeepEqual(before, r.Rules) {
+				changed[r.Name], progress = r, true
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	out := make([]*rbacv1.ClusterRole, 0, len(changed))
+	for _, r := range changed {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
