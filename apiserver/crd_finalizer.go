@@ -11,6 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -85,7 +86,7 @@ func (c *crdController) deleteInstances(ctx context.Context, crd *apiextensionsv
 		}
 	}
 	if len(errs) > 0 {
-		return failed("could not issue all deletes: %v", aggregateErrors(errs))
+		return failed("could not issue all deletes: %v", utilerrors.NewAggregate(errs))
 	}
 	if err := waitForNoInstances(ctx, stores.Main); err != nil {
 		return terminating(apiextensionsv1.ConditionTrue, "InstanceDeletionCheck", fmt.Sprintf("could not confirm zero CustomResources remaining: %v", err)), err
@@ -135,19 +136,4 @@ func waitForNoInstances(ctx context.Context, store *registry.Store) error {
 		case <-time.After(crdCleanupPoll):
 		}
 	}
-}
-
-// aggregateErrors joins errors as apimachinery's aggregate prints them.
-func aggregateErrors(errs []error) error {
-	if len(errs) == 1 {
-		return errs[0]
-	}
-	msg := "["
-	for i, e := range errs {
-		if i > 0 {
-			msg += ", "
-		}
-		msg += e.Error()
-	}
-	return errors.New(msg + "]")
 }

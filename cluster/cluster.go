@@ -267,11 +267,14 @@ func (c *Cluster) writeKubeconfig(path string, id pki.Identity, method pki.AuthM
 	return pki.WriteKubeconfig(path, kc)
 }
 
-// waitReady polls /readyz (open to anonymous requests) until it answers 200.
-func waitReady(ctx context.Context, url string, ca *x509.CertPool, timeout time.Duration) error {
+// waitReady polls /readyz (open to anonymous requests) of the server at
+// url until it answers 200, verifying it against ca with the name
+// serverName ("" for the host of url). what names the server in the
+// error.
+func waitReady(ctx context.Context, what, url, serverName string, ca *x509.CertPool, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca, MinVersion: tls.VersionTLS12}}
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca, ServerName: serverName, MinVersion: tls.VersionTLS12}}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Timeout: time.Second, Transport: tr}
 	for {
@@ -287,7 +290,7 @@ func waitReady(ctx context.Context, url string, ca *x509.CertPool, timeout time.
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("cluster: API server at %s not ready after %s", url, timeout)
+			return fmt.Errorf("cluster: %s at %s not ready after %s", what, url, timeout)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -330,7 +333,7 @@ func (c *Cluster) startAPI(ctx context.Context) error {
 		case <-readyCtx.Done():
 		}
 	}()
-	if err := waitReady(readyCtx, c.URL, c.Authority.CAPool(), c.readyWait); err != nil {
+	if err := waitReady(readyCtx, "API server", c.URL, "", c.Authority.CAPool(), c.readyWait); err != nil {
 		return c.apiRunError(done, err)
 	}
 	c.startup.add(StartupRun, "readyz", "ok", "GET /readyz answered 200: the API server is ready")

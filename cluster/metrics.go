@@ -3,12 +3,10 @@ package cluster
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"log"
 	"net"
-	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -114,7 +112,7 @@ func (c *Cluster) StartMetricsServer(ctx context.Context) error {
 	m.port, _ = strconv.Atoi(port)
 	m.resolver.Set(metricsNamespace, metricsService, s.Addr())
 	m.comp = c.runComponent(s.Run)
-	if err := waitMetricsReady(ctx, s.URL(), c.Authority.CAPool(), c.readyWait); err != nil {
+	if err := waitReady(ctx, "metrics server", s.URL(), metricsserver.ServiceName, c.Authority.CAPool(), c.readyWait); err != nil {
 		return err
 	}
 	return c.ensureMetricsAPIService(ctx)
@@ -235,31 +233,4 @@ func (c *Cluster) ensureMetricsAPIService(ctx context.Context) error {
 	cur.Spec = spec
 	_, err = apiServices.Update(ctx, cur, metav1.UpdateOptions{})
 	return err
-}
-
-// waitMetricsReady polls the metrics server's /readyz (open to anyone)
-// until it answers 200, verifying it as metrics-server.kube-system.svc.
-func waitMetricsReady(ctx context.Context, url string, ca *x509.CertPool, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca, ServerName: metricsserver.ServiceName, MinVersion: tls.VersionTLS12}}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Timeout: time.Second, Transport: tr}
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
-		if err != nil {
-			return err
-		}
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("cluster: metrics server at %s not ready after %s", url, timeout)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }

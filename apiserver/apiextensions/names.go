@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
@@ -75,7 +76,7 @@ func AcceptNames(crd *apiextensionsv1.CustomResourceDefinition, all []*apiextens
 			}
 		}
 		if len(errs) > 0 {
-			conflict(ReasonShortNamesConflict, aggregate(errs))
+			conflict(ReasonShortNamesConflict, utilerrors.NewAggregate(errs))
 		} else {
 			names.ShortNames = want.ShortNames
 		}
@@ -120,20 +121,4 @@ func freeOrOurs(requested, accepted string, used sets.Set[string]) error {
 		return nil
 	}
 	return fmt.Errorf("%q is already in use", requested)
-}
-
-// aggregate joins errors as apimachinery's NewAggregate prints them: one
-// alone, or "[a, b]".
-func aggregate(errs []error) error {
-	if len(errs) == 1 {
-		return errs[0]
-	}
-	msg := "["
-	for i, e := range errs {
-		if i > 0 {
-			msg += ", "
-		}
-		msg += e.Error()
-	}
-	return fmt.Errorf("%s]", msg)
 }
