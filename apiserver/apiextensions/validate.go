@@ -3,6 +3,7 @@ package apiextensions
 import (
 	"context"
 
+	internal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -26,20 +27,19 @@ func Validate(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition
 // (the same rules, plus what may not change: the group, the scope once
 // stored, a storage version still listed in status.storedVersions...).
 func ValidateUpdate(ctx context.Context, crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
-	in, err := toInternal(crd)
-	if err != nil {
-		return field.ErrorList{field.InternalError(field.NewPath(""), err)}
-	}
-	oldIn, err := toInternal(old)
-	if err != nil {
-		return field.ErrorList{field.InternalError(field.NewPath(""), err)}
-	}
-	return crdvalidation.ValidateCustomResourceDefinitionUpdate(ctx, in, oldIn)
+	return validateInternalUpdate(ctx, crd, old, crdvalidation.ValidateCustomResourceDefinitionUpdate)
 }
 
 // ValidateStatusUpdate checks an update of the status subresource, as
 // upstream's status strategy does.
 func ValidateStatusUpdate(ctx context.Context, crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+	return validateInternalUpdate(ctx, crd, old, crdvalidation.ValidateUpdateCustomResourceDefinitionStatus)
+}
+
+// validateInternalUpdate converts crd and old to the internal types
+// upstream's validation takes and runs validate on them.
+func validateInternalUpdate(ctx context.Context, crd, old *apiextensionsv1.CustomResourceDefinition,
+	validate func(ctx context.Context, crd, old *internal.CustomResourceDefinition) field.ErrorList) field.ErrorList {
 	in, err := toInternal(crd)
 	if err != nil {
 		return field.ErrorList{field.InternalError(field.NewPath(""), err)}
@@ -48,5 +48,5 @@ func ValidateStatusUpdate(ctx context.Context, crd, old *apiextensionsv1.CustomR
 	if err != nil {
 		return field.ErrorList{field.InternalError(field.NewPath(""), err)}
 	}
-	return crdvalidation.ValidateUpdateCustomResourceDefinitionStatus(ctx, in, oldIn)
+	return validate(ctx, in, oldIn)
 }
