@@ -162,15 +162,11 @@ func (h *handlers) applyPatch(current runtime.Object, pt types.PatchType, patch 
 	if got := obj.GetObjectKind().GroupVersionKind(); got != gvk {
 		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the patch changed the object's apiVersion or kind to %s, want %s", got, gvk))
 	}
-	if h.e.decoded != nil {
-		more, err := h.e.decoded(obj, validation)
-		if runtime.IsStrictDecodingError(err) {
-			return nil, nil, apierrors.NewBadRequest(err.Error())
-		} else if err != nil {
-			return nil, nil, err
-		}
-		warnings = append(warnings, more...)
+	more, err := h.patchedDecoded(obj, validation)
+	if err != nil {
+		return nil, nil, err
 	}
+	warnings = append(warnings, more...)
 	if h.e.res.Default != nil {
 		h.e.res.Default(obj)
 	}
@@ -183,4 +179,17 @@ func invalidPatch(err error) error {
 	se := apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 	se.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Message: err.Error()}}
 	return se
+}
+
+// patchedDecoded runs the endpoint's decoded hook, if any, on a patched
+// object: its warnings, or a strict decoding error as a 400.
+func (h *handlers) patchedDecoded(obj runtime.Object, validation string) ([]string, error) {
+	if h.e.decoded == nil {
+		return nil, nil
+	}
+	more, err := h.e.decoded(obj, validation)
+	if runtime.IsStrictDecodingError(err) {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return more, err
 }
