@@ -24,11 +24,13 @@ import (
 // backend is a stand-in aggregated API server for metrics.k8s.io/v1beta1:
 // HTTPS with a certificate for metrics-server.kube-system.svc, client
 // certificates required and verified against the cluster's CA, and a
-// record of the headers of the last request.
+// record of the headers of the last request for each path (the
+// availability check's discovery GETs, which run all along, go to the
+// group-version's root and do not overwrite the proxied request's).
 type backend struct {
 	srv *httptest.Server
 	mu  sync.Mutex
-	hdr http.Header
+	hdr map[string]http.Header
 }
 
 func startBackend(t *testing.T, a *pki.Authority, addr string) *backend {
@@ -37,10 +39,10 @@ func startBackend(t *testing.T, a *pki.Authority, addr string) *backend {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &backend{}
+	b := &backend{hdr: map[string]http.Header{}}
 	b.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b.mu.Lock()
-		b.hdr = r.Header.Clone()
+		b.hdr[r.URL.Path] = r.Header.Clone()
 		b.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
@@ -67,10 +69,11 @@ func startBackend(t *testing.T, a *pki.Authority, addr string) *backend {
 	return b
 }
 
-func (b *backend) header() http.Header {
+// header returns the headers of the last request for path.
+func (b *backend) header(path string) http.Header {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.hdr
+	return b.hdr[path]
 }
 
 // TestAggregatorProxy: a remote APIService becomes Available once its
@@ -124,7 +127,7 @@ func TestAggregatorProxy(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, `"kind":"NodeMetricsList"`) {
 		t.Fatalf("GET %s: %d %s, want the backend's NodeMetricsList", nodes, code, body)
 	}
-	h := b.header()
+	h := b.header(nodes)
 	if got := h.Get("X-Remote-User"); got != "admin" {
 		t.Errorf("X-Remote-User = %q, want admin", got)
 	}
