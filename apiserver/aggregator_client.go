@@ -16,7 +16,17 @@ import (
 // writes through the registry's stores in the process (their strategies
 // and validation run; authentication, authorization and admission do
 // not, as for kube-apiserver's loopback client in system:masters).
-type apiServiceClient struct{ reg *registry.Registry }
+//
+// A status it writes is passed on at once to served (the aggregator's
+// proxy), so that from the moment the API says an APIService is not
+// Available the proxy answers 503 without trying its backend. Upstream's
+// proxy learns it a moment later, through the APIService informer and the
+// registration controller; kubesim closes that gap so that what a lesson
+// reads from the API and what the proxy does agree.
+type apiServiceClient struct {
+	reg    *registry.Registry
+	served func(*apiregv1.APIService)
+}
 
 var _ aggregator.Client = apiServiceClient{}
 
@@ -33,7 +43,11 @@ func (c apiServiceClient) Update(ctx context.Context, a *apiregv1.APIService) (*
 }
 
 func (c apiServiceClient) UpdateStatus(ctx context.Context, a *apiregv1.APIService) (*apiregv1.APIService, error) {
-	return update(ctx, c.reg.APIServiceStatus, a)
+	out, err := update(ctx, c.reg.APIServiceStatus, a)
+	if err == nil && c.served != nil {
+		c.served(out)
+	}
+	return out, err
 }
 
 // update writes a through st; a's resourceVersion must be current.

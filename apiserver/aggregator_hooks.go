@@ -26,7 +26,7 @@ const (
 // registered twice), as upstream's AddPostStartHookOrDie.
 func (s *Server) addAggregatorHooks() {
 	a := s.agg
-	client := apiServiceClient{reg: s.reg}
+	client := apiServiceClient{reg: s.reg, served: a.handler.AddAPIService}
 	reg, err := aggregator.NewRegistrationController(a.apiServices, a.handler)
 	must(err)
 	local, err := aggregator.NewLocalAvailabilityController(a.apiServices, client)

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -40,10 +41,15 @@ func proxyPath(a *apiregv1.APIService) string {
 }
 
 // AddAPIService makes a (a new one or a change) serve its path.
+// A version older than the one served (an informer's event that arrives
+// after the availability controller passed on its own write) is ignored.
 func (h *Handler) AddAPIService(a *apiregv1.APIService) {
 	p := newProxyHandler(&h.cfg, h.delegate, a.DeepCopy())
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if cur, ok := h.services[a.Name]; ok && cur.UID == a.UID && olderThan(a.ResourceVersion, cur.ResourceVersion) {
+		return
+	}
 	if old, ok := h.byPath[proxyPath(a)]; ok && old.transport != nil {
 		old.transport.CloseIdleConnections()
 	}
@@ -133,4 +139,12 @@ func (h *Handler) Backend(name string) http.Handler {
 // available reports whether a is Available.
 func available(a *apiregv1.APIService) bool {
 	return helper.IsAPIServiceConditionTrue(a, apiregv1.Available)
+}
+
+// olderThan reports whether resourceVersion a is older than b (both
+// etcd revisions; anything unparsable is not older).
+func olderThan(a, b string) bool {
+	x, errA := strconv.ParseUint(a, 10, 64)
+	y, errB := strconv.ParseUint(b, 10, 64)
+	return errA == nil && errB == nil && x < y
 }
