@@ -26,6 +26,7 @@ var actionKinds = []actionKind{
 	{"etcdWatch", parseEtcdWatch},
 	{"restfulDispatch", parseRestfulDispatch},
 	{"restfulHello", parseRestfulHello},
+	{"http2Frames", parseHTTP2Frames},
 }
 
 // expectationKinds are the expectations a step may list, one line per

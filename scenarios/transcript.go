@@ -30,6 +30,13 @@ var transcriptZh = map[string]string{
 	"Validate: ok":                                                           "Validate：通过",
 	"Validate: %d problems, all reported at once (exit 2):":                  "Validate：%d 个问题，一次全部报告（退出码 2）：",
 	"this cluster's start, as serve --trace prints it (%d steps):":           "本集群的启动过程，和 serve --trace 打印的一样（共 %d 步）：",
+
+	// http2Frames
+	"* TLS to %s, ALPN offering h2: the server chose %q":                        "* TLS 连到 %s，ALPN 只提供 h2：服务端选了 %q",
+	"> %q (the client preface, %d bytes)":                                       "> %q（客户端连接前言，%d 字节）",
+	"  stream %d: %s":                                                           "  stream %d：%s",
+	"(%d events read: the client resets its streams and closes the connection)": "（已读 %d 个事件：客户端重置它的 stream 并关闭连接）",
+	"* connection closed":                                                       "* 连接已关闭",
 }
 
 // transcriptArgZh are the Chinese forms of the words passed to those

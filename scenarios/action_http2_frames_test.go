@@ -1,0 +1,97 @@
+package scenarios
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseHTTP2Frames(t *testing.T) {
+	checkParse(t, parseHTTP2Frames, []parseCase[actionRunner]{
+		{name: "two paths, count by default one each", key: "http2Frames", src: "{paths: [/api/v1/pods, /api/v1/watch/nodes]}",
+			want: &HTTP2FramesAction{Paths: []string{"/api/v1/pods?watch=true", "/api/v1/watch/nodes"}, Count: 2}},
+		{name: "a count, a watch parameter kept", key: "http2Frames", src: `{paths: ["/api/v1/pods?watch=1"], count: 5}`,
+			want: &HTTP2FramesAction{Paths: []string{"/api/v1/pods?watch=1"}, Count: 5}},
+		{name: "no paths", key: "http2Frames", src: "{count: 2}", wantErr: `1:1: http2Frames: missing field "paths"`},
+		{name: "an empty list", key: "http2Frames", src: "{paths: []}", wantErr: "1:9: http2Frames.paths: expected a list of 1 to 10 paths, got a list"},
+		{name: "a relative path", key: "http2Frames", src: "{paths: [api]}", wantErr: `1:10: http2Frames.paths: "api" must start with /`},
+		{name: "count 0", key: "http2Frames", src: "{paths: [/api], count: 0}", wantErr: "1:24: http2Frames.count: 0: use 1 to 1000"},
+	})
+}
+
+// TestHTTP2Frames plays two watches on one connection against a real
+// cluster: each watches one Role that does not change, so each
+// stream carries exactly one ADDED event, whatever the order the server
+// sends them in.
+func TestHTTP2Frames(t *testing.T) {
+	s, err := Parse("h2.yaml", []byte(`name: h2
+title: {en: Frames, zh: 帧}
+summary: {en: Two watches on one connection, zh: 一个连接上的两个 watch}
+cluster: {nodes: 1}
+steps:
+  - narration: {en: one, zh: 一}
+    apply: |
+      {apiVersion: rbac.authorization.k8s.io/v1, kind: Role, metadata: {name: one}, rules: []}
+  - narration: {en: two, zh: 二}
+    apply: |
+      {apiVersion: rbac.authorization.k8s.io/v1, kind: Role, metadata: {name: two}, rules: []}
+  - narration: {en: frames, zh: 帧}
+    http2Frames:
+      paths:
+        - /apis/rbac.authorization.k8s.io/v1/namespaces/default/roles?fieldSelector=metadata.name%3Done
+        - /apis/rbac.authorization.k8s.io/v1/namespaces/default/roles?fieldSelector=metadata.name%3Dtwo
+      count: 2
+    expect:
+      - watchEvents: [ADDED, ADDED]
+`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	res := playLab(t, s).results[2]
+	t.Logf("transcript:\n%s", strings.Join(res.HTTP, "\n"))
+	lines := joinFrameLines(res.HTTP)
+	for _, want := range []struct{ what, re string }{
+		{"ALPN h2", `^\* TLS to .*the server chose "h2"$`},
+		{"the client preface", `^> "PRI \* HTTP/2\.0`},
+		{"the server's SETTINGS", `^< length=\d+ type=SETTINGS flags=0x0 stream=0  .*MAX_CONCURRENT_STREAMS=100`},
+		{"the SETTINGS ACK sent", `^> length=0 type=SETTINGS flags=ACK stream=0$`},
+		{"HEADERS sent on stream 1", `^> length=\d+ type=HEADERS flags=END_STREAM\|END_HEADERS stream=1  :method=GET :scheme=https :path=/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles\?`},
+		{"HEADERS sent on stream 3", `^> length=\d+ type=HEADERS flags=END_STREAM\|END_HEADERS stream=3  `},
+		{"HEADERS :status=200 on stream 1", `^< length=\d+ type=HEADERS flags=END_HEADERS stream=1  :status=200 `},
+		{"HEADERS :status=200 on stream 3", `^< length=\d+ type=HEADERS flags=END_HEADERS stream=3  :status=200 `},
+		{"DATA on stream 1", `^< length=\d+ type=DATA flags=0x0 stream=1  \{"type":"ADDED"`},
+		{"DATA on stream 3", `^< length=\d+ type=DATA flags=0x0 stream=3  \{"type":"ADDED"`},
+		{"the event of stream 1", `^  stream 1: event ADDED Role one resourceVersion \d+$`},
+		{"the event of stream 3", `^  stream 3: event ADDED Role two resourceVersion \d+$`},
+		{"a WINDOW_UPDATE sent", `^> length=4 type=WINDOW_UPDATE flags=0x0 stream=0  increment=\d+$`},
+		{"RST_STREAM on stream 1", `^> length=4 type=RST_STREAM flags=0x0 stream=1  CANCEL$`},
+		{"RST_STREAM on stream 3", `^> length=4 type=RST_STREAM flags=0x0 stream=3  CANCEL$`},
+	} {
+		re := regexp.MustCompile(want.re)
+		if !slices.ContainsFunc(lines, re.MatchString) {
+			t.Errorf("%s: no transcript line matches %s", want.what, want.re)
+		}
+	}
+	if got := res.Watch; !slices.Equal(got, []string{"ADDED", "ADDED"}) {
+		t.Errorf("watch events %q, want [ADDED ADDED]", got)
+	}
+	if res.Status != 200 || !strings.HasPrefix(res.Message, "2 watches on one HTTP/2 connection: 2 events on 2 streams") {
+		t.Errorf("status %d, message %q; want 200, 2 events on 2 streams", res.Status, res.Message)
+	}
+	checkLabWidth(t, res)
+}
+
+// joinFrameLines joins each frame's continuation lines ("<   ..." or
+// ">   ...") onto the line before, with one space.
+func joinFrameLines(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if len(out) > 0 && (strings.HasPrefix(l, "<   ") || strings.HasPrefix(l, ">   ")) {
+			out[len(out)-1] += " " + l[4:]
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
