@@ -68,10 +68,8 @@ func parseValidateServe(l *loader, key string, n *yaml.Node) (actionRunner, erro
 		}
 		a.Port = int(v)
 	}
-	if f, ok := fields["address"]; ok {
-		if a.Address, err = l.str(f.val, key+".address"); err != nil {
-			return nil, err
-		}
+	if err := l.optionalStr(fields, key, "address", &a.Address); err != nil {
+		return nil, err
 	}
 	return a, nil
 }

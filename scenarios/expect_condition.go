@@ -51,17 +51,12 @@ func parseCondition(l *loader, key string, n *yaml.Node) (Expectation, error) {
 		return nil, err
 	}
 	if f, ok := fields["status"]; ok {
-		if e.Status, err = l.str(f.val, key+".status"); err != nil {
+		if e.Status, err = l.oneOf(f.val, key+".status", []string{"True", "False", "Unknown"}); err != nil {
 			return nil, err
-		}
-		if e.Status != "True" && e.Status != "False" && e.Status != "Unknown" {
-			return nil, l.errAt(f.val, "%s.status: %q is not True, False or Unknown", key, e.Status)
 		}
 	}
-	if f, ok := fields["reason"]; ok {
-		if e.Reason, err = l.str(f.val, key+".reason"); err != nil {
-			return nil, err
-		}
+	if err := l.optionalStr(fields, key, "reason", &e.Reason); err != nil {
+		return nil, err
 	}
 	return e, nil
 }

@@ -59,15 +59,8 @@ func parseRestfulRoute(l *loader, key string, n *yaml.Node) (Expectation, error)
 	if e.Router, err = parseLabRouter(l, fields, key); err != nil {
 		return nil, err
 	}
-	for _, c := range []struct {
-		key string
-		dst *string
-	}{{"webService", &e.WebService}, {"route", &e.Route}} {
-		if f, ok := fields[c.key]; ok {
-			if *c.dst, err = l.str(f.val, key+"."+c.key); err != nil {
-				return nil, err
-			}
-		}
+	if e.WebService, e.Route, err = parseLabTarget(l, fields, key); err != nil {
+		return nil, err
 	}
 	if f, ok := fields["params"]; ok {
 		if e.Params, err = l.stringMap(f.val, key+".params"); err != nil {
@@ -161,4 +154,14 @@ func formatParams(params map[string]string) string {
 		return "none"
 	}
 	return strings.Join(out, ", ")
+}
+
+// parseLabTarget reads the optional webService and route of a lab
+// expectation (restfulRoute, restfulScore).
+func parseLabTarget(l *loader, fields map[string]field, key string) (webService, route string, err error) {
+	if err = l.optionalStr(fields, key, "webService", &webService); err != nil {
+		return "", "", err
+	}
+	err = l.optionalStr(fields, key, "route", &route)
+	return webService, route, err
 }

@@ -61,15 +61,8 @@ func parseRestfulScore(l *loader, key string, n *yaml.Node) (Expectation, error)
 	if e.Router, err = parseLabRouter(l, fields, key); err != nil {
 		return nil, err
 	}
-	for _, c := range []struct {
-		key string
-		dst *string
-	}{{"webService", &e.WebService}, {"route", &e.Route}} {
-		if f, ok := fields[c.key]; ok {
-			if *c.dst, err = l.str(f.val, key+"."+c.key); err != nil {
-				return nil, err
-			}
-		}
+	if e.WebService, e.Route, err = parseLabTarget(l, fields, key); err != nil {
+		return nil, err
 	}
 	if (e.WebService == "") == (e.Route == "") {
 		return nil, l.errAt(n, "%s: give exactly one of webService and route", key)

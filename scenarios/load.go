@@ -173,6 +173,21 @@ func (l *loader) str(n *yaml.Node, what string) (string, error) {
 	return flow.Printable(n.Value), nil
 }
 
+// optionalStr sets *dst to the string in fields[name] when the field is
+// given and leaves it as it is otherwise; errors name the field what.name.
+func (l *loader) optionalStr(fields map[string]field, what, name string, dst *string) error {
+	f, ok := fields[name]
+	if !ok {
+		return nil
+	}
+	s, err := l.str(f.val, what+"."+name)
+	if err != nil {
+		return err
+	}
+	*dst = s
+	return nil
+}
+
 // scalar accepts a string or a number (quantities: cpu: 4).
 func (l *loader) scalar(n *yaml.Node, what string) (string, error) {
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!str" && n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {

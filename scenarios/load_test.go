@@ -32,6 +32,7 @@ func TestParseErrors(t *testing.T) {
 		{"narration missing zh", header + "steps:\n  - narration: {en: N}\n", `5:16: narration: missing zh`},
 		{"narration empty en", header + "steps:\n  - narration: {en: '', zh: 旁白}\n", `5:21: narration: missing en`},
 		{"bad level", header + "level: expert\nsteps:\n" + step, `4:8: level: "expert" is not one of beginner, intermediate, advanced`},
+		{"bad condition status", header + "steps:\n" + step + "    expect:\n      - condition: {kind: APIService, name: v1.example.com, type: Available, status: Yes}\n", `7:86: condition.status: "Yes" is not one of True, False, Unknown`},
 		{"cluster wrong type", header + "cluster: {nodes: three}\nsteps:\n" + step, `4:18: cluster.nodes: expected a number of nodes or a list of nodes, got a string ("three")`},
 		{"cluster unknown field", header + "cluster: {nodez: 3}\nsteps:\n" + step, `4:11: cluster: unknown field "nodez" (allowed: nodes, scheduler, speed)`},
 		{"bad quantity", header + "cluster:\n  nodes:\n    - {name: n1, cpu: lots}\nsteps:\n" + step, `6:23: cluster.nodes.cpu: "lots" is not a quantity (like 4, 500m, 8Gi)`},
