@@ -224,11 +224,24 @@ func (o stepSender) send(u tui.StepUpdate) {
 }
 
 func (o stepSender) StepStarted(s scenarios.StepInfo) {
-	o.send(tui.StepUpdate{Index: s.Index, Total: s.Total, ID: s.ID, Narration: s.Narration, Action: s.Action})
+	o.send(tui.StepUpdate{Index: s.Index, Total: s.Total, ID: s.ID, Narration: s.Narration, Action: s.Action, Question: tuiQuestion(s.Question)})
+}
+
+// tuiQuestion is q as the TUI shows it (nil for nil).
+func tuiQuestion(q *scenarios.Question) *tui.Question {
+	if q == nil {
+		return nil
+	}
+	out := &tui.Question{Ask: q.Ask}
+	for _, c := range q.Choices {
+		out.Choices = append(out.Choices, c.Text)
+	}
+	return out
 }
 
 func (o stepSender) StepFinished(s scenarios.StepInfo, r scenarios.StepResult) {
-	u := tui.StepUpdate{Index: s.Index, Total: s.Total, ID: s.ID, Narration: s.Narration, Action: s.Action, Done: true, Err: r.Err}
+	u := tui.StepUpdate{Index: s.Index, Total: s.Total, ID: s.ID, Narration: s.Narration, Action: s.Action, Done: true, Err: r.Err,
+		Transcript: r.Transcript, Question: tuiQuestion(s.Question), Answer: r.Answer}
 	switch {
 	case r.Status != 0 && r.Message != "":
 		u.Result = fmt.Sprintf("%d %s", r.Status, r.Message)

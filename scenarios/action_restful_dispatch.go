@@ -36,8 +36,8 @@ var (
 // expectations (StepResult.Evidence): one Dispatch per router, or the
 // answers of the two Containers.
 type restfulEvidence struct {
-	Dispatches []*restfullab.Dispatch
-	Answers    []restfullab.Answer
+	Dispatches []*restfullab.Dispatch `json:"dispatches,omitempty"`
+	Answers    []restfullab.Answer   `json:"answers,omitempty"`
 }
 
 func (a *RestfulDispatchAction) Kind() string { return "restfulDispatch" }

@@ -336,6 +336,7 @@ type jsonStep struct {
 	Watch     []string             `json:"watch,omitempty"`
 	HTTP      []string             `json:"http,omitempty"`
 	Requests  []*flow.RequestTrace `json:"requests,omitempty"`
+	Evidence  any                  `json:"evidence,omitempty"`
 	Error     string               `json:"error,omitempty"`
 }
 
@@ -355,7 +356,7 @@ func (p *JSONPrinter) StepStarted(s StepInfo) { p.encode(stepJSON(s, "started"))
 // the action's result.
 func (p *JSONPrinter) StepFinished(s StepInfo, r StepResult) {
 	j := stepJSON(s, "passed")
-	j.Status, j.Message, j.Watch, j.HTTP, j.Requests = r.Status, r.Message, r.Watch, r.HTTP, r.Requests
+	j.Status, j.Message, j.Watch, j.HTTP, j.Requests, j.Evidence = r.Status, r.Message, r.Watch, r.HTTP, r.Requests, r.Evidence
 	if r.Err != nil {
 		j.Phase, j.Error = "failed", r.Err.Error()
 	}

@@ -46,6 +46,9 @@ type StepInfo struct {
 	As string
 	// Action describes the action in one line ("" for none).
 	Action string
+	// Question is the step's question for the learner, asked at the
+	// step's gate before its action runs; nil for most steps.
+	Question *Question
 }
 
 // StepResult is what a step's action produced.
@@ -75,6 +78,11 @@ type StepResult struct {
 	// read besides the above (the go-restful lab's dispatches and
 	// answers); nil for most actions.
 	Evidence any
+	// Answer is, for a step with a Question, the index (from 0) of the
+	// choice the run made true, decided from this run's evidence; -1
+	// when the step has no question (or none of its choices came true,
+	// which fails the step).
+	Answer int
 	// Err is nil when the step passed, else why it failed (an
 	// *ExpectationError, or the context's error).
 	Err error

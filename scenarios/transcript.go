@@ -45,6 +45,20 @@ var transcriptArgZh = map[string]string{
 	"no trailer fields": "没有 trailer 字段",
 }
 
+// registerTranscriptZh adds the Chinese forms of an action's transcript
+// lines (English format → Chinese format) to transcriptZh. An action file
+// that writes lines of its own calls it from an init function, so that
+// the words of each action stay in its file. A format registered twice
+// is a programming error.
+func registerTranscriptZh(forms map[string]string) {
+	for en, zh := range forms {
+		if _, dup := transcriptZh[en]; dup {
+			panic("scenarios: transcript line registered twice: " + en)
+		}
+		transcriptZh[en] = zh
+	}
+}
+
 // addTranscript adds a line to res's transcript: in English to HTTP (as
 // the JSON output has it) and in both languages to Transcript.
 func addTranscript(res *StepResult, format string, args ...any) {

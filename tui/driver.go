@@ -93,8 +93,24 @@ type StepUpdate struct {
 	Done   bool
 	// Result says what the action returned ("created", "403 Forbidden").
 	Result string
+	// Transcript is the step's evidence line by line in both languages
+	// (an http action's request and response as they crossed the wire,
+	// HTTP/2 frames, a scoreboard...), when Done; nil for most steps.
+	Transcript []flow.Text
+	// Question, if not nil, is asked at the step's gate (the step has
+	// started, its action waits at flow.PointNextStep); Answer is, when
+	// Done, the index of the choice the run made true (-1: none did).
+	Question *Question
+	Answer   int
 	// Err is the failed expectation or action error, when Done.
 	Err error
+}
+
+// Question is a step's question for the learner, with its choices in the
+// order shown.
+type Question struct {
+	Ask     flow.Text
+	Choices []flow.Text
 }
 
 // Options configure Run.
