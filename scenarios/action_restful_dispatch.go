@@ -37,7 +37,7 @@ var (
 // answers of the two Containers.
 type restfulEvidence struct {
 	Dispatches []*restfullab.Dispatch `json:"dispatches,omitempty"`
-	Answers    []restfullab.Answer   `json:"answers,omitempty"`
+	Answers    []restfullab.Answer    `json:"answers,omitempty"`
 }
 
 func (a *RestfulDispatchAction) Kind() string { return "restfulDispatch" }
