@@ -90,6 +90,7 @@ func parseHTTP2Frames(l *loader, key string, n *yaml.Node) (actionRunner, error)
 // h2Run is one run of an http2Frames action.
 type h2Run struct {
 	a    *HTTP2FramesAction
+	p    *player
 	hc   *httpClient
 	conn net.Conn
 	fr   *http2.Framer
@@ -114,7 +115,7 @@ func (a *HTTP2FramesAction) run(ctx context.Context, p *player, user string) (St
 	if err != nil {
 		return StepResult{}, err
 	}
-	r := &h2Run{a: a, hc: hc, bufs: map[uint32][]byte{}, streamsWithEvent: map[uint32]bool{}, ended: map[uint32]bool{}}
+	r := &h2Run{a: a, p: p, hc: hc, bufs: map[uint32][]byte{}, streamsWithEvent: map[uint32]bool{}, ended: map[uint32]bool{}}
 	if err := r.dial(ctx); err != nil {
 		return r.res, err
 	}
@@ -242,6 +243,13 @@ func (r *h2Run) answer(f http2.Frame) error {
 		}
 	case *http2.MetaHeadersFrame:
 		r.lastStatus = f.PseudoValue("status")
+		// The step shows the API server's trace of each watch, as it
+		// does for the http action's requests.
+		for _, hf := range f.RegularFields() {
+			if hf.Name == "audit-id" {
+				r.p.noteRequest(hf.Value)
+			}
+		}
 	case *http2.DataFrame:
 		return r.data(f)
 	case *http2.RSTStreamFrame:

@@ -79,6 +79,16 @@ steps:
 	if res.Status != 200 || !strings.HasPrefix(res.Message, "2 watches on one HTTP/2 connection: 2 events on 2 streams") {
 		t.Errorf("status %d, message %q; want 200, 2 events on 2 streams", res.Status, res.Message)
 	}
+	// The API server traced both watches, and the step has their traces
+	// (by the audit-id header of each stream's HEADERS).
+	if len(res.Requests) != 2 {
+		t.Fatalf("%d request traces, want the 2 watches'", len(res.Requests))
+	}
+	for i, tr := range res.Requests {
+		if tr.Verb != "watch" || tr.Proto != "HTTP/2.0" || !strings.Contains(tr.URI, "roles") {
+			t.Errorf("trace %d: verb %q proto %q uri %q, want an HTTP/2 watch of roles", i, tr.Verb, tr.Proto, tr.URI)
+		}
+	}
 	checkLabWidth(t, res)
 }
 
