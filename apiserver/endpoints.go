@@ -140,6 +140,7 @@ func buildGroups(reg *registry.Registry) []*group {
 				admitUpdate: (*Server).admitPodStatus},
 		}}
 	core := &group{gv: v1, bindings: pods, endpoints: []*endpoint{
+		{gv: v1, res: registry.ConfigMaps, store: reg.ConfigMaps, verbs: allVerbs},
 		{gv: v1, res: registry.Events, store: reg.Events, verbs: allVerbs},
 		{gv: v1, res: registry.Namespaces, store: reg.Namespaces,
 			verbs: []string{verbCreate, verbDelete, verbGet, verbList, verbPatch, verbUpdate, verbWatch},
@@ -154,6 +155,8 @@ func buildGroups(reg *registry.Registry) []*group {
 			{name: subStatus, kind: v1.WithKind("Node"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.NodeStatus},
 		}},
 		pods,
+		{gv: v1, res: registry.Secrets, store: reg.Secrets, verbs: allVerbs},
+		{gv: v1, res: registry.ServiceAccounts, store: reg.ServiceAccounts, verbs: allVerbs},
 	}}
 	coord := &group{gv: coordinationv1.SchemeGroupVersion, endpoints: []*endpoint{
 		{gv: coordinationv1.SchemeGroupVersion, res: registry.Leases, store: reg.Leases, verbs: allVerbs},

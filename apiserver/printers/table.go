@@ -82,6 +82,10 @@ func ToTable(obj runtime.Object, opts Options) (*metav1.Table, error) {
 	case *apiregv1.APIServiceList:
 		columns, rows = apiServiceColumns, eachRow(o.Items, p.apiService)
 	default:
+		var ok bool
+		if columns, rows, ok = p.objectTable(obj); ok {
+			break
+		}
 		// Role, ClusterRole and everything else without a dedicated printer
 		// get the generic table, as in kube-apiserver.
 		var err error

@@ -63,7 +63,10 @@ func TestColumns(t *testing.T) {
 		{"clusterrolebindings", &rbacv1.ClusterRoleBindingList{}, bindings},
 		{"roles", &rbacv1.RoleList{}, generic},
 		{"clusterroles", &rbacv1.ClusterRoleList{}, generic},
-		{"configmaps (no dedicated printer here)", &corev1.ConfigMapList{}, generic},
+		{"limitranges (Name and Created At, as upstream)", &corev1.LimitRangeList{}, generic},
+		{"configmaps", &corev1.ConfigMapList{}, []column{name, str("Data"), age}},
+		{"secrets", &corev1.SecretList{}, []column{name, str("Type"), str("Data"), age}},
+		{"serviceaccounts", &corev1.ServiceAccountList{}, []column{name, age}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,7 +237,7 @@ func TestDefaultTable(t *testing.T) {
 			{ObjectMeta: metav1.ObjectMeta{Name: "admin", CreationTimestamp: created}},
 			{ObjectMeta: metav1.ObjectMeta{Name: "view", CreationTimestamp: metav1.NewTime(now)}},
 		}}, [][]any{{"admin", "2025-05-20T07:30:15Z"}, {"view", "2025-06-01T12:00:00Z"}}},
-		{"any kind with metadata", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt", CreationTimestamp: created}},
+		{"any kind with metadata", &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt", CreationTimestamp: created}},
 			[][]any{{"kube-root-ca.crt", "2025-05-20T07:30:15Z"}}},
 		{"unstructured", u, [][]any{{"w1", "2025-05-20T07:30:15Z"}}},
 		{"unstructured list", &unstructured.UnstructuredList{Items: []unstructured.Unstructured{*u}}, [][]any{{"w1", "2025-05-20T07:30:15Z"}}},

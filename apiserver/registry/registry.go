@@ -25,6 +25,10 @@ type Registry struct {
 	Events            *Store
 	Leases            *Store
 
+	ConfigMaps      *Store
+	Secrets         *Store
+	ServiceAccounts *Store
+
 	Roles               *Store
 	ClusterRoles        *Store
 	RoleBindings        *Store
@@ -47,6 +51,7 @@ func New(cfg StoreConfig) (*Registry, error) {
 	}{
 		{&r.Pods, Pods}, {&r.Nodes, Nodes}, {&r.Namespaces, Namespaces},
 		{&r.Events, Events}, {&r.Leases, Leases},
+		{&r.ConfigMaps, ConfigMaps}, {&r.Secrets, Secrets}, {&r.ServiceAccounts, ServiceAccounts},
 		{&r.Roles, Roles}, {&r.ClusterRoles, ClusterRoles},
 		{&r.RoleBindings, RoleBindings}, {&r.ClusterRoleBindings, ClusterRoleBindings},
 		{&r.CustomResourceDefinitions, CustomResourceDefinitions}, {&r.APIServices, APIServices},
@@ -97,13 +102,14 @@ func (r *Registry) WaitForWatchCaches(ctx context.Context) error {
 // cachedStores are the stores with a watch cache: all of them.
 func (r *Registry) cachedStores() []*Store {
 	return []*Store{r.Pods, r.Nodes, r.Namespaces, r.Events, r.Leases,
+		r.ConfigMaps, r.Secrets, r.ServiceAccounts,
 		r.Roles, r.ClusterRoles, r.RoleBindings, r.ClusterRoleBindings,
 		r.CustomResourceDefinitions, r.APIServices}
 }
 
 // NamespacedContent lists the stores whose objects live in namespaces.
 func (r *Registry) NamespacedContent() []*Store {
-	return []*Store{r.Pods, r.Events, r.Leases, r.Roles, r.RoleBindings}
+	return []*Store{r.Pods, r.Events, r.Leases, r.ConfigMaps, r.Secrets, r.ServiceAccounts, r.Roles, r.RoleBindings}
 }
 
 // Bootstrap creates the namespaces every cluster has, if they are missing.

@@ -1,0 +1,32 @@
+package printers
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// objectTable prints the kinds a class creates first (configmaps,
+// secrets, service accounts, services, endpoints, endpoint slices,
+// deployments, replica sets), one object or a list; ok is false for any
+// other kind.
+func (p printer) objectTable(obj runtime.Object) (columns []metav1.TableColumnDefinition, rows []metav1.TableRow, ok bool) {
+	one := func(c []metav1.TableColumnDefinition, r metav1.TableRow) ([]metav1.TableColumnDefinition, []metav1.TableRow, bool) {
+		return c, []metav1.TableRow{r}, true
+	}
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		return one(configMapColumns, p.configMap(o))
+	case *corev1.ConfigMapList:
+		return configMapColumns, eachRow(o.Items, p.configMap), true
+	case *corev1.Secret:
+		return one(secretColumns, p.secret(o))
+	case *corev1.SecretList:
+		return secretColumns, eachRow(o.Items, p.secret), true
+	case *corev1.ServiceAccount:
+		return one(serviceAccountColumns, p.serviceAccount(o))
+	case *corev1.ServiceAccountList:
+		return serviceAccountColumns, eachRow(o.Items, p.serviceAccount), true
+	}
+	return nil, nil, false
+}
