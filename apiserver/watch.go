@@ -44,7 +44,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	if err != nil {
 		return err
 	}
-	wi, err := e.store.Watch(r.Context(), namespace, opts)
+	wi, err := e.store.Watch(s.watchContext(r, w), namespace, opts)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // change is one etcd change, decoded. Its objects are shared by every
@@ -61,18 +62,21 @@ func (s *Store) decodeChange(ev *clientv3.Event) (*change, error) {
 // on kube-apiserver: a revision older than the cache's history gives one
 // 410 Expired item ("too old resource version"), whether or not etcd
 // still has that history. Without a running cache they come from a watch
-// of its own on etcd, where a compacted revision gives 410 too. stop
-// releases the source.
-func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool) (replay []item, items <-chan item, stop func()) {
-	sub, err := s.cache.subscribe(after)
+// of its own on etcd, where a compacted revision gives 410 too. ended is
+// closed when the cache stops feeding the watcher (nil for etcd's feed,
+// which closes items instead): what items still holds is then discarded.
+// result is the watcher's buffer of events, whose fill the cache reports
+// if it gives up on the watcher. stop releases the source.
+func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool, result chan watch.Event) (replay []item, items <-chan item, ended <-chan struct{}, stop func()) {
+	sub, err := s.cache.subscribe(after, feedOf(ctx, key, result))
 	if err != nil {
-		return []item{{err: err}}, nil, func() {}
+		return []item{{err: err}}, nil, nil, func() {}
 	}
 	if sub != nil {
-		return sub.replay, sub.ch, func() { s.cache.unsubscribe(sub) }
+		return sub.replay, sub.ch, sub.ended, func() { s.cache.unsubscribe(sub) }
 	}
 	items, stop = s.etcdChanges(ctx, key, after, progress)
-	return nil, items, stop
+	return nil, items, nil, stop
 }
 
 // etcdChanges watches key on etcd from after+1, decoding each change. The
@@ -131,23 +135,24 @@ func (s *Store) etcdChanges(ctx context.Context, key string, after int64, progre
 	}
 }
 
-// subscriptionBuffer is how many changes a watcher of the cache may fall
-// behind before the cache drops it.
-const subscriptionBuffer = 1024
-
 // watchCache keeps one etcd watch per resource and the recent changes,
 // decoded once, and hands them to every watcher (as kube-apiserver's watch
 // cache does): a hundred kubelets watching pods cost one etcd watch and
 // one decoding per change, not a hundred. Its history (window) starts
 // when it starts: a watcher from an older resourceVersion, or from one
-// older than the oldest change still kept, gets 410 Expired. A watcher
-// that falls subscriptionBuffer changes behind is dropped: its stream
-// ends and the client watches again from its last resourceVersion. Safe
-// for concurrent use; the zero value is not running and serves nobody.
+// older than the oldest change still kept, gets 410 Expired. Each watcher
+// has a buffer of watchChannelSize changes; one whose buffer stays full
+// longer than the dispatch budget allows is dropped (see dispatch): its
+// stream ends and the client watches again from its last
+// resourceVersion. Safe for concurrent use; the zero value is not running
+// and serves nobody.
 type watchCache struct {
 	s         *Store
 	windowCfg WindowConfig
-	subBuffer int // subscriptionBuffer unless a test says otherwise
+	subBuffer int // the buffer's size when a test sets one, else watchChannelSize
+
+	// budget is touched by the goroutine of run only.
+	budget *dispatchBudget
 
 	mu      sync.Mutex
 	enabled bool // Run was called: watches wait for the cache, not etcd
@@ -158,11 +163,30 @@ type watchCache struct {
 	subs    map[*subscription]struct{}
 }
 
-// subscription is one watcher's feed from the cache.
+// subscription is one watcher's feed from the cache. Only the cache's
+// goroutine sends on ch; ch is never closed: ended is, once, under the
+// cache's mutex, when the cache stops feeding it.
 type subscription struct {
+	feed
 	replay []item
 	ch     chan item
-	closed bool
+	ended  chan struct{}
+	closed bool // ended is closed (guarded by the cache's mutex)
+	// lastQueued is the revision of the last change ch took (the
+	// cache's goroutine only).
+	lastQueued int64
+}
+
+// feed is what the cache knows of the watcher a subscription feeds, to
+// report it if it gives up on it.
+type feed struct {
+	key          string
+	result       chan watch.Event
+	onTerminated func(WatcherTerminated)
+}
+
+func feedOf(ctx context.Context, key string, result chan watch.Event) feed {
+	return feed{key: key, result: result, onTerminated: onTerminated(ctx)}
 }
 
 // Run keeps the store's watch cache until ctx is done. Without it every
@@ -172,6 +196,9 @@ func (s *Store) Run(ctx context.Context) {
 }
 
 func (c *watchCache) run(ctx context.Context) {
+	if c.budget == nil {
+		c.budget = newDispatchBudget(nil)
+	}
 	c.mu.Lock()
 	c.enabled = true
 	c.mu.Unlock()
@@ -232,19 +259,6 @@ func (c *watchCache) follow(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// record appends changes and hands them to every subscriber.
-func (c *watchCache) record(changes []*change) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, ch := range changes {
-		c.history.add(ch)
-		c.rev = max(c.rev, ch.rev)
-		for sub := range c.subs {
-			c.deliver(sub, item{change: ch})
-		}
-	}
-}
-
 // advance notes a revision reached without changes under the prefix.
 func (c *watchCache) advance(rev int64) {
 	c.mu.Lock()
@@ -258,22 +272,16 @@ func (c *watchCache) advance(rev int64) {
 	}
 }
 
-// deliver gives sub an item, or drops sub if it is too far behind. Called
-// with c.mu held.
-func (c *watchCache) deliver(sub *subscription, it item) {
-	select {
-	case sub.ch <- it:
-	default:
-		c.drop(sub)
-	}
-}
-
-func (c *watchCache) drop(sub *subscription) {
-	if !sub.closed {
-		sub.closed = true
-		close(sub.ch)
-	}
+// drop ends sub's feed and forgets it; false if it had ended already.
+// Called with c.mu held.
+func (c *watchCache) drop(sub *subscription) bool {
 	delete(c.subs, sub)
+	if sub.closed {
+		return false
+	}
+	sub.closed = true
+	close(sub.ended)
+	return true
 }
 
 // stop ends every subscription: the cache no longer knows what comes next.
@@ -328,7 +336,7 @@ func (s *Store) WaitForWatchCache(ctx context.Context) error { return s.cache.wa
 // when the cache is disabled (Run is not running: etcd serves); a 429
 // while it (re)starts, as kube-apiserver's cacher answers; the 410
 // Expired error when rev is older than its history.
-func (c *watchCache) subscribe(after int64) (*subscription, error) {
+func (c *watchCache) subscribe(after int64, f feed) (*subscription, error) {
 	if c == nil {
 		return nil, nil
 	}
@@ -344,11 +352,7 @@ func (c *watchCache) subscribe(after int64) (*subscription, error) {
 	if err != nil {
 		return nil, err
 	}
-	buffer := c.subBuffer
-	if buffer <= 0 {
-		buffer = subscriptionBuffer
-	}
-	sub := &subscription{ch: make(chan item, buffer)}
+	sub := &subscription{feed: f, ch: make(chan item, c.channelSizeLocked()), ended: make(chan struct{})}
 	for _, ch := range kept {
 		sub.replay = append(sub.replay, item{change: ch})
 	}
@@ -357,6 +361,29 @@ func (c *watchCache) subscribe(after int64) (*subscription, error) {
 	}
 	c.subs[sub] = struct{}{}
 	return sub, nil
+}
+
+// channelSize is the size of a new watcher's buffers: watchChannelSize
+// while the cache runs, watchBuffer for a watch etcd serves.
+func (c *watchCache) channelSize() int {
+	if c == nil {
+		return watchBuffer
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.running {
+		return watchBuffer
+	}
+	return c.channelSizeLocked()
+}
+
+// channelSizeLocked is watchChannelSize for the history as it is now (or
+// the size a test set). Called with c.mu held, the cache running.
+func (c *watchCache) channelSizeLocked() int {
+	if c.subBuffer > 0 {
+		return c.subBuffer
+	}
+	return watchChannelSize(c.history.capacity, c.history.cfg.EventFreshDuration)
 }
 
 func (c *watchCache) unsubscribe(sub *subscription) {

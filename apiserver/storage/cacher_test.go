@@ -3,6 +3,7 @@ package storage_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -89,7 +90,7 @@ func TestWatchCacheDropsASlowWatcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fast.Stop()
-	const creates = 300 // more than the result buffer (100) and the subscription's (64) together
+	const creates = 300 // more than its two buffers (64 each) together
 	got := make(chan int)
 	go func() {
 		n := 0
@@ -251,4 +252,52 @@ func mustInt(t *testing.T, s string) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// A watcher that reads nothing is terminated once both its buffers are
+// full, and its observer is told the figures: the buffer full, the
+// revision of the last change it took and of the one it had no room for;
+// the events already made still reach the reader, then the stream ends.
+func TestWatchCacheReportsTheTermination(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	start, _ := e.store.CurrentRevision(ctx)
+	got := make(chan storage.WatcherTerminated, 1)
+	wctx := storage.WithWatcherTerminated(ctx, func(t storage.WatcherTerminated) { got <- t })
+	w, err := e.store.Watch(wctx, prefix, storage.ListOptions{ResourceVersion: fmt.Sprint(start)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var revs []int64
+	var term storage.WatcherTerminated
+	for i := 0; ; i++ {
+		p := mustCreate(t, e.store, pod("default", fmt.Sprintf("p%03d", i), nil))
+		revs = append(revs, mustInt(t, p.ResourceVersion))
+		select {
+		case term = <-got:
+		default:
+			if i < 200 {
+				continue
+			}
+			t.Fatal("200 changes and the watcher that reads nothing is still fed")
+		}
+		break
+	}
+	if term.BufferSize != 10 || term.Queued != term.BufferSize || term.ResultQueued != term.ResultSize {
+		t.Errorf("buffer %d of %d, result %d of %d: want both full, the buffer 10 (the rule for the default history)",
+			term.Queued, term.BufferSize, term.ResultQueued, term.ResultSize)
+	}
+	// The cache may tell after a create or two more.
+	at := slices.Index(revs, term.GaveUpAt)
+	if at < 1 || term.LastQueued != revs[at-1] {
+		t.Errorf("last queued %d, gave up at %d; want two creates in a row of %v", term.LastQueued, term.GaveUpAt, revs)
+	}
+	n := 0
+	for range w.ResultChan() {
+		n++
+	}
+	if n < term.ResultQueued || int64(n) >= int64(len(revs)) {
+		t.Errorf("read %d events before the end, want at least the %d made and fewer than the %d changes", n, term.ResultQueued, len(revs))
+	}
 }

@@ -15,12 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// watchBuffer is the number of events a watcher holds for a slow reader.
-// When it is full the watcher stops reading from its source. A watch
-// served by etcd then leaves the rest to etcd's client: a slow reader
-// delays only its own watch and loses nothing. A watch served by the
-// watch cache is dropped once its subscription falls subscriptionBuffer
-// changes behind: its stream ends and the client watches again.
+// watchBuffer is the number of events a watcher served by etcd holds for
+// a slow reader. When it is full the watcher stops reading from its
+// source and leaves the rest to etcd's client: a slow reader delays only
+// its own watch and loses nothing. A watcher served by the watch cache
+// has two buffers of watchChannelSize instead (the cache's changes, its
+// events), and is dropped when both are full and the cache's dispatch
+// budget runs out: its stream ends and the client watches again.
 const watchBuffer = 100
 
 // Watch streams the changes under key (a prefix ending in "/") or to the one
@@ -81,7 +82,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts ListOptions) (watch.
 		endMarker:  sendInitial && opts.AllowWatchBookmarks,
 		initial:    initial,
 		startRev:   startRev,
-		result:     make(chan watch.Event, watchBuffer),
+		result:     make(chan watch.Event, s.cache.channelSize()),
 		done:       make(chan struct{}),
 		acceptsAll: opts.Predicate.Empty(),
 	}
@@ -102,7 +103,10 @@ type watcher struct {
 	initial    bool
 	startRev   int64
 
-	result   chan watch.Event
+	result chan watch.Event
+	// ended is closed when the watch cache stops feeding the watcher
+	// (nil for a watch etcd serves); set by run before it sends.
+	ended    <-chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
 }
@@ -128,8 +132,9 @@ func (w *watcher) run() {
 			return
 		}
 	}
-	replay, items, stop := w.s.changesAfter(w.ctx, w.key, w.startRev, w.bookmarks)
+	replay, items, ended, stop := w.s.changesAfter(w.ctx, w.key, w.startRev, w.bookmarks, w.result)
 	defer stop()
+	w.ended = ended
 
 	// processed is the revision up to which every change under the key
 	// has been looked at (sent, or hidden by the selectors): what a
@@ -180,10 +185,14 @@ func (w *watcher) run() {
 				return
 			}
 			sentSinceTick = false
+		case <-ended:
+			// The watch cache dropped the watcher (its buffers were
+			// full) or stopped: the changes still in its buffer are
+			// discarded, the events in result reach the client, then
+			// the stream ends and the client watches again.
+			return
 		case it, ok := <-items:
-			if !ok {
-				// The source ended (the watch cache dropped a watcher
-				// that fell too far behind): the client watches again.
+			if !ok || w.isEnded() {
 				return
 			}
 			if !handle(it) {
@@ -275,13 +284,25 @@ func (w *watcher) transform(c *change) (*watch.Event, error) {
 }
 
 func (w *watcher) send(ev watch.Event) bool {
-	if w.ctx.Err() != nil {
+	if w.ctx.Err() != nil || w.isEnded() {
 		return false // stopped: nothing more reaches the reader
 	}
 	select {
 	case w.result <- ev:
 		return true
 	case <-w.ctx.Done():
+		return false
+	case <-w.ended:
+		return false
+	}
+}
+
+// isEnded reports whether the watch cache stopped feeding w.
+func (w *watcher) isEnded() bool {
+	select {
+	case <-w.ended:
+		return true
+	default:
 		return false
 	}
 }

@@ -288,7 +288,10 @@ func TestWatchSingleKey(t *testing.T) {
 	}
 }
 
-// "should receive events on concurrent watches in same order"
+// "should receive events on concurrent watches in same order". The
+// watchers read while the writes happen, as the conformance test's do: a
+// watcher that read nothing until the end would hold more than its
+// buffers and be dropped by the watch cache (TestWatchCacheDropsASlowWatcher).
 func TestConcurrentWatchesSameOrder(t *testing.T) {
 	ctx := context.Background()
 	e := newStore(t)
@@ -297,14 +300,15 @@ func TestConcurrentWatchesSameOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	const watchers, writes = 4, 40
-	var ws []watch.Interface
-	for i := 0; i < watchers; i++ {
+	seen := make([]chan []string, watchers)
+	for i := range watchers {
 		w, err := e.store.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: strconv.FormatInt(start, 10)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer w.Stop()
-		ws = append(ws, w)
+		seen[i] = make(chan []string, 1)
+		go func() { seen[i] <- readEvents(w, writes) }()
 	}
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
@@ -320,10 +324,15 @@ func TestConcurrentWatchesSameOrder(t *testing.T) {
 	}
 	wg.Wait()
 	var first []string
-	for i, w := range ws {
+	for i := range seen {
 		var got []string
-		for len(got) < writes {
-			got = append(got, describe(nextEvent(t, w)))
+		select {
+		case got = <-seen[i]:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("watcher %d: no %d events", i, writes)
+		}
+		if len(got) < writes {
+			t.Fatalf("watcher %d: its stream ended after %v", i, got)
 		}
 		if i == 0 {
 			first = got
@@ -333,6 +342,17 @@ func TestConcurrentWatchesSameOrder(t *testing.T) {
 			t.Errorf("watcher %d saw %v, watcher 0 saw %v", i, got, first)
 		}
 	}
+}
+
+// readEvents reads n events from w, or fewer if its stream ends first.
+func readEvents(w watch.Interface, n int) []string {
+	var got []string
+	for ev := range w.ResultChan() {
+		if got = append(got, describe(ev)); len(got) == n {
+			break
+		}
+	}
+	return got
 }
 
 func TestWatchStop(t *testing.T) {

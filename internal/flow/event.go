@@ -43,6 +43,7 @@ type Event struct {
 	Runtime    *RuntimeAction      `json:"runtime,omitempty"`
 	Status     *StatusReport       `json:"status,omitempty"`
 	Hold       *Hold               `json:"hold,omitempty"`
+	Terminated *WatchTermination   `json:"watchTerminated,omitempty"`
 }
 
 // EtcdWrite is a write the API server made to etcd (stages 2, 5 and 8).
@@ -113,6 +114,31 @@ type WatchDelivery struct {
 	// HTTP/1.1 chunk (its size in hex, CRLF, the bytes, CRLF) or in
 	// HTTP/2 DATA frames.
 	Frame []byte `json:"frame"`
+}
+
+// WatchTermination is a watcher the API server's watch cache gave up on
+// because its buffer stayed full (its client did not read): the figures
+// the cache had then. Its stream ends once the events already made are
+// written; the client watches again from the last resourceVersion it read.
+type WatchTermination struct {
+	// User, URI, Proto and AuditID name the watch request.
+	User    string `json:"user"`
+	URI     string `json:"uri"`
+	Proto   string `json:"proto"`
+	AuditID string `json:"auditID,omitempty"`
+	// BufferSize is the capacity of the cache's buffer for the watcher,
+	// Queued the changes it held (discarded); ResultSize and ResultQueued
+	// the same for the watcher's events not yet written (still sent).
+	BufferSize   int `json:"bufferSize"`
+	Queued       int `json:"queued"`
+	ResultSize   int `json:"resultSize"`
+	ResultQueued int `json:"resultQueued"`
+	// LastQueued is the resourceVersion of the last change the buffer
+	// took, GaveUpAt that of the change it had no room for.
+	LastQueued int64 `json:"lastQueued"`
+	GaveUpAt   int64 `json:"gaveUpAt"`
+	// Waited is how long the cache waited for room before it gave up.
+	Waited time.Duration `json:"waited"`
 }
 
 // Hold says that the system is held at a boundary (Released false), or

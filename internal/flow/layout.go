@@ -120,6 +120,7 @@ var evidenceKinds = []evidenceKind{
 	{func(e *Event) bool { return e.Scheduling != nil }, Layout.scheduling},
 	{func(e *Event) bool { return e.Runtime != nil }, Layout.runtime},
 	{func(e *Event) bool { return e.Status != nil }, Layout.status},
+	{func(e *Event) bool { return e.Terminated != nil }, Layout.terminated},
 }
 
 // Event lays out the evidence ev carries, with what c says besides. An
