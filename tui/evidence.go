@@ -17,6 +17,8 @@ const (
 	tabWatch
 	tabScheduler
 	tabKubelet
+	// tabStep is the scenario step's own evidence (steptab.go).
+	tabStep
 	numTabs
 )
 
@@ -26,6 +28,7 @@ var tabNames = [numTabs]flow.Text{
 	{En: "watch", Zh: "watch"},
 	{En: "scheduler", Zh: "调度器"},
 	{En: "kubelet", Zh: "kubelet"},
+	{En: "step", Zh: "步骤"},
 }
 
 // defaultTab is the tab that shows stage s's own evidence.

@@ -21,6 +21,8 @@ type evidencePane struct {
 	// reqStep, when not 0, says the body is the requests of that
 	// scenario step rather than a stage's evidence.
 	reqStep int
+	// stepKey names the steps the step tab shows (stepTabKey).
+	stepKey string
 }
 
 var _ Component = (*evidencePane)(nil)
@@ -51,6 +53,15 @@ func (e *evidencePane) set(s flow.Stage, tb tab, body []string) {
 	e.stage, e.tab, e.body, e.reqStep = s, tb, body, 0
 }
 
+// setStep shows the step tab with body; the window goes back to the top
+// when the tab or the steps shown (key) changed.
+func (e *evidencePane) setStep(key string, body []string) {
+	if e.tab != tabStep || e.reqStep != 0 || key != e.stepKey {
+		e.sc.top()
+	}
+	e.tab, e.body, e.reqStep, e.stepKey = tabStep, body, 0, key
+}
+
 // setRequests shows the requests of scenario step n.
 func (e *evidencePane) setRequests(n int, body []string) {
 	if e.reqStep != n {
@@ -74,6 +85,8 @@ func (e *evidencePane) View() string {
 	title := ""
 	if e.reqStep != 0 {
 		title = st.Bold.Render(fmt.Sprintf(tr(e.lang, "step_requests"), e.reqStep))
+	} else if e.tab == tabStep {
+		title = st.Bold.Render(tr(e.lang, "step_tab"))
 	} else if info, ok := e.stage.Info(); ok {
 		title = st.Bold.Render(fmt.Sprintf("%d/8 %s", int(e.stage), info.Title.In(e.lang)))
 	}

@@ -42,6 +42,28 @@ var uiText = map[string]flow.Text{
 	"narr_close":    {En: "%s or esc to close", Zh: "%s 或 esc 关闭"},
 	"close":         {En: "close", Zh: "关闭"},
 	"narr_none":     {En: "No step has started yet. The scenario:", Zh: "还没有开始任何步骤。本场景："},
+	// the step tab and the questions
+	"step_tab":        {En: "Scenario step: action, result, transcript", Zh: "场景步骤：动作、结果、记录"},
+	"step_running":    {En: "running…", Zh: "执行中…"},
+	"step_then":       {En: "then %s: %s (running)", Zh: "接着是%s：%s（执行中）"},
+	"no_step":         {En: "no step has started yet", Zh: "还没有开始任何步骤"},
+	"transcript":      {En: "what the action saw, line by line:", Zh: "动作所见，逐行记录："},
+	"question":        {En: "Question:", Zh: "问题："},
+	"question_title":  {En: "Question · step %d/%d", Zh: "问题 · 第 %d/%d 步"},
+	"q_keys":          {En: "1–%d or ↑/↓ enter: answer and run the step · space: skip (run it without answering) · esc: hide (a shows it)", Zh: "1–%d 或 ↑/↓ 回车：回答并执行本步 · 空格：跳过（不回答直接执行） · esc：隐藏（a 重新显示）"},
+	"q_hide":          {En: "hide", Zh: "隐藏"},
+	"q_run":           {En: "the run's answer", Zh: "实际结果"},
+	"q_yours":         {En: "yours", Zh: "你的回答"},
+	"q_wait":          {En: "your answer: %d; the step runs, then the run's answer shows", Zh: "你的回答：%d；本步执行后显示实际结果"},
+	"q_none_true":     {En: "none of the choices came true", Zh: "没有一个选项成立"},
+	"q_unscored":      {En: "not asked at a gate (auto mode), not scored; the run's answer: %s", Zh: "未在关卡处提问（自动模式），不计分；实际结果：%s"},
+	"q_skipped":       {En: "skipped; the run's answer: %s", Zh: "已跳过；实际结果：%s"},
+	"q_right":         {En: "right: %s", Zh: "答对了：%s"},
+	"q_wrong":         {En: "wrong: you answered %d; the run's answer: %s", Zh: "答错了：你选了 %d；实际结果：%s"},
+	"q_score":         {En: "Questions: %d of %d right", Zh: "问题：%[2]d 题答对 %[1]d 题"},
+	"q_score_skipped": {En: " (%d skipped)", Zh: "（跳过 %d 题）"},
+	"q_score_shown":   {En: "%d more shown in auto mode, not scored", Zh: "另有 %d 题在自动模式下展示，不计分"},
+	"held_question":   {En: "next: step %s — a question: 1–%d to answer, a to show it, space to skip", Zh: "下一步：%s — 有一个问题：按 1–%d 回答，a 显示，空格跳过"},
 }
 
 // tr returns uiText[key] in lang, or key itself when there is no such text.

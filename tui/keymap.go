@@ -13,6 +13,10 @@ type keyMap struct {
 	Help, Quit, Enter, Back    key.Binding
 	// Narration opens and closes the current step's whole narration.
 	Narration key.Binding
+	// Answer shows the question asked at the gate again (question.go);
+	// Choose is 1..9, the choices; Skip is Next while a question is
+	// asked (its help only: Next does it).
+	Answer, Choose, Skip key.Binding
 }
 
 // newKeyMap returns the bindings with their help in lang.
@@ -44,6 +48,9 @@ func newKeyMap(lang string) keyMap {
 		Enter:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", t("start", "开始"))),
 		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", t("back", "返回"))),
 		Narration: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", t("read step", "步骤全文"))),
+		Answer:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", t("show question", "显示问题"))),
+		Choose:    key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", t("answer", "回答问题"))),
+		Skip:      key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space", t("skip answer", "跳过问题"))),
 	}
 }
 
@@ -58,8 +65,8 @@ func (k keyMap) ShortHelp() []key.Binding {
 // FullHelp is the ? view (help.KeyMap).
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Mode, k.Narration, k.Faster, k.Slower},
+		{k.Next, k.Mode, k.Narration, k.Faster, k.Slower, k.Choose, k.Skip},
 		{k.NextPane, k.PrevPane, k.Left, k.Up, k.PrevTab},
-		{k.Lang, k.Restart, k.Picker, k.Help, k.Quit},
+		{k.Lang, k.Restart, k.Picker, k.Help, k.Quit, k.Answer},
 	}
 }

@@ -28,6 +28,8 @@ func (m *Model) keyPress(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 		cmd, handled = m.narrationKey(msg)
 	case overlaySummary:
 		cmd, handled = m.summaryKey(msg)
+	case overlayQuestion:
+		cmd, handled = m.questionKey(msg)
 	}
 	if handled {
 		return cmd, false
@@ -139,12 +141,37 @@ func (m *Model) screenKey(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 	case key.Matches(msg, k.Lang):
 		m.toggleLang()
 	default:
-		if m.gateKey(msg) {
+		if m.questionScreenKey(msg) || m.gateKey(msg) {
 			return nil, false
 		}
 		return m.paneKey(msg), false
 	}
 	return nil, false
+}
+
+// questionScreenKey handles the keys of a question asked at the gate
+// while its overlay is hidden: a digit answers it, a shows it again, the
+// advance key skips it (and lets the gate go, as always). It reports
+// whether msg was one of them.
+func (m *Model) questionScreenKey(msg tea.KeyMsg) bool {
+	q := m.asking()
+	if q == nil {
+		return false
+	}
+	k := m.shared.keys
+	if c, ok := choiceKey(msg, q); ok {
+		m.answer(c)
+		return true
+	}
+	switch {
+	case key.Matches(msg, k.Answer):
+		m.overlay = overlayQuestion
+	case key.Matches(msg, k.Next):
+		m.answer(-1)
+	default:
+		return false
+	}
+	return true
 }
 
 // gateKey handles the gate's keys (space lets the held boundary go, p

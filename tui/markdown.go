@@ -45,6 +45,8 @@ var markdownWords = map[string]flow.Text{
 	"held":        {En: "Result: every expectation held.", Zh: "结果：所有预期都成立。"},
 	"pod":         {En: "Pod %s/%s (uid %s)", Zh: "Pod %s/%s（uid %s）"},
 	"gate":        {En: " (+%s held by the gate)", Zh: "（另有 %s 被关卡暂停）"},
+	"transcript":  {En: "What the action saw:", Zh: "动作所见："},
+	"question":    {En: "**Question:** %s", Zh: "**问题：**%s"},
 }
 
 // md returns the export's word for key in lang.
@@ -67,10 +69,10 @@ func writeMarkdown(w io.Writer, played []*walkthrough, etcdHistory map[historyKe
 		if len(wt.steps) > 0 {
 			b.WriteString("\n### " + md("steps", lang) + "\n\n")
 			for _, s := range wt.steps {
-				fmt.Fprintf(&b, "%d. %s\n", s.Index, s.Narration.In(lang))
-				if line := markdownStepResult(s); line != "" {
-					fmt.Fprintf(&b, "   %s\n", line)
-				}
+				writeMarkdownStep(&b, s, wt.answers, lang)
+			}
+			if line := scoreLine(lang, wt.score()); line != "" {
+				b.WriteString("\n" + line + "\n")
 			}
 		}
 		switch {
@@ -111,6 +113,60 @@ func writeMarkdown(w io.Writer, played []*walkthrough, etcdHistory map[historyKe
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeMarkdownStep writes step s of the walkthrough as an item of the
+// steps' list: its narration, action and result, its question (the
+// choices, and how the learner's answer in answers compares with the
+// run's) and its transcript as a code block.
+func writeMarkdownStep(b *strings.Builder, s StepUpdate, answers map[int]learnerAnswer, lang string) {
+	fmt.Fprintf(b, "%d. %s\n", s.Index, s.Narration.In(lang))
+	if line := markdownStepResult(s); line != "" {
+		fmt.Fprintf(b, "   %s\n", line)
+	}
+	if q := s.Question; q != nil {
+		fmt.Fprintf(b, "\n   "+md("question", lang)+"\n\n", q.Ask.In(lang))
+		for i, c := range q.Choices {
+			fmt.Fprintf(b, "   %d. %s\n", i+1, c.In(lang))
+		}
+		var a *learnerAnswer
+		if got, ok := answers[s.Index]; ok {
+			a = &got
+		}
+		fmt.Fprintf(b, "\n   → %s\n", verdict(lang, s, a))
+	}
+	if len(s.Transcript) == 0 {
+		return
+	}
+	lines := make([]string, len(s.Transcript))
+	for i, t := range s.Transcript {
+		lines[i] = strings.TrimRight(t.In(lang), " ")
+	}
+	fence := codeFence(lines)
+	fmt.Fprintf(b, "\n   %s\n\n   %stext\n", md("transcript", lang), fence)
+	for _, l := range lines {
+		b.WriteString(strings.TrimRight("   "+l, " ") + "\n")
+	}
+	b.WriteString("   " + fence + "\n\n")
+}
+
+// codeFence is a fence of backticks longer than any run of them in
+// lines (three at least), so that no line can end the block.
+func codeFence(lines []string) string {
+	n := 3
+	for _, l := range lines {
+		run := 0
+		for _, r := range l {
+			if r != '`' {
+				run = 0
+				continue
+			}
+			if run++; run >= n {
+				n = run + 1
+			}
+		}
+	}
+	return strings.Repeat("`", n)
 }
 
 func stageHas(t *podTrack, s flow.Stage, tb tab) bool {

@@ -83,3 +83,44 @@ func TestMarkdownExportInChinese(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownTranscriptAndQuestion: under each step, its transcript as
+// a code block, and its question with the learner's answer and the
+// run's.
+func TestMarkdownTranscriptAndQuestion(t *testing.T) {
+	m, s := startedModel(t, 80, 24, "en")
+	rel := heldStep(t, m, s, questionStep(1))
+	m.Update(keyMsg("1"))
+	passed(t, m, rel, questionStep(1), 1)
+	frames := framesStep
+	frames.Index, frames.Total = 2, 3
+	frames.Done, frames.Result, frames.Transcript = true, "200", append([]flow.Text{{En: "> a line with ``` in it"}}, framesTranscript...)
+	m.Update(stepMsg{gen: m.gen, up: frames})
+	m.Update(sessionDoneMsg{gen: m.gen})
+	var b strings.Builder
+	if err := writeMarkdown(&b, m.played, m.etcdHistory, "en"); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"1. Before the scheduler runs, guess.\n   `apply Pod default/nginx` → pod/nginx created\n\n   **Question:** Which node will the scheduler choose for nginx?\n\n   1. node-1\n   2. node-2\n",
+		"   → wrong: you answered 1; the run's answer: 2. node-2\n",
+		"2. Now the HTTP/2 connection itself, frame by frame.\n   `http2Frames 2 watches on one connection` → 200\n\n   What the action saw:\n\n   ````text\n   > a line with ``` in it\n",
+		"   > length=6 type=SETTINGS flags=0x0 stream=0  ENABLE_PUSH=0\n",
+		"   * connection closed\n   ````\n",
+		"Questions: 0 of 1 right",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	b.Reset()
+	if err := writeMarkdown(&b, m.played, m.etcdHistory, "zh"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**问题：**调度器会为 nginx 选择哪个节点？", "答错了：你选了 1；实际结果：2. node-2", "动作所见：", "* 连接已关闭"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("Chinese markdown lacks %q:\n%s", want, b.String())
+		}
+	}
+}

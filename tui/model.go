@@ -34,6 +34,8 @@ const (
 	overlaySummary
 	// overlayNarration is the current step's whole narration.
 	overlayNarration
+	// overlayQuestion is the question the gate's step asks (question.go).
+	overlayQuestion
 )
 
 // Model is the root model of the TUI. Build it with newModel; only
@@ -69,6 +71,12 @@ type Model struct {
 	nextStep *flow.Boundary
 	done     bool
 	doneErr  error
+	// lastDoneAt is when the latest step ended (the step tab's linger).
+	lastDoneAt time.Time
+	// questionShown is the step whose question overlay opened by
+	// itself (once per question); questionCursor the choice ↑/↓ marks.
+	questionShown  int
+	questionCursor int
 	// summaryDue is set when the scenario ended while the narration
 	// overlay was open: closing it shows the summary.
 	summaryDue bool

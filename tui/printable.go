@@ -20,12 +20,26 @@ func printableInfos(infos []ScenarioInfo) []ScenarioInfo {
 	return out
 }
 
-// printableStep returns u with its texts, and its error's message, made
-// printable.
+// printableStep returns a copy of u with its texts (transcript and
+// question included), and its error's message, made printable.
 func printableStep(u StepUpdate) StepUpdate {
 	u.ID, u.Action, u.Result = flow.Printable(u.ID), flow.Printable(u.Action), flow.Printable(u.Result)
 	u.Narration = u.Narration.Printable()
 	u.Err = printableErr(u.Err)
+	if len(u.Transcript) > 0 {
+		ts := make([]flow.Text, len(u.Transcript))
+		for i, t := range u.Transcript {
+			ts[i] = t.Printable()
+		}
+		u.Transcript = ts
+	}
+	if q := u.Question; q != nil {
+		pq := &Question{Ask: q.Ask.Printable(), Choices: make([]flow.Text, len(q.Choices))}
+		for i, c := range q.Choices {
+			pq.Choices[i] = c.Printable()
+		}
+		u.Question = pq
+	}
 	return u
 }
 

@@ -11,8 +11,12 @@ import (
 
 // refresh brings the panes up to date with the model after each message
 // (Update calls it last) and returns the history reads the evidence
-// needs: the stage and tab follow the pod unless the learner chose them.
+// needs: the stage and tab follow the pod unless the learner chose them
+// (the step tab opens by itself when a step's own evidence is fresh:
+// wantsStepTab). The question overlay opens or closes with the question
+// asked at the gate.
 func (m *Model) refresh() []tea.Cmd {
+	m.syncQuestion()
 	m.layout() // the narration's height follows the step
 	m.setNarration()
 	t := m.tracks.followed()
@@ -25,12 +29,20 @@ func (m *Model) refresh() []tea.Cmd {
 			}
 		}
 	}
+	rs := m.stepRequests()
 	if !m.tabPinned {
 		m.evidence.tab = bestTab(t, m.selected)
+		if m.wantsStepTab(t, rs != nil) {
+			m.evidence.tab = tabStep
+		}
 	}
 	m.pipeline.track, m.pipeline.selected, m.pipeline.now = t, m.selected, m.lastTick
 	v := evidenceView{st: m.shared.styles, lang: m.shared.lang, width: m.evidence.width, etcdHistory: m.etcdHistory}
-	if rs := m.stepRequests(); rs != nil {
+	if m.evidence.tab == tabStep {
+		m.showStep(v)
+		return nil
+	}
+	if rs != nil {
 		// a step of its own that created no pod: its requests are the evidence
 		m.evidence.setRequests(m.step.Index, v.requests(rs))
 		return nil

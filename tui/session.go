@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -16,11 +17,14 @@ import (
 
 // walkthrough is what one played session leaves for the markdown export.
 type walkthrough struct {
-	info   ScenarioInfo
-	steps  []StepUpdate
-	tracks *trackSet
-	done   bool
-	err    error
+	info  ScenarioInfo
+	steps []StepUpdate
+	// answers are the learner's answers to the questions asked at the
+	// gate, by step index.
+	answers map[int]learnerAnswer
+	tracks  *trackSet
+	done    bool
+	err     error
 }
 
 // start ends the current session (if any) and returns the command that
@@ -55,12 +59,13 @@ func (m *Model) resetSession(name string) {
 	m.step, m.hasStep, m.done, m.doneErr = StepUpdate{}, false, false, nil
 	m.summaryDue = false
 	m.nextStep = nil
+	m.lastDoneAt, m.questionShown, m.questionCursor = time.Time{}, 0, 0
 	m.etcdHistory, m.historyAsked = map[historyKey]historyEntry{}, map[historyKey]bool{}
 	m.requestsByStep = map[int][]stepRequest{}
 	m.selected, m.stagePinned, m.tabPinned = 0, false, false
 	m.events.reset(false)
 	m.cluster.snap, m.cluster.connected = clusterSnapshot{}, false
-	m.walk = &walkthrough{info: m.scenario, tracks: m.tracks}
+	m.walk = &walkthrough{info: m.scenario, tracks: m.tracks, answers: map[int]learnerAnswer{}}
 	m.played = append(m.played, m.walk)
 	m.refresh()
 }
@@ -154,6 +159,7 @@ func (m *Model) stepUpdate(msg stepMsg) tea.Cmd {
 	m.step, m.hasStep = up, true
 	if up.Done {
 		m.walk.steps = append(m.walk.steps, up)
+		m.lastDoneAt = m.clock()
 	}
 	return waitForStep(m.gen, m.sess)
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/kubesim/kubesim/internal/flow"
 )
 
-// summary is the end-of-scenario view: the result, each stage with the
-// time it took and its key evidence, and what to do next.
+// summary is the end-of-scenario view: the result, the questions'
+// score, what to do next, each stage with the time it took and its key
+// evidence, the steps.
 func (m *Model) summary(width int) []string {
 	st, lang := m.shared.styles, m.shared.lang
 	var out []string
@@ -17,6 +18,11 @@ func (m *Model) summary(width int) []string {
 		out = append(out, st.Fail.Render("✗ "+fmt.Sprintf(tr(lang, "failed"), m.doneErr)))
 	} else {
 		out = append(out, st.OK.Render("✓ "+tr(lang, "passed")))
+	}
+	if line := scoreLine(lang, m.walk.score()); line != "" {
+		sl := &lines{width: width}
+		sl.add(st.Bold, 2, line)
+		out = append(out, sl.out...)
 	}
 	// what to do next comes first, so that a small screen does not cut it
 	offer := tr(lang, "offer_last")

@@ -29,6 +29,9 @@ func (m *Model) View() string {
 		parts = append(parts, m.box(tr(m.shared.lang, "summary"), strings.Join(m.summary(m.width-4), "\n"), m.width, body, true))
 	case overlayNarration:
 		parts = append(parts, m.pane(m.fullNarration.paneTitle(), m.fullNarration.View(), m.width, body, true))
+	case overlayQuestion:
+		title := fmt.Sprintf(tr(m.shared.lang, "question_title"), m.step.Index, m.step.Total)
+		parts = append(parts, m.box(title, strings.Join(m.questionView(m.width-4), "\n"), m.width, body, true))
 	default:
 		parts = append(parts, m.panes(body))
 	}
@@ -172,14 +175,12 @@ func (m *Model) narration() string {
 	switch {
 	case t != nil && t.held != nil:
 		last = st.Held.Render("‖ " + fmt.Sprintf(tr(lang, "held"), int(heldStage(t.held.Point)), heldAt[t.held.Point].In(lang)))
+	case m.nextStep != nil && m.asking() != nil:
+		last = st.Held.Render("‖ " + fmt.Sprintf(tr(lang, "held_question"), m.nextStep.Object.Name, len(m.asking().Choices)))
 	case m.nextStep != nil:
 		last = st.Held.Render("‖ " + fmt.Sprintf(tr(lang, "held_step"), m.nextStep.Object.Name))
 	case m.hasStep && m.step.Done:
-		if m.step.Err != nil {
-			last = st.Fail.Render("✗ " + stepLine(lang, m.step))
-		} else {
-			last = st.OK.Render("✓ " + stepLine(lang, m.step))
-		}
+		last = m.doneLine()
 	case m.hasStep:
 		last = st.Dim.Render("… " + stepLine(lang, m.step))
 	}
@@ -188,6 +189,33 @@ func (m *Model) narration() string {
 		rows[i] = fit(rows[i], m.width)
 	}
 	return strings.Join(rows, "\n")
+}
+
+// doneLine is the narration's last line once the current step has
+// ended: ✓ or ✗ and what the step did, after the verdict on the
+// learner's answer when the step asked a question.
+func (m *Model) doneLine() string {
+	st, lang := m.shared.styles, m.shared.lang
+	line := stepLine(lang, m.step)
+	mark, style := "✓ ", st.OK
+	if m.step.Err != nil {
+		mark, style = "✗ ", st.Fail
+	}
+	if m.step.Question == nil {
+		return style.Render(mark + line)
+	}
+	var a *learnerAnswer
+	if got, ok := m.walk.answers[m.step.Index]; ok {
+		a = &got
+	}
+	v, vstyle := verdict(lang, m.step, a), st.Warn
+	switch {
+	case a != nil && a.right(m.step):
+		vstyle = st.OK
+	case a != nil && !a.Skipped:
+		vstyle = st.Fail
+	}
+	return vstyle.Render("? "+v) + st.Dim.Render(" · ") + style.Render(mark+line)
 }
 
 // stepLine says what step up did and, when it is done, what came of it.
@@ -215,6 +243,8 @@ func (m *Model) helpBar() string {
 		bar = m.help.ShortHelpView(m.picker.KeyHelp())
 	case overlayNarration:
 		bar = m.help.ShortHelpView(m.fullNarration.KeyHelp())
+	case overlayQuestion:
+		bar = m.help.ShortHelpView(m.questionHelp())
 	default:
 		bar = m.help.ShortHelpView(m.shared.keys.ShortHelp())
 	}
