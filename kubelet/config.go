@@ -76,8 +76,9 @@ const (
 	// that every node looks the same on every machine.
 	OperatingSystem = "linux"
 	Architecture    = "amd64"
-	// KubeletPort is status.daemonEndpoints.kubeletEndpoint.port (nothing
-	// listens there).
+	// KubeletPort is status.daemonEndpoints.kubeletEndpoint.port of a
+	// kubelet without a server (Config.Serving nil; nothing listens
+	// there); one with a server advertises the port it listens on.
 	KubeletPort = 10250
 	// InstanceType is the node.kubernetes.io/instance-type label.
 	InstanceType = "kubesim"
@@ -226,6 +227,9 @@ type Config struct {
 	NodeIP string
 	// Clock tells the time; nil means the real clock.
 	Clock clock.WithTicker
+	// Serving, if set, makes the kubelet serve its HTTPS API (the
+	// containers' logs) and advertise its port in the Node's status.
+	Serving *ServingConfig
 }
 
 // NewConfig returns the defaults for node: speed 1, the default delays,
@@ -309,6 +313,11 @@ func (c *Config) Validate() error {
 	}
 	if _, err := newIPAM(c.PodCIDR); err != nil {
 		return err
+	}
+	if c.Serving != nil {
+		if err := c.Serving.validate(); err != nil {
+			return err
+		}
 	}
 	for k, v := range c.Node.Labels {
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {

@@ -34,6 +34,7 @@ type Kubelet struct {
 	scale scaler
 	rt    *fakeRuntime
 	user  string
+	srv   *kubeletServer // nil without Config.Serving
 
 	started  atomic.Bool
 	recorder record.EventRecorder
@@ -45,10 +46,13 @@ type Kubelet struct {
 	closing  bool
 	workers  map[types.UID]*podWorker
 	finished map[types.UID]bool // pods whose worker is done, until they are deleted
+	pods     cache.Indexer      // the pod informer's store, for the server
 	wg       sync.WaitGroup     // the pod workers
 }
 
-// New returns a kubelet for cfg (validated; cfg is copied).
+// New returns a kubelet for cfg (validated; cfg is copied). With
+// cfg.Serving it binds its server's listener, so that ServingPort is
+// known before Run; a kubelet that is never Run must then be Closed.
 func New(cfg *Config) (*Kubelet, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -67,6 +71,11 @@ func New(cfg *Config) (*Kubelet, error) {
 	var err error
 	if k.rt, err = newRuntime(cfg.Node.Name, cfg.NodeIP, cfg.PodCIDR); err != nil {
 		return nil, err
+	}
+	if cfg.Serving != nil {
+		if k.srv, err = listen(cfg.Serving); err != nil {
+			return nil, err
+		}
 	}
 	return k, nil
 }
@@ -97,6 +106,19 @@ func (k *Kubelet) Run(ctx context.Context) error {
 		sink.close()
 	}()
 
+	if k.srv != nil {
+		var served sync.WaitGroup
+		served.Add(1)
+		go func() {
+			defer served.Done()
+			k.srv.serve(ctx, k.handler())
+		}()
+		defer func() {
+			cancel() // the server stops with the kubelet
+			served.Wait()
+		}()
+	}
+
 	if err := k.registerNode(ctx); err != nil {
 		return nil // ctx is done
 	}
@@ -119,6 +141,9 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(k.cfg.Client, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = selector }))
 	informer := factory.Core().V1().Pods().Informer()
+	k.mu.Lock()
+	k.pods = informer.GetIndexer()
+	k.mu.Unlock()
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { k.podChanged(obj) },
 		UpdateFunc: func(_, obj any) { k.podChanged(obj) },
@@ -227,6 +252,7 @@ func (k *Kubelet) podDeleted(obj any) {
 	if !ok {
 		return
 	}
+	k.rt.logs.forget(pod.UID)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	delete(k.finished, pod.UID)

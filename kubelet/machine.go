@@ -255,6 +255,7 @@ func (m *podMachine) adopt() {
 		if c.cur != nil {
 			c.attempts = c.restartCount + 1
 		}
+		m.adoptLogs(c)
 	}
 	switch {
 	case st.Phase == corev1.PodSucceeded || st.Phase == corev1.PodFailed:
@@ -407,6 +408,7 @@ func (m *podMachine) exitDue(now time.Time) []output {
 	if i.exitCode != 0 {
 		i.reason = ReasonError
 	}
+	m.logExit(first, i)
 	result := fmt.Sprintf("exit code %d", i.exitCode)
 	if !i.stopBegin.IsZero() {
 		d := at.Sub(i.stopBegin)
@@ -661,6 +663,7 @@ func (m *podMachine) complete(now time.Time) []output {
 		}
 		c.cur = i
 		i.started = now
+		m.rt.logs.add(m.pod.UID, newContainerLog(i.id, m.pod, c, now, m.scale))
 		if c.b.exits {
 			i.exitAt = now.Add(m.scale.delay(c.b.exitAfter))
 		}
@@ -750,4 +753,38 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// logExit ends the log of instance i of c as it exits: one that exits on
+// its own (kubesim.io/exit-after) writes kubesim's exit line last.
+func (m *podMachine) logExit(c *container, i *instance) {
+	l := m.rt.logs.get(i.id)
+	if l == nil {
+		return
+	}
+	last := ""
+	if i.stopBegin.IsZero() && c.b.exits && !c.init {
+		last = exitLine(c)
+	}
+	l.exit(i.finished, last)
+}
+
+// adoptLogs makes again the logs of the instances of c a kubelet restart
+// adopted: the fake runtime's log is a function of the container and its
+// start time, so it is the same log.
+func (m *podMachine) adoptLogs(c *container) {
+	for _, i := range []*instance{c.prev, c.cur} {
+		if i == nil || i.started.IsZero() {
+			continue
+		}
+		l := newContainerLog(i.id, m.pod, c, i.started, m.scale)
+		if i.exited() {
+			last := ""
+			if c.b.exits && !c.init && i.exitCode == c.b.exitCode {
+				last = exitLine(c)
+			}
+			l.exit(i.finished, last)
+		}
+		m.rt.logs.add(m.pod.UID, l)
+	}
 }

@@ -95,7 +95,7 @@ func (k *Kubelet) setNodeStatus(n *corev1.Node, now time.Time) []string {
 	}
 	s.Capacity = k.cfg.Node.Capacity()
 	s.Allocatable = k.cfg.Node.Allocatable()
-	s.DaemonEndpoints = corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: KubeletPort}}
+	s.DaemonEndpoints = corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: k.endpointPort()}}
 	s.NodeInfo = corev1.NodeSystemInfo{
 		MachineID:               strings.ReplaceAll(machineUUID(k.cfg.Node.Name, "machine"), "-", ""),
 		SystemUUID:              machineUUID(k.cfg.Node.Name, "system"),

@@ -114,6 +114,7 @@ type fakeRuntime struct {
 	images map[string]image    // by normalized reference
 	pulls  map[string]*pullJob // by normalized reference
 	ipam   *ipam
+	logs   *logStore // the containers' logs, by container ID
 }
 
 func newRuntime(node, hostIP, podCIDR string) (*fakeRuntime, error) {
@@ -121,7 +122,7 @@ func newRuntime(node, hostIP, podCIDR string) (*fakeRuntime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fakeRuntime{node: node, hostIP: hostIP, images: map[string]image{}, pulls: map[string]*pullJob{}, ipam: a}, nil
+	return &fakeRuntime{node: node, hostIP: hostIP, images: map[string]image{}, pulls: map[string]*pullJob{}, ipam: a, logs: newLogStore()}, nil
 }
 
 // settle finishes, under r.mu, the pull of n if it is done by now.
