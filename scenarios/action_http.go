@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -215,6 +216,8 @@ type httpRun struct {
 	// path is the action's path, with the resourceVersion it names.
 	path string
 	res  StepResult
+	// watched is set once the first watch request was sent.
+	watched bool
 }
 
 // run sends the requests of the action's mode.
@@ -255,6 +258,13 @@ func (r *httpRun) send(path string, stopAfter int) (exchange, error) {
 		ex, err = r.hc.http2(r.ctx, r.a, path, stopAfter, r.logf)
 	}
 	r.p.noteRequest(ex.auditID)
+	if stopAfter != 0 && !r.watched {
+		// The first watch: where it started from, for the watchRV fact.
+		r.watched = true
+		if u, perr := url.Parse(path); perr == nil {
+			r.res.WatchFrom = u.Query().Get("resourceVersion")
+		}
+	}
 	return ex, err
 }
 
@@ -264,6 +274,7 @@ func (r *httpRun) note(ex exchange) {
 	r.res.Message = string(ex.body)
 	for _, ev := range ex.events {
 		r.res.Watch = append(r.res.Watch, ev.Type)
+		r.res.WatchVersions = append(r.res.WatchVersions, ev.Object.Metadata.ResourceVersion)
 	}
 }
 

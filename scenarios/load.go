@@ -64,7 +64,7 @@ var (
 	taintKeys    = []string{"key", "value", "effect"}
 	textKeys     = []string{"en", "zh"}
 	// stepKeys are a step's fields, its action's among them.
-	stepKeys     = append(append([]string{"id", "narration", "as"}, actionKeys()...), "wait", "expect", "timeout")
+	stepKeys     = append(append([]string{"id", "narration", "question", "as"}, actionKeys()...), "wait", "expect", "timeout")
 	taintEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 )
 
@@ -563,6 +563,11 @@ func (l *loader) step(n *yaml.Node, index int) (*Step, error) {
 	}
 	if st.Narration, err = l.text(f.val, "narration"); err != nil {
 		return nil, err
+	}
+	if f, ok := fields["question"]; ok {
+		if st.Question, err = l.question(f.val); err != nil {
+			return nil, err
+		}
 	}
 	if f, ok := fields["as"]; ok {
 		if st.As, err = l.str(f.val, "as"); err != nil {

@@ -53,6 +53,9 @@ type PlainPrinter struct {
 	expects  map[stageKey]int
 	held     map[types.UID][]heldBlock
 	heldPods []types.UID
+	// askedElsewhere: the steps' questions and answers are left out
+	// (see AskedElsewhere).
+	askedElsewhere bool
 }
 
 // revision is one stored version of a key.
@@ -138,6 +141,7 @@ func (p *PlainPrinter) StepStarted(s StepInfo) {
 		}
 		fmt.Fprintf(&b, "$ %s%s\n", s.Action, as)
 	}
+	p.writeQuestion(&b, s.Question)
 	p.write(b.String())
 	p.mu.Lock()
 	p.step = s.Index
@@ -164,6 +168,7 @@ func (p *PlainPrinter) StepFinished(s StepInfo, r StepResult) {
 	if len(r.Watch) > 0 {
 		fmt.Fprintf(&b, "→ watch events: %s\n", strings.Join(r.Watch, ", "))
 	}
+	p.writeAnswer(&b, s.Question, r)
 	if r.Err != nil {
 		fmt.Fprintf(&b, "✗ %s: %v\n", p.word("failed"), r.Err)
 	} else {
@@ -337,6 +342,8 @@ type jsonStep struct {
 	HTTP      []string             `json:"http,omitempty"`
 	Requests  []*flow.RequestTrace `json:"requests,omitempty"`
 	Evidence  any                  `json:"evidence,omitempty"`
+	Question  *jsonQuestion        `json:"question,omitempty"`
+	Answer    *jsonAnswer          `json:"answer,omitempty"`
 	Error     string               `json:"error,omitempty"`
 }
 
@@ -349,14 +356,20 @@ func stepJSON(s StepInfo, phase string) jsonStep {
 	return jsonStep{Type: "step", Phase: phase, Index: s.Index, Total: s.Total, ID: s.ID, Narration: s.Narration, As: s.As, Action: s.Action}
 }
 
-// StepStarted writes {"type":"step","phase":"started",...}.
-func (p *JSONPrinter) StepStarted(s StepInfo) { p.encode(stepJSON(s, "started")) }
+// StepStarted writes {"type":"step","phase":"started",...}, with the
+// step's question if it has one.
+func (p *JSONPrinter) StepStarted(s StepInfo) {
+	j := stepJSON(s, "started")
+	j.Question = questionJSON(s.Question)
+	p.encode(j)
+}
 
 // StepFinished writes {"type":"step","phase":"passed"|"failed",...} with
-// the action's result.
+// the action's result and, for a step with a question, the answer.
 func (p *JSONPrinter) StepFinished(s StepInfo, r StepResult) {
 	j := stepJSON(s, "passed")
 	j.Status, j.Message, j.Watch, j.HTTP, j.Requests, j.Evidence = r.Status, r.Message, r.Watch, r.HTTP, r.Requests, r.Evidence
+	j.Answer = answerJSON(s.Question, r)
 	if r.Err != nil {
 		j.Phase, j.Error = "failed", r.Err.Error()
 	}

@@ -15,6 +15,11 @@ type Question struct {
 	// Fact names what in the step's evidence decides the answer (see
 	// the fact kinds registered in the loader).
 	Fact string
+	// About says what the fact is, for the line that reveals the answer:
+	// "node of web".
+	About flow.Text
+	// fact computes the fact from a run (see factKinds).
+	fact fact
 }
 
 // Choice is one possible answer to a Question.

@@ -63,6 +63,13 @@ type StepResult struct {
 	// long-poll read, in order (BOOKMARKs included: the server sends
 	// them only to clients that ask, with allowWatchBookmarks=true).
 	Watch []string
+	// WatchVersions are the resourceVersions of the objects those watch
+	// events carried, in the same order ("" where an event had none), for
+	// the actions that read them (http); WatchFrom is the
+	// resourceVersion its first watch request started from ("" when it
+	// named none).
+	WatchVersions []string
+	WatchFrom     string
 	// HTTP is the transcript of an http action, one line each: the
 	// request and status lines, headers, and the body as it arrived (for
 	// an HTTP/1.1 stream, each chunk with its size).
@@ -83,6 +90,9 @@ type StepResult struct {
 	// when the step has no question (or none of its choices came true,
 	// which fails the step).
 	Answer int
+	// FactValue is, for a step with a Question, the value its fact had
+	// in this run ("201", "node-2"), when the runner could tell.
+	FactValue string
 	// Err is nil when the step passed, else why it failed (an
 	// *ExpectationError, or the context's error).
 	Err error
@@ -165,7 +175,7 @@ func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) er
 	}()
 
 	for _, st := range s.Steps {
-		info := StepInfo{Index: st.Index, Total: len(s.Steps), ID: st.ID, Narration: st.Narration, As: st.As}
+		info := StepInfo{Index: st.Index, Total: len(s.Steps), ID: st.ID, Narration: st.Narration, As: st.As, Question: st.Question}
 		if st.Action != nil {
 			info.Action = st.Action.String()
 		}
@@ -173,6 +183,10 @@ func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) er
 			opts.Observer.StepStarted(info)
 		}
 		res := p.step(ctx, st)
+		res.Answer = -1
+		if res.Err == nil && st.Question != nil {
+			p.answer(ctx, st, &res)
+		}
 		if opts.Observer != nil {
 			opts.Observer.StepFinished(info, res)
 		}
@@ -307,8 +321,14 @@ func (p *player) act(ctx context.Context, st *Step) (StepResult, error) {
 }
 
 // expectsResult says whether the step checks its action's status or
-// message: then a failed request is its result, not a failure.
+// message (an expectation, or its question's fact): then a failed request
+// is its result, not a failure.
 func expectsResult(st *Step) bool {
+	if q := st.Question; q != nil {
+		if _, ok := q.fact.(resultFact); ok {
+			return true
+		}
+	}
 	for _, e := range st.Expect {
 		if _, ok := e.(failedRequestReader); ok {
 			return true

@@ -81,6 +81,9 @@ type Step struct {
 	Expect []Expectation
 	// Timeout bounds the action and each expectation (DefaultTimeout).
 	Timeout time.Duration
+	// Question, if not nil, is asked at the step's gate, before its
+	// action; the run's evidence answers it after the expectations.
+	Question *Question
 	// Line and Col are where the step starts in its file.
 	Line, Col int
 }
