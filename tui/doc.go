@@ -11,7 +11,7 @@
 //
 // The program is a bubbletea root model, Model, with a focus (the pane
 // that gets the keys), an overlay (help, picker, summary, the step's
-// whole narration) and child Components (pipeline, evidence, event log,
+// whole narration, the question asked at the gate) and child Components (pipeline, evidence, event log,
 // cluster view, picker, narration), each with its own size and key help;
 // styles, keys and language are shared. Everything the cluster says
 // reaches the model as a message: flow events, scenario steps and the
@@ -45,6 +45,10 @@
 //     the TUI's words in both languages.
 //   - pipeline.go, evidencepane.go, eventlog.go, clusterview.go,
 //     picker.go, narration.go: one pane each.
+//   - question.go: a step's question asked at the gate (its overlay and
+//     keys), the verdict on the answer and the score.
+//   - steptab.go: the step tab, a scenario step's own evidence (action,
+//     result, question, transcript), and when it opens by itself.
 //   - track.go: the stages of the pods followed; evidence.go: which
 //     evidence a stage's tab shows, laid out by a Full flow.Layout;
 //     evidencelines.go: those lines fitted to the pane and styled;

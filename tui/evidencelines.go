@@ -23,7 +23,7 @@ func (v evidenceView) draw(ls []flow.Line) []string {
 		case ln.Mark != "":
 			d.signed(st, ln.Mark, ln.Text)
 		case ln.Fit == flow.FitAnywhere:
-			d.hard(st, ln.Text)
+			d.hard(st, ln.Hang, ln.Text)
 		case ln.Fit == flow.FitNone:
 			d.out = append(d.out, st.Render(ln.Text))
 		default:
@@ -90,11 +90,21 @@ func (l *lines) add(st lipgloss.Style, indent int, text string) {
 }
 
 // hard adds text cut into width-wide pieces (bytes on the wire, where
-// word boundaries mean nothing).
-func (l *lines) hard(st lipgloss.Style, text string) {
+// word boundaries mean nothing); the pieces after the first are indented
+// by indent spaces.
+func (l *lines) hard(st lipgloss.Style, indent int, text string) {
 	w := max(l.width, 10)
-	for _, ln := range strings.Split(ansi.Hardwrap(text, w, true), "\n") {
-		l.out = append(l.out, st.Render(ln))
+	indent = min(indent, w/2)
+	for _, part := range strings.Split(text, "\n") {
+		first := ansi.Truncate(part, w, "")
+		l.out = append(l.out, st.Render(first))
+		rest := ansi.TruncateLeft(part, ansi.StringWidth(first), "")
+		if rest == "" {
+			continue
+		}
+		for _, ln := range strings.Split(ansi.Hardwrap(rest, w-indent, true), "\n") {
+			l.out = append(l.out, st.Render(strings.Repeat(" ", indent)+ln))
+		}
 	}
 }
 

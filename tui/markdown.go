@@ -190,6 +190,16 @@ func trimRight(ls []string) []string {
 // result is a whole response body).
 const markdownResultMax = 160
 
+// shortResult is a step's result on one line (its spaces and line
+// breaks collapsed), cut after markdownResultMax characters.
+func shortResult(result string) string {
+	r := strings.Join(strings.Fields(result), " ")
+	if rs := []rune(r); len(rs) > markdownResultMax {
+		r = string(rs[:markdownResultMax]) + "…"
+	}
+	return r
+}
+
 // markdownStepResult is the line under a step of the walkthrough: its
 // action and what came of it; "" for a step without either.
 func markdownStepResult(s StepUpdate) string {
@@ -197,10 +207,7 @@ func markdownStepResult(s StepUpdate) string {
 	if s.Action != "" {
 		parts = append(parts, "`"+s.Action+"`")
 	}
-	if r := strings.Join(strings.Fields(s.Result), " "); r != "" {
-		if rs := []rune(r); len(rs) > markdownResultMax {
-			r = string(rs[:markdownResultMax]) + "…"
-		}
+	if r := shortResult(s.Result); r != "" {
 		parts = append(parts, "→ "+r)
 	}
 	if s.Err != nil {

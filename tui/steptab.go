@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/kubesim/kubesim/internal/flow"
 )
 
@@ -35,8 +37,11 @@ func (v evidenceView) stepBlock(up StepUpdate, a *learnerAnswer) []flow.Line {
 		out = append(out, note(tr(v.lang, "step_running")))
 	case up.Err != nil:
 		out = append(out, flow.Line{Role: flow.RoleFailed, Text: "✗ " + up.Err.Error(), Hang: 2})
+	case up.Result != "" && len(up.Transcript) > 0:
+		// a response body, whole in the transcript: one row of it
+		out = append(out, flow.Line{Role: flow.RoleOK, Text: fit("→ "+shortResult(up.Result), max(v.width, 10)), Fit: flow.FitNone})
 	case up.Result != "":
-		out = append(out, flow.Line{Role: flow.RoleOK, Text: "→ " + up.Result, Hang: 2, Fit: resultFit(up.Result)})
+		out = append(out, flow.Line{Role: flow.RoleOK, Text: "→ " + shortResult(up.Result), Hang: 2, Fit: resultFit(up.Result)})
 	}
 	if up.Question != nil {
 		out = append(append(out, blankLine), questionLines(v.lang, up, a)...)
@@ -44,7 +49,7 @@ func (v evidenceView) stepBlock(up StepUpdate, a *learnerAnswer) []flow.Line {
 	if up.Done && len(up.Transcript) > 0 {
 		out = append(out, blankLine, note(tr(v.lang, "transcript")))
 		for _, t := range up.Transcript {
-			out = append(out, transcriptLine(t.In(v.lang)))
+			out = append(out, transcriptLine(t.In(v.lang), v.width))
 		}
 	}
 	return out
@@ -70,15 +75,26 @@ func resultFit(r string) flow.Fit {
 
 // transcriptLine is one line of a transcript, shown verbatim: what
 // crossed the wire (a line starting with < or >) in the wire's colour,
-// our words about it plainly; a broken line's rows hang under its text.
-func transcriptLine(s string) flow.Line {
-	body := strings.TrimLeft(s, " ")
-	lead := len(s) - len(body)
+// our words about it plainly. A line broken to width hangs its rows
+// under its text (after the marker and the spaces that follow it); it
+// is broken at words unless one is too long for a row (a path, a JSON
+// payload), then where the row ends.
+func transcriptLine(s string, width int) flow.Line {
+	body := strings.TrimLeft(s, "<>*")
+	body = strings.TrimLeft(body, " ")
+	hang := min(len(s)-len(body), 8)
 	role := flow.RoleField
-	if strings.HasPrefix(body, "<") || strings.HasPrefix(body, ">") {
+	if strings.HasPrefix(s, "<") || strings.HasPrefix(s, ">") {
 		role = flow.RoleFraming
 	}
-	return flow.Line{Role: role, Text: s, Hang: min(lead+2, 8)}
+	ln := flow.Line{Role: role, Text: s, Hang: hang}
+	for _, w := range strings.Fields(body) {
+		if ansi.StringWidth(w) > width-hang && !wide(w) {
+			ln.Fit = flow.FitAnywhere
+			break
+		}
+	}
+	return ln
 }
 
 // stepEvidence is the step tab's body: the latest finished step (done)

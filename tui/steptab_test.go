@@ -177,3 +177,52 @@ func nextStepHold(up StepUpdate, released bool) flow.Event {
 func stepHoldName(up StepUpdate) string {
 	return fmt.Sprintf("%d/%d %s", up.Index, up.Total, up.ID)
 }
+
+// TestTranscriptLineFit: a transcript line too wide for the pane is
+// broken at words, or, when one word (a path) is longer than a row,
+// where the row ends; its rows hang under the text after the marker,
+// and nothing of it is lost.
+func TestTranscriptLineFit(t *testing.T) {
+	v := evidenceView{st: newStyles(asciiRenderer()), lang: "en", width: 30}
+	for _, tc := range []struct {
+		line string
+		hang int
+		want []string
+	}{
+		{">   :path=/api/v1/namespaces?fieldSelector=metadata.name%3Ddefault", 4,
+			[]string{">   :path=/api/v1/namespaces?f", "    ieldSelector=metadata.name", "    %3Ddefault"}},
+		{"< length=87 type=HEADERS flags=END_HEADERS stream=1", 2,
+			[]string{"< length=87 type=HEADERS", "  flags=END_HEADERS stream=1"}},
+		{"  stream 3: event ADDED Namespace kube-system", 2,
+			[]string{"  stream 3: event ADDED", "  Namespace kube-system"}},
+	} {
+		ln := transcriptLine(tc.line, v.width)
+		if ln.Hang != tc.hang {
+			t.Errorf("%q: hang %d, want %d", tc.line, ln.Hang, tc.hang)
+		}
+		got := v.draw([]flow.Line{ln})
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%q drawn at 30 columns:\n%s\nwant:\n%s", tc.line, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+}
+
+// TestStepTabResultCut: an http step's result (a whole response body)
+// takes one row when the transcript has the body; without a transcript
+// it is cut after markdownResultMax characters.
+func TestStepTabResultCut(t *testing.T) {
+	v := evidenceView{st: newStyles(asciiRenderer()), lang: "en", width: 48}
+	body := "200 " + strings.Repeat(`{"type":"ADDED"} `, 40)
+	up := StepUpdate{Index: 1, Total: 1, Action: "http GET /api/v1/namespaces?watch=true", Done: true, Result: body,
+		Transcript: []flow.Text{{En: "< HTTP/1.1 200 OK"}}}
+	got := v.draw(v.stepBlock(up, nil))
+	if got[2] != fit(`→ 200 {"type":"ADDED"} {"type":"ADDED"} {"type":"ADDED"}`, 48) || strings.Contains(got[3], "ADDED") {
+		t.Errorf("with a transcript the result is not one row:\n%s", strings.Join(got, "\n"))
+	}
+	up.Transcript = nil
+	got = v.draw(v.stepBlock(up, nil))
+	n := strings.Count(strings.Join(got, " "), `"ADDED"`)
+	if n == 40 || n == 0 || !strings.Contains(strings.Join(got, "\n"), "…") {
+		t.Errorf("without a transcript the result is not cut (%d of 40 events):\n%s", n, strings.Join(got, "\n"))
+	}
+}
