@@ -226,3 +226,25 @@ func TestStepTabResultCut(t *testing.T) {
 		t.Errorf("without a transcript the result is not cut (%d of 40 events):\n%s", n, strings.Join(got, "\n"))
 	}
 }
+
+// TestMultiLineResult: a result with line breaks (a /readyz?verbose
+// body) stays on the narration's one row and the summary's: the screen
+// keeps its size and its header.
+func TestMultiLineResult(t *testing.T) {
+	m := podlessModel(t, 80, 24, "en")
+	up := StepUpdate{Index: 1, Total: 1, ID: "readyz", Action: "http GET /readyz?verbose (request, HTTP/2)", Done: true,
+		Result: "200 [+]ping ok\n[+]etcd ok\n[+]poststarthook/rbac/bootstrap-roles ok\nreadyz check passed"}
+	m.Update(stepMsg{gen: m.gen, up: up})
+	for _, done := range []bool{false, true} {
+		if done {
+			m.Update(sessionDoneMsg{gen: m.gen})
+		}
+		rows := strings.Split(plainView(m), "\n")
+		if len(rows) != 24 || !strings.HasPrefix(rows[0], "kubesim ") {
+			t.Errorf("summary %v: %d rows, the first %q:\n%s", done, len(rows), rows[0], strings.Join(rows, "\n"))
+		}
+		if !strings.Contains(plainView(m), "→ 200 [+]ping ok [+]etcd ok") {
+			t.Errorf("summary %v: the result is not on one row:\n%s", done, plainView(m))
+		}
+	}
+}

@@ -218,7 +218,9 @@ func (m *Model) doneLine() string {
 	return vstyle.Render("? "+v) + st.Dim.Render(" · ") + style.Render(mark+line)
 }
 
-// stepLine says what step up did and, when it is done, what came of it.
+// stepLine says what step up did and, when it is done, what came of it,
+// on one line (a result's line breaks, a response body's, would break
+// the screen's rows).
 func stepLine(lang string, up StepUpdate) string {
 	what := up.Action
 	if what == "" {
@@ -228,9 +230,9 @@ func stepLine(lang string, up StepUpdate) string {
 	case !up.Done:
 		return what
 	case up.Err != nil:
-		return what + " → " + up.Err.Error()
+		return what + " → " + strings.Join(strings.Fields(up.Err.Error()), " ")
 	case up.Result != "":
-		return what + " → " + up.Result
+		return what + " → " + shortResult(up.Result)
 	}
 	return what
 }
