@@ -46,6 +46,8 @@ var uiText = map[string]flow.Text{
 	"step_tab":        {En: "Scenario step: action, result, transcript", Zh: "场景步骤：动作、结果、记录"},
 	"step_running":    {En: "running…", Zh: "执行中…"},
 	"step_then":       {En: "then %s: %s (running)", Zh: "接着是%s：%s（执行中）"},
+	"step_then_held":  {En: "next %s: %s (held at its gate)", Zh: "下一步是%s：%s（在关卡处暂停）"},
+	"step_held":       {En: "held at its gate, before its action", Zh: "在关卡处暂停，动作尚未执行"},
 	"no_step":         {En: "no step has started yet", Zh: "还没有开始任何步骤"},
 	"transcript":      {En: "what the action saw, line by line:", Zh: "动作所见，逐行记录："},
 	"question":        {En: "Question:", Zh: "问题："},

@@ -40,13 +40,19 @@ func (m *Model) asking() *Question {
 	if !m.readingPoint() || m.step.Question == nil || len(m.step.Question.Choices) == 0 {
 		return nil
 	}
-	if !strings.HasPrefix(m.nextStep.Object.Name, fmt.Sprintf("%d/", m.step.Index)) {
+	if !m.holdsStep(m.step.Index) {
 		return nil // the hold is of another step (the two come on two channels)
 	}
 	if _, ok := m.walk.answers[m.step.Index]; ok {
 		return nil
 	}
 	return m.step.Question
+}
+
+// holdsStep reports whether the gate holds step i before its action
+// (the runner names the hold "i/total id").
+func (m *Model) holdsStep(i int) bool {
+	return m.nextStep != nil && strings.HasPrefix(m.nextStep.Object.Name, fmt.Sprintf("%d/", i))
 }
 
 // syncQuestion opens the question overlay once per question, when it is

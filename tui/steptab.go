@@ -21,11 +21,11 @@ import (
 // the next step at its gate: time enough to read the answer.
 const stepTabLinger = 8 * time.Second
 
-// stepBlock renders one step: heading, action, result or error, the
-// question (with the run's and the learner's answers once it is known)
-// and the transcript. a is the learner's answer, nil when none was
-// given.
-func (v evidenceView) stepBlock(up StepUpdate, a *learnerAnswer) []flow.Line {
+// stepBlock renders one step: heading, action, result or error (or
+// whether it runs, or is held at its gate), the question (with the run's
+// and the learner's answers once it is known) and the transcript. a is
+// the learner's answer, nil when none was given.
+func (v evidenceView) stepBlock(up StepUpdate, a *learnerAnswer, held bool) []flow.Line {
 	out := []flow.Line{{Role: flow.RoleHeading, Text: stepHeading(v.lang, up)}}
 	action := up.Action
 	if action == "" {
@@ -33,6 +33,8 @@ func (v evidenceView) stepBlock(up StepUpdate, a *learnerAnswer) []flow.Line {
 	}
 	out = append(out, flow.Line{Text: "$ " + action, Hang: 2})
 	switch {
+	case !up.Done && held:
+		out = append(out, note(tr(v.lang, "step_held")))
 	case !up.Done:
 		out = append(out, note(tr(v.lang, "step_running")))
 	case up.Err != nil:
@@ -98,16 +100,17 @@ func transcriptLine(s string, width int) flow.Line {
 }
 
 // stepEvidence is the step tab's body: the latest finished step (done)
-// and the step running now (cur, when it is another one). The running
+// and the step running now (cur, when it is another one; held when the
+// gate holds it before its action). The running
 // step comes first when it has a question (asked now), else last, as one
 // line under the finished step's evidence.
-func (v evidenceView) stepEvidence(cur, done *StepUpdate, answers map[int]learnerAnswer) []string {
+func (v evidenceView) stepEvidence(cur, done *StepUpdate, held bool, answers map[int]learnerAnswer) []string {
 	block := func(up *StepUpdate) []flow.Line {
 		var a *learnerAnswer
 		if got, ok := answers[up.Index]; ok {
 			a = &got
 		}
-		return v.stepBlock(*up, a)
+		return v.stepBlock(*up, a, held && up == cur)
 	}
 	var out []flow.Line
 	switch {
@@ -120,8 +123,12 @@ func (v evidenceView) stepEvidence(cur, done *StepUpdate, answers map[int]learne
 	case cur.Question != nil:
 		out = append(append(block(cur), blankLine), block(done)...)
 	default:
+		then := "step_then"
+		if held {
+			then = "step_then_held"
+		}
 		out = append(block(done), blankLine, flow.Line{Role: flow.RoleNote, Hang: 2,
-			Text: fmt.Sprintf(tr(v.lang, "step_then"), stepHeading(v.lang, *cur), stepLine(v.lang, *cur))})
+			Text: fmt.Sprintf(tr(v.lang, then), stepHeading(v.lang, *cur), stepLine(v.lang, *cur))})
 	}
 	return v.draw(out)
 }
@@ -182,5 +189,6 @@ func (m *Model) showStep(v evidenceView) {
 		cur = &m.step
 	}
 	done := m.walk.lastDone()
-	m.evidence.setStep(stepTabKey(cur, done), v.stepEvidence(cur, done, m.walk.answers))
+	held := cur != nil && m.holdsStep(cur.Index)
+	m.evidence.setStep(stepTabKey(cur, done), v.stepEvidence(cur, done, held, m.walk.answers))
 }

@@ -143,7 +143,7 @@ func TestStepTabFollowsThePod(t *testing.T) {
 	if m.evidence.tab != tabStep {
 		t.Errorf("the step tab closed while the gate holds the next step")
 	}
-	if v := strings.Join(m.evidence.body, "\n"); !strings.Contains(v, "then Step 2/2 · second") || !strings.Contains(v, "< HTTP/2.0 201 Created") {
+	if v := strings.Join(m.evidence.body, "\n"); !strings.Contains(v, "next Step 2/2 · second") || !strings.Contains(v, "< HTTP/2.0 201 Created") {
 		t.Errorf("step tab while the next step is held:\n%s", v)
 	}
 	m.Update(flowEventsMsg{gen: m.gen, evs: []flow.Event{nextStepHold(next, true)}})
@@ -215,12 +215,12 @@ func TestStepTabResultCut(t *testing.T) {
 	body := "200 " + strings.Repeat(`{"type":"ADDED"} `, 40)
 	up := StepUpdate{Index: 1, Total: 1, Action: "http GET /api/v1/namespaces?watch=true", Done: true, Result: body,
 		Transcript: []flow.Text{{En: "< HTTP/1.1 200 OK"}}}
-	got := v.draw(v.stepBlock(up, nil))
+	got := v.draw(v.stepBlock(up, nil, false))
 	if got[2] != fit(`→ 200 {"type":"ADDED"} {"type":"ADDED"} {"type":"ADDED"}`, 48) || strings.Contains(got[3], "ADDED") {
 		t.Errorf("with a transcript the result is not one row:\n%s", strings.Join(got, "\n"))
 	}
 	up.Transcript = nil
-	got = v.draw(v.stepBlock(up, nil))
+	got = v.draw(v.stepBlock(up, nil, false))
 	n := strings.Count(strings.Join(got, " "), `"ADDED"`)
 	if n == 40 || n == 0 || !strings.Contains(strings.Join(got, "\n"), "…") {
 		t.Errorf("without a transcript the result is not cut (%d of 40 events):\n%s", n, strings.Join(got, "\n"))
