@@ -104,7 +104,7 @@ With no command, kubesim plays the scenario "` + DefaultScenario + `" (see "kube
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runPlay(cmd.Context(), DefaultScenario, o, stdin, stdout, stderr)
 	}
-	root.AddCommand(newPlayCommand(stdin, stdout, stderr), newScenariosCommand(stdout), newServeCommand(stdout), newVersionCommand(stdout))
+	root.AddCommand(newPlayCommand(stdin, stdout, stderr), newScenariosCommand(stdout), newServeCommand(stdout), newEtcdCommand(stdout), newVersionCommand(stdout))
 	return root
 }
 
@@ -118,7 +118,9 @@ func newServeCommand(stdout io.Writer) *cobra.Command {
 		Long: `serve runs embedded etcd and the API server on 127.0.0.1 and writes a
 kubeconfig for them. Without --data-dir, all state lives in a temporary
 directory removed on exit; with it, objects and resourceVersions survive
-restarts.`,
+restarts. With --etcd-servers the API server stores its objects in that
+etcd cluster (see "kubesim etcd") instead of the embedded one; if no
+read of it succeeds within 20 s, serve exits with the reason.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := validateServe(cfg, nodes); err != nil {
@@ -135,6 +137,10 @@ restarts.`,
 	f.BoolVar(&trace, "trace", false, "print the startup sequence (Complete, Validate, then Run with its post-start hooks), then the step-by-step trace of every API request")
 	f.IntVar(&nodes, "nodes", nodes, "how many simulated nodes (node-1..node-N, 4 cpu, 8Gi, 110 pods each) to start")
 	f.Float64Var(&cfg.Speed, "speed", cfg.Speed, "speed of simulated time: 2 halves image pulls, container starts and back-offs; 0 removes them")
+	f.StringSliceVar(&cfg.EtcdServers, "etcd-servers", nil, "client `URLs` of an etcd cluster to store objects in, comma-separated (https://host:port); default: the embedded etcd")
+	f.StringVar(&cfg.EtcdCAFile, "etcd-cafile", "", "CA `file` verifying the etcd members (kubesim etcd certs: <pki-dir>/ca.crt)")
+	f.StringVar(&cfg.EtcdCertFile, "etcd-certfile", "", "the API server's client certificate `file` for etcd")
+	f.StringVar(&cfg.EtcdKeyFile, "etcd-keyfile", "", "the API server's client key `file` for etcd")
 	return cmd
 }
 

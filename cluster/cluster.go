@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/klog/v2"
 
 	"github.com/kubesim/kubesim/apiserver"
@@ -56,16 +57,19 @@ type Cluster struct {
 	// data dir, which etcd may still be writing into.
 	etcdAbandoned <-chan struct{}
 	etcd          *embedetcd.Server
-	runCtx        context.Context
-	readyWait     time.Duration
-	speed         float64
-	logFile       *os.File
-	logSink       *logSink
-	auditFile     *os.File
-	cancel        context.CancelFunc
-	wg            sync.WaitGroup
-	runErr        error
-	once          sync.Once
+	// etcdClient is the API server's storage client: etcd.Client(), or
+	// the external cluster's (closed by Close).
+	etcdClient *clientv3.Client
+	runCtx     context.Context
+	readyWait  time.Duration
+	speed      float64
+	logFile    *os.File
+	logSink    *logSink
+	auditFile  *os.File
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
+	runErr     error
+	once       sync.Once
 
 	// The API server: its configuration (reused by RestartAPIServer),
 	// and the running one.
@@ -122,10 +126,10 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	if err := c.loadAuthority(cfg.BindAddress); err != nil {
 		return nil, err
 	}
-	if err := c.startEtcd(ctx, cfg.UnsafeNoFsync); err != nil {
+	if err := c.startEtcd(ctx, cfg); err != nil {
 		return nil, err
 	}
-	c.startup.add(StartupRun, "etcd", "started", fmt.Sprintf("embedded member at %s, data in %s", strings.Join(c.etcd.Client().Endpoints(), ","), filepath.Join(c.DataDir, "etcd")))
+	c.startup.add(StartupRun, "etcd", "started", c.describeEtcd(cfg))
 	c.apiCfg = c.apiConfig(cfg)
 	if c.apiCfg.Aggregator, err = c.aggregatorConfig(cfg.AggregatorProbePeriod); err != nil {
 		return nil, err
@@ -182,12 +186,17 @@ func (c *Cluster) loadAuthority(bindAddress string) (err error) {
 	return err
 }
 
-// startEtcd starts the embedded member. A start given up on is noted for
-// Close; damaged data is reported against the data dir the user gave.
-func (c *Cluster) startEtcd(ctx context.Context, noFsync bool) (err error) {
+// startEtcd connects to the external etcd of cfg.EtcdServers, or starts
+// the embedded member. A start given up on is noted for Close; damaged
+// data is reported against the data dir the user gave.
+func (c *Cluster) startEtcd(ctx context.Context, cfg *Config) (err error) {
+	if len(cfg.EtcdServers) > 0 {
+		return c.connectExternalEtcd(ctx, cfg)
+	}
 	ecfg := embedetcd.NewConfig(c.DataDir)
-	ecfg.UnsafeNoFsync = noFsync
+	ecfg.UnsafeNoFsync = cfg.UnsafeNoFsync
 	if c.etcd, err = embedetcd.Start(ctx, ecfg); err == nil {
+		c.etcdClient = c.etcd.Client()
 		return nil
 	}
 	var abandoned *embedetcd.AbandonedStartError
@@ -205,7 +214,7 @@ func (c *Cluster) startEtcd(ctx context.Context, noFsync bool) (err error) {
 // apiConfig is the API server's configuration: on the member, with the
 // cluster's certificates, tokens, recorder, gate and logs.
 func (c *Cluster) apiConfig(cfg *Config) *apiserver.Config {
-	acfg := apiserver.NewConfig(c.etcd.Client())
+	acfg := apiserver.NewConfig(c.etcdClient)
 	acfg.BindAddress, acfg.Port = cfg.BindAddress, cfg.Port
 	acfg.BookmarkInterval = cfg.BookmarkInterval
 	acfg.ErrorLog = log.New(c.logSink, "apiserver: ", log.LstdFlags)
@@ -389,12 +398,12 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 // Watches are served by the API server's watch cache, whose history does
 // not depend on etcd's. It returns the revision.
 func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
-	resp, err := c.etcd.Client().Get(ctx, "compact-probe")
+	resp, err := c.etcdClient.Get(ctx, "compact-probe")
 	if err != nil {
 		return 0, err
 	}
 	rev := resp.Header.Revision
-	if _, err := c.etcd.Client().Compact(ctx, rev); err != nil {
+	if _, err := c.etcdClient.Compact(ctx, rev); err != nil {
 		return 0, err
 	}
 	return rev, nil
@@ -412,6 +421,8 @@ func (c *Cluster) Close() error {
 		c.wg.Wait()
 		if c.etcd != nil {
 			c.etcd.Close()
+		} else if c.etcdClient != nil {
+			_ = c.etcdClient.Close()
 		}
 		if c.logSink != nil {
 			unrouteKlog(c.logSink)
@@ -450,7 +461,8 @@ func (c *Cluster) waitAbandonedEtcd() {
 	}
 }
 
-// Etcd returns the embedded etcd member.
+// Etcd returns the embedded etcd member; nil when the cluster stores
+// its objects in an external etcd (Config.EtcdServers; see EtcdClient).
 func (c *Cluster) Etcd() *embedetcd.Server { return c.etcd }
 
 // Wait blocks until the API server stops (its context done, or Close) and

@@ -21,6 +21,9 @@ const (
 	DefaultPort        = apiserver.DefaultPort
 	// DefaultReadyTimeout bounds the wait for the API server to answer.
 	DefaultReadyTimeout = 30 * time.Second
+	// DefaultEtcdDialTimeout bounds the wait for a connection to an
+	// external etcd: kube-apiserver's (fixed) dial timeout.
+	DefaultEtcdDialTimeout = 20 * time.Second
 )
 
 // Config configures a cluster. Start takes it through the steps
@@ -63,6 +66,19 @@ type Config struct {
 	// AggregatorProbePeriod is how often the aggregator checks the
 	// availability of remote APIServices again (0: upstream's 30 s).
 	AggregatorProbePeriod time.Duration
+	// EtcdServers, when set, are the client URLs (https://host:port) of
+	// an etcd cluster the API server stores its objects in, instead of
+	// the embedded member: kube-apiserver's --etcd-servers. EtcdCAFile
+	// verifies the members; EtcdCertFile and EtcdKeyFile are the API
+	// server's client certificate (--etcd-cafile, --etcd-certfile,
+	// --etcd-keyfile).
+	EtcdServers  []string
+	EtcdCAFile   string
+	EtcdCertFile string
+	EtcdKeyFile  string
+	// EtcdDialTimeout bounds Start's wait for a connection to EtcdServers
+	// (0: DefaultEtcdDialTimeout, kube-apiserver's).
+	EtcdDialTimeout time.Duration
 	// OnStartup, when set, is called with each step of Start (and of
 	// RestartAPIServer) as it happens, one call at a time; it must not
 	// block for long. Cluster.StartupSteps lists them afterwards.
@@ -111,13 +127,18 @@ func (c *Config) Complete() (filled []string) {
 		c.ReadyTimeout = DefaultReadyTimeout
 		filled = append(filled, "ready-timeout "+c.ReadyTimeout.String())
 	}
+	if len(c.EtcdServers) > 0 && c.EtcdDialTimeout == 0 {
+		c.EtcdDialTimeout = DefaultEtcdDialTimeout
+		filled = append(filled, "etcd dial timeout "+c.EtcdDialTimeout.String())
+	}
 	return filled
 }
 
 // Validate reports every problem with c at once, as kube-apiserver's
 // options.Validate does: nil, or a utilerrors.Aggregate whose Errors()
 // are *OptionError, in the order the options are listed here (address,
-// port, speed, ready-timeout, nodes). It reads nothing but c.
+// port, speed, ready-timeout, nodes, then the etcd options). It reads
+// nothing but c.
 func (c *Config) Validate() error {
 	var errs []error
 	add := func(option string, value any, reason string) {
@@ -148,6 +169,7 @@ func (c *Config) Validate() error {
 		}
 		seen[n.Name] = true
 	}
+	errs = append(errs, c.validateEtcd()...)
 	return utilerrors.NewAggregate(errs)
 }
 

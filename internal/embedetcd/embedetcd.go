@@ -111,7 +111,7 @@ func Start(ctx context.Context, cfg *Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := prepareFiles(cfg); err != nil {
+	if err := prepareFiles(cfg.LogFile); err != nil {
 		return nil, err
 	}
 	if err := checkDB(filepath.Join(cfg.Dir, "member", "snap", "db")); err != nil {
@@ -159,16 +159,16 @@ func Start(ctx context.Context, cfg *Config) (*Server, error) {
 
 // prepareFiles creates the log directory and the log file, readable by
 // this user only (etcd's logger would create it for everyone to read).
-func prepareFiles(cfg *Config) error {
-	if err := os.MkdirAll(filepath.Dir(cfg.LogFile), 0o700); err != nil {
+func prepareFiles(logFile string) error {
+	if err := os.MkdirAll(filepath.Dir(logFile), 0o700); err != nil {
 		return fmt.Errorf("etcd: create log dir: %w", err)
 	}
-	f, err := os.OpenFile(cfg.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("etcd: log file: %w", err)
 	}
 	f.Close()
-	if err := os.Chmod(cfg.LogFile, 0o600); err != nil {
+	if err := os.Chmod(logFile, 0o600); err != nil {
 		return fmt.Errorf("etcd: log file: %w", err)
 	}
 	return nil
@@ -216,13 +216,23 @@ type startResult struct {
 // database may wait for a file lock), so a start given up on is left to
 // finish in a goroutine that closes what it brings up.
 func startMember(ctx context.Context, ecfg *embed.Config, timeout time.Duration) (*embed.Etcd, error) {
+	return startAndWait(ctx, ecfg, timeout, timeout)
+}
+
+// startAndWait is startMember with two bounds: openTimeout for
+// embed.StartEtcd (opening the data dir), readyTimeout, counted from the
+// start too, for the member to be ready (a member of a cluster waits for
+// its peers there).
+func startAndWait(ctx context.Context, ecfg *embed.Config, openTimeout, readyTimeout time.Duration) (*embed.Etcd, error) {
+	began := time.Now()
 	ch := make(chan startResult, 1)
 	go func() {
 		e, err := embed.StartEtcd(ecfg)
 		ch <- startResult{e, err}
 	}()
-	expired := time.NewTimer(timeout)
+	expired := time.NewTimer(openTimeout)
 	defer expired.Stop()
+	timeout := openTimeout
 	var e *embed.Etcd
 	select {
 	case r := <-ch:
@@ -230,6 +240,8 @@ func startMember(ctx context.Context, ecfg *embed.Config, timeout time.Duration)
 			return nil, fmt.Errorf("etcd: start: %w", r.err)
 		}
 		e = r.e
+		expired.Reset(time.Until(began.Add(readyTimeout)))
+		timeout = readyTimeout
 	case <-ctx.Done():
 		return nil, &AbandonedStartError{Err: fmt.Errorf("etcd: start: %w", ctx.Err()), Done: closeWhenStarted(ch)}
 	case <-expired.C:
