@@ -1,0 +1,136 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// ScoreboardExpectation: in the step's watchCompare scoreboard, Client's
+// line has every figure given: whether it had every change as a state of
+// its own (SeesEvery), its requests (exactly, at least, at most) and the
+// connections it dialed (exactly, at least). Narration that quotes a figure of the
+// scoreboard states it here, so a run that says otherwise fails.
+type ScoreboardExpectation struct {
+	Client    string
+	SeesEvery *bool
+	// Counts are the counts given, by field name (requests,
+	// requestsAtLeast, requestsAtMost, connections, connectionsAtLeast).
+	Counts map[string]int
+}
+
+var _ resultChecker = (*ScoreboardExpectation)(nil)
+
+var (
+	scoreboardKeys   = []string{"client", "seesEvery", "requests", "requestsAtLeast", "requestsAtMost", "connections", "connectionsAtLeast"}
+	scoreboardCounts = scoreboardKeys[2:]
+)
+
+func (e *ScoreboardExpectation) Kind() string { return "scoreboard" }
+func (e *ScoreboardExpectation) String() string {
+	var says []string
+	if e.SeesEvery != nil {
+		says = append(says, fmt.Sprintf("seesEvery %t", *e.SeesEvery))
+	}
+	for _, k := range scoreboardCounts {
+		if v, ok := e.Counts[k]; ok {
+			says = append(says, fmt.Sprintf("%s %d", k, v))
+		}
+	}
+	return fmt.Sprintf("scoreboard of %s: %s", e.Client, strings.Join(says, ", "))
+}
+
+// parseScoreboard reads {client, seesEvery, requests, requestsAtLeast,
+// requestsAtMost, connections, connectionsAtLeast}: a client (poll, longpoll or watch) and
+// at least one figure.
+func parseScoreboard(l *loader, key string, n *yaml.Node) (Expectation, error) {
+	fields, _, err := l.fields(n, key, scoreboardKeys)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := fields["client"]
+	if !ok {
+		return nil, l.errAt(n, "%s: missing field \"client\"", key)
+	}
+	e := &ScoreboardExpectation{Counts: map[string]int{}}
+	if e.Client, err = l.oneOf(f.val, key+".client", compareClients); err != nil {
+		return nil, err
+	}
+	if f, ok := fields["seesEvery"]; ok {
+		b, err := l.boolean(f.val, key+".seesEvery")
+		if err != nil {
+			return nil, err
+		}
+		e.SeesEvery = &b
+	}
+	for _, k := range scoreboardCounts {
+		f, ok := fields[k]
+		if !ok {
+			continue
+		}
+		v, err := l.integer(f.val, key+"."+k)
+		if err != nil {
+			return nil, err
+		}
+		if v < 0 {
+			return nil, l.errAt(f.val, "%s.%s: %d: a count is 0 or more", key, k, v)
+		}
+		e.Counts[k] = int(v)
+	}
+	if e.SeesEvery == nil && len(e.Counts) == 0 {
+		return nil, l.errAt(n, "%s: give at least one of seesEvery, %s", key, strings.Join(scoreboardCounts, ", "))
+	}
+	return e, nil
+}
+
+// checkResult finds the client's line and compares its figures.
+func (e *ScoreboardExpectation) checkResult(res *StepResult) (string, bool) {
+	ev, ok := res.Evidence.(*WatchCompareEvidence)
+	if !ok {
+		return "no scoreboard (the step's action is not watchCompare)", false
+	}
+	var s *ClientScore
+	for i := range ev.Clients {
+		if ev.Clients[i].Client == e.Client {
+			s = &ev.Clients[i]
+		}
+	}
+	if s == nil {
+		return fmt.Sprintf("no line for client %s", e.Client), false
+	}
+	var bad []string
+	if e.SeesEvery != nil && s.SeesEvery() != *e.SeesEvery {
+		bad = append(bad, fmt.Sprintf("seesEvery %t (%d of %d changes seen alone)", s.SeesEvery(), s.SeenAlone, len(s.Seen)))
+	}
+	for _, k := range scoreboardCounts {
+		want, ok := e.Counts[k]
+		if !ok {
+			continue
+		}
+		name, got := "requests", s.Requests
+		if strings.HasPrefix(k, "connections") {
+			name, got = "connections", s.Connections
+		}
+		if countHolds(strings.TrimPrefix(k, name), got, want) {
+			continue
+		}
+		bad = append(bad, fmt.Sprintf("%s %d", name, got))
+	}
+	if len(bad) > 0 {
+		return fmt.Sprintf("%s: %s", e.Client, strings.Join(bad, ", ")), false
+	}
+	return "", true
+}
+
+// countHolds compares got with want as bound says: "AtLeast", "AtMost" or ""
+// (exactly).
+func countHolds(bound string, got, want int) bool {
+	switch bound {
+	case "AtLeast":
+		return got >= want
+	case "AtMost":
+		return got <= want
+	}
+	return got == want
+}
