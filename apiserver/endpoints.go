@@ -141,6 +141,7 @@ func buildGroups(reg *registry.Registry) []*group {
 		}}
 	core := &group{gv: v1, bindings: pods, endpoints: []*endpoint{
 		{gv: v1, res: registry.ConfigMaps, store: reg.ConfigMaps, verbs: allVerbs},
+		{gv: v1, res: registry.Endpoints, store: reg.Endpoints, verbs: allVerbs},
 		{gv: v1, res: registry.Events, store: reg.Events, verbs: allVerbs},
 		{gv: v1, res: registry.Namespaces, store: reg.Namespaces,
 			verbs: []string{verbCreate, verbDelete, verbGet, verbList, verbPatch, verbUpdate, verbWatch},
@@ -157,6 +158,9 @@ func buildGroups(reg *registry.Registry) []*group {
 		pods,
 		{gv: v1, res: registry.Secrets, store: reg.Secrets, verbs: allVerbs},
 		{gv: v1, res: registry.ServiceAccounts, store: reg.ServiceAccounts, verbs: allVerbs},
+		{gv: v1, res: registry.Services, store: reg.Services, verbs: allVerbs, subresources: []subresource{
+			{name: subStatus, kind: v1.WithKind("Service"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.ServiceStatus},
+		}},
 	}}
 	coord := &group{gv: coordinationv1.SchemeGroupVersion, endpoints: []*endpoint{
 		{gv: coordinationv1.SchemeGroupVersion, res: registry.Leases, store: reg.Leases, verbs: allVerbs},

@@ -13,8 +13,8 @@ import (
 )
 
 // The post-start hooks of kube-apiserver that kubesim runs, under their
-// upstream names. kube-apiserver runs more (bootstrap-controller, which
-// keeps the kubernetes Service in default; storage-readiness, which waits
+// upstream names (and bootstrap-controller, in its own file).
+// kube-apiserver runs more (storage-readiness, which waits
 // for the watch caches; generic-apiserver-start-informers ...); kubesim
 // does not do what they do after it serves, so it does not list them.
 const (
@@ -45,7 +45,10 @@ func (s *Server) addBuiltinPostStartHooks() error {
 	if err := s.AddPostStartHook(HookSystemNamespaces, s.systemNamespacesHook); err != nil {
 		return err
 	}
-	return s.AddPostStartHook(HookBootstrapRoles, s.bootstrapRolesHook)
+	if err := s.AddPostStartHook(HookBootstrapRoles, s.bootstrapRolesHook); err != nil {
+		return err
+	}
+	return s.AddPostStartHook(HookBootstrapController, s.bootstrapControllerHook)
 }
 
 // systemNamespacesHook creates the missing system namespaces, then keeps

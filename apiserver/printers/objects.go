@@ -27,6 +27,14 @@ func (p printer) objectTable(obj runtime.Object) (columns []metav1.TableColumnDe
 		return one(serviceAccountColumns, p.serviceAccount(o))
 	case *corev1.ServiceAccountList:
 		return serviceAccountColumns, eachRow(o.Items, p.serviceAccount), true
+	case *corev1.Service:
+		return one(serviceColumns, p.service(o))
+	case *corev1.ServiceList:
+		return serviceColumns, eachRow(o.Items, p.service), true
+	case *corev1.Endpoints:
+		return one(endpointsColumns, p.endpoints(o))
+	case *corev1.EndpointsList:
+		return endpointsColumns, eachRow(o.Items, p.endpoints), true
 	}
 	return nil, nil, false
 }

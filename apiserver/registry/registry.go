@@ -28,6 +28,19 @@ type Registry struct {
 	ConfigMaps      *Store
 	Secrets         *Store
 	ServiceAccounts *Store
+	// Services allocate through ServiceAllocator; ServiceStatus serves
+	// services/status.
+	Services         *Store
+	ServiceStatus    *Store
+	ServiceAllocator *ServiceAllocator
+	Endpoints        *Store
+	EndpointSlices   *Store
+
+	// Deployments and ReplicaSets, with their status subresources.
+	Deployments      *Store
+	DeploymentStatus *Store
+	ReplicaSets      *Store
+	ReplicaSetStatus *Store
 
 	Roles               *Store
 	ClusterRoles        *Store
@@ -52,6 +65,8 @@ func New(cfg StoreConfig) (*Registry, error) {
 		{&r.Pods, Pods}, {&r.Nodes, Nodes}, {&r.Namespaces, Namespaces},
 		{&r.Events, Events}, {&r.Leases, Leases},
 		{&r.ConfigMaps, ConfigMaps}, {&r.Secrets, Secrets}, {&r.ServiceAccounts, ServiceAccounts},
+		{&r.Services, Services}, {&r.Endpoints, Endpoints}, {&r.EndpointSlices, EndpointSlices},
+		{&r.Deployments, Deployments}, {&r.ReplicaSets, ReplicaSets},
 		{&r.Roles, Roles}, {&r.ClusterRoles, ClusterRoles},
 		{&r.RoleBindings, RoleBindings}, {&r.ClusterRoleBindings, ClusterRoleBindings},
 		{&r.CustomResourceDefinitions, CustomResourceDefinitions}, {&r.APIServices, APIServices},
@@ -63,6 +78,11 @@ func New(cfg StoreConfig) (*Registry, error) {
 		*s.dst = st
 	}
 	r.PodStatus = r.Pods.WithStrategy(PodStatusStrategy)
+	r.DeploymentStatus = r.Deployments.WithStrategy(DeploymentStatusStrategy)
+	r.ReplicaSetStatus = r.ReplicaSets.WithStrategy(ReplicaSetStatusStrategy)
+	if err := r.setUpServiceAllocation(); err != nil {
+		return nil, err
+	}
 	r.Binder = NewBinder(r.Pods)
 	r.NodeStatus = r.Nodes.WithStrategy(NodeStatusStrategy)
 	r.NamespaceStatus = r.Namespaces.WithStrategy(NamespaceStatusStrategy)
@@ -78,6 +98,12 @@ func New(cfg StoreConfig) (*Registry, error) {
 // have stopped.
 func (r *Registry) RunWatchCaches(ctx context.Context) {
 	var wg sync.WaitGroup
+	// The service allocator follows the Services from their watch cache.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.ServiceAllocator.Run(ctx, r.Services)
+	}()
 	for _, st := range r.cachedStores() {
 		wg.Add(1)
 		go func() {
@@ -102,14 +128,16 @@ func (r *Registry) WaitForWatchCaches(ctx context.Context) error {
 // cachedStores are the stores with a watch cache: all of them.
 func (r *Registry) cachedStores() []*Store {
 	return []*Store{r.Pods, r.Nodes, r.Namespaces, r.Events, r.Leases,
-		r.ConfigMaps, r.Secrets, r.ServiceAccounts,
+		r.ConfigMaps, r.Secrets, r.ServiceAccounts, r.Services, r.Endpoints,
+		r.EndpointSlices, r.Deployments, r.ReplicaSets,
 		r.Roles, r.ClusterRoles, r.RoleBindings, r.ClusterRoleBindings,
 		r.CustomResourceDefinitions, r.APIServices}
 }
 
 // NamespacedContent lists the stores whose objects live in namespaces.
 func (r *Registry) NamespacedContent() []*Store {
-	return []*Store{r.Pods, r.Events, r.Leases, r.ConfigMaps, r.Secrets, r.ServiceAccounts, r.Roles, r.RoleBindings}
+	return []*Store{r.Pods, r.Events, r.Leases, r.ConfigMaps, r.Secrets, r.ServiceAccounts, r.Services, r.Endpoints,
+		r.EndpointSlices, r.Deployments, r.ReplicaSets, r.Roles, r.RoleBindings}
 }
 
 // Bootstrap creates the namespaces every cluster has, if they are missing.

@@ -36,6 +36,13 @@ type Strategy struct {
 	AllowCreateOnUpdate bool
 	// AllowUnconditionalUpdate lets PUT without a resourceVersion overwrite.
 	AllowUnconditionalUpdate bool
+	// BeginCreate and BeginUpdate, if set, run before the rest of the
+	// strategy (upstream's BeginCreate/BeginUpdate hooks: services
+	// allocate their cluster IP and node ports there). The finish func
+	// they return is called once with the stored object, or nil if the
+	// write failed.
+	BeginCreate func(ctx context.Context, obj runtime.Object, opts Options) (finish func(out runtime.Object), err error)
+	BeginUpdate func(ctx context.Context, obj, old runtime.Object, opts Options) (finish func(out runtime.Object), err error)
 }
 
 // Resource describes one resource the server serves.

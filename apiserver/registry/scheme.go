@@ -1,9 +1,13 @@
 package registry
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,14 +24,19 @@ var Scheme = runtime.NewScheme()
 
 // GroupVersions lists the group-versions the server serves, core first.
 var GroupVersions = []schema.GroupVersion{
-	corev1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion,
-	rbacv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion,
+	corev1.SchemeGroupVersion, appsv1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion,
+	discoveryv1.SchemeGroupVersion, rbacv1.SchemeGroupVersion,
+	authenticationv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion, autoscalingv1.SchemeGroupVersion,
 	apiextensionsv1.SchemeGroupVersion, apiregistrationv1.SchemeGroupVersion,
 }
 
 func init() {
 	utilruntime.Must(corev1.AddToScheme(Scheme))
 	utilruntime.Must(coordinationv1.AddToScheme(Scheme))
+	utilruntime.Must(appsv1.AddToScheme(Scheme))
+	utilruntime.Must(discoveryv1.AddToScheme(Scheme))
+	utilruntime.Must(authenticationv1.AddToScheme(Scheme))
+	utilruntime.Must(autoscalingv1.AddToScheme(Scheme))
 	utilruntime.Must(rbacv1.AddToScheme(Scheme))
 	utilruntime.Must(authorizationv1.AddToScheme(Scheme))
 	utilruntime.Must(apiextensionsv1.AddToScheme(Scheme))

@@ -194,7 +194,7 @@ func (s *Store) beforeCreate(obj runtime.Object, namespace string) error {
 // Create stores a new object in namespace after the strategy, validation
 // and createValidation (may be nil) accept it. A generateName without name
 // draws random names until one is free.
-func (s *Store) Create(ctx context.Context, namespace string, obj runtime.Object, createValidation ValidateObjectFunc, opts Options) (runtime.Object, error) {
+func (s *Store) Create(ctx context.Context, namespace string, obj runtime.Object, createValidation ValidateObjectFunc, opts Options) (out runtime.Object, err error) {
 	m, err := metaOf(obj)
 	if err != nil {
 		return nil, err
@@ -202,6 +202,13 @@ func (s *Store) Create(ctx context.Context, namespace string, obj runtime.Object
 	generate := m.GetName() == "" && m.GetGenerateName() != ""
 	if generate {
 		m.SetName(generateName(m.GetGenerateName()))
+	}
+	if s.strategy.BeginCreate != nil {
+		finish, err := s.strategy.BeginCreate(ctx, obj, opts)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { finish(out) }()
 	}
 	if err := s.beforeCreate(obj, namespace); err != nil {
 		return nil, err
@@ -216,7 +223,7 @@ func (s *Store) Create(ctx context.Context, namespace string, obj runtime.Object
 		if err != nil {
 			return nil, err
 		}
-		out, err := s.storage.Create(ctx, key, obj, s.writeOptions(opts))
+		stored, err := s.storage.Create(ctx, key, obj, s.writeOptions(opts))
 		if storage.IsExist(err) && generate && attempt < maxGenerateNameAttempts {
 			m.SetName(generateName(m.GetGenerateName()))
 			continue
@@ -224,7 +231,7 @@ func (s *Store) Create(ctx context.Context, namespace string, obj runtime.Object
 		if err != nil {
 			return nil, s.interpret(err, m.GetName())
 		}
-		return out, nil
+		return stored, nil
 	}
 }
 
@@ -306,6 +313,12 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 	}
 	gr := s.Resource.GroupResource()
 	var deleteAfter bool
+	var finishUpdate func(runtime.Object)
+	defer func() {
+		if finishUpdate != nil {
+			finishUpdate(out)
+		}
+	}()
 	out, err = s.storage.GuaranteedUpdate(ctx, key, nil, s.strategy.AllowCreateOnUpdate, s.writeOptions(opts), func(current runtime.Object) (runtime.Object, error) {
 		cm, err := metaOf(current)
 		if err != nil {
@@ -345,6 +358,15 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 				field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update")})
 		case newRV != cm.GetResourceVersion():
 			return nil, apierrors.NewConflict(gr, name, errors.New(optimisticLockMsg))
+		}
+		if s.strategy.BeginUpdate != nil {
+			if finishUpdate != nil {
+				finishUpdate(nil) // an earlier attempt's
+			}
+			if finishUpdate, err = s.strategy.BeginUpdate(ctx, obj, current, opts); err != nil {
+				finishUpdate = nil
+				return nil, err
+			}
 		}
 		if err := s.beforeUpdate(obj, current, namespace); err != nil {
 			return nil, err
