@@ -89,6 +89,9 @@ type Model struct {
 	// requestsByStep are the requests each scenario step made (by step
 	// index), for the steps that create no pod of their own.
 	requestsByStep map[int][]stepRequest
+	// podSteps are the steps during which a pod was admitted (stage 1):
+	// their evidence is the pod's stages, not their requests.
+	podSteps map[int]bool
 
 	focus       focus
 	overlay     overlay
@@ -142,6 +145,7 @@ func newModel(ctx context.Context, d Driver, opts Options, r *lipgloss.Renderer)
 		etcdHistory:    map[historyKey]historyEntry{},
 		historyAsked:   map[historyKey]bool{},
 		requestsByStep: map[int][]stepRequest{},
+		podSteps:       map[int]bool{},
 		lowerLeft:      focusCluster,
 
 		pipeline:      &pipelinePane{shared: sh},

@@ -60,10 +60,11 @@ func (m *Model) refresh() []tea.Cmd {
 
 // stepRequests returns the current step's requests when the evidence
 // pane shows them: the step created no pod (so the pipeline still shows
-// an earlier one, or none), it made requests, and the learner did not
-// choose a stage with ←/→.
+// an earlier one, or none; a pod admitted during the step counts before
+// its create's request has ended), it made requests, and the learner did
+// not choose a stage with ←/→.
 func (m *Model) stepRequests() []stepRequest {
-	if !m.hasStep || m.stagePinned || !requestAction(m.step.Action) {
+	if !m.hasStep || m.stagePinned || !requestAction(m.step.Action) || m.podSteps[m.step.Index] {
 		return nil
 	}
 	rs := m.requestsByStep[m.step.Index]

@@ -61,7 +61,7 @@ func (m *Model) resetSession(name string) {
 	m.nextStep = nil
 	m.lastDoneAt, m.questionShown, m.questionCursor = time.Time{}, 0, 0
 	m.etcdHistory, m.historyAsked = map[historyKey]historyEntry{}, map[historyKey]bool{}
-	m.requestsByStep = map[int][]stepRequest{}
+	m.requestsByStep, m.podSteps = map[int][]stepRequest{}, map[int]bool{}
 	m.selected, m.stagePinned, m.tabPinned = 0, false, false
 	m.events.reset(false)
 	m.cluster.snap, m.cluster.connected = clusterSnapshot{}, false
@@ -123,6 +123,9 @@ func (m *Model) flowEvents(msg flowEventsMsg) []tea.Cmd {
 			continue
 		}
 		m.tracks.add(e)
+		if e.Stage == flow.StageAdmitted && m.hasStep && !m.step.Done {
+			m.podSteps[m.step.Index] = true
+		}
 		if e.Stage == 0 && e.Request != nil && m.hasStep && scenarioRequest(e.Request) {
 			m.requestsByStep[m.step.Index] = addStepRequest(m.requestsByStep[m.step.Index], e)
 		}

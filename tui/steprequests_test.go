@@ -76,3 +76,16 @@ func TestRequestAction(t *testing.T) {
 		}
 	}
 }
+
+// TestStepRequestsBeforeThePodIsStored: apply reads the pod first (a
+// 404); while the gate holds the created pod before etcd, the evidence
+// pane shows its stage 1, not that GET.
+func TestStepRequestsBeforeThePodIsStored(t *testing.T) {
+	m, _ := startedModel(t, 120, 40, "en")
+	m.Update(stepMsg{gen: m.gen, up: testStep})
+	get := &flow.RequestTrace{AuditID: "g1", Method: "GET", URI: "/api/v1/namespaces/default/pods/nginx", User: "admin", Code: 404}
+	m.Update(flowEventsMsg{gen: m.gen, evs: append([]flow.Event{{Component: "apiserver", Time: t0, Request: get}}, upTo(flow.StageAdmitted)...)})
+	if v := m.View(); strings.Contains(v, "its requests") || !strings.Contains(v, "1/8") {
+		t.Errorf("the pod held after stage 1 is not what the evidence pane shows:\n%s", v)
+	}
+}

@@ -163,8 +163,9 @@ func hasOwnEvidence(up *StepUpdate) bool {
 // wantsStepTab reports whether the evidence pane opens the step tab by
 // itself (the learner has not chosen a tab): while the latest finished
 // step's transcript or answer is fresh (the step is the current one, the
-// gate holds the next before its action, or it ended less than
-// stepTabLinger ago); while a question is asked in auto mode (no gate
+// gate holds the next before its action, or, in auto mode, it ended less
+// than stepTabLinger ago: in step mode the next step's stages are where
+// the learner looks once they let it run); while a question is asked in auto mode (no gate
 // waits for an answer: the tab shows it, then the answer); and when no
 // pod is followed and the step has no requests of its own to show.
 func (m *Model) wantsStepTab(t *podTrack, hasRequests bool) bool {
@@ -172,7 +173,8 @@ func (m *Model) wantsStepTab(t *podTrack, hasRequests bool) bool {
 		return false
 	}
 	if done := m.walk.lastDone(); hasOwnEvidence(done) {
-		if done.Index == m.step.Index || m.readingPoint() || m.clock().Sub(m.lastDoneAt) < stepTabLinger {
+		linger := m.mode != flow.ModeStep && m.clock().Sub(m.lastDoneAt) < stepTabLinger
+		if done.Index == m.step.Index || m.readingPoint() || linger {
 			return true
 		}
 	}

@@ -119,10 +119,10 @@ func TestStepTabChinese(t *testing.T) {
 	}
 }
 
-// TestStepTabFollowsThePod: in a pod's scenario the step tab opens by
-// itself when a step with a transcript ends, stays while the gate holds
-// the next step, gives way to the pod once the next step runs and the
-// linger is over, and stays where the learner put it.
+// TestStepTabFollowsThePod: in a pod's scenario in step mode the step
+// tab opens by itself when a step with a transcript ends, stays while
+// the gate holds the next step, gives way to the pod once the next step
+// runs, and stays where the learner put it.
 func TestStepTabFollowsThePod(t *testing.T) {
 	m, _ := startedModel(t, 80, 24, "en")
 	now := fixedNow()
@@ -147,14 +147,8 @@ func TestStepTabFollowsThePod(t *testing.T) {
 		t.Errorf("step tab while the next step is held:\n%s", v)
 	}
 	m.Update(flowEventsMsg{gen: m.gen, evs: []flow.Event{nextStepHold(next, true)}})
-	now = now.Add(stepTabLinger)
-	m.Update(tickMsg(now))
 	if m.evidence.tab == tabStep {
-		t.Errorf("the step tab stays after its linger while the next step runs")
-	}
-	m.Update(keyMsg("]"))
-	if m.evidence.tab == tabStep {
-		m.Update(keyMsg("]"))
+		t.Errorf("in step mode the step tab stays once the learner let the next step run")
 	}
 	for m.evidence.tab != tabStep {
 		m.Update(keyMsg("]"))
@@ -162,6 +156,32 @@ func TestStepTabFollowsThePod(t *testing.T) {
 	m.Update(tickMsg(now.Add(time.Minute)))
 	if m.evidence.tab != tabStep {
 		t.Errorf("the step tab the learner chose with ] did not stay")
+	}
+}
+
+// TestStepTabLingers: in auto mode the step tab stays stepTabLinger
+// after a step with a transcript ended, then gives way to the pod.
+func TestStepTabLingers(t *testing.T) {
+	m, _ := startedModel(t, 80, 24, "en")
+	m.mode = flow.ModeAuto
+	now := fixedNow()
+	m.clock = func() time.Time { return now }
+	feed(m, flow.StageScheduled)
+	up := testStep
+	up.Done, up.Result, up.Transcript = true, "201", []flow.Text{{En: "< HTTP/2.0 201 Created"}}
+	m.Update(stepMsg{gen: m.gen, up: up})
+	next := StepUpdate{Index: 2, Total: 2, ID: "second", Action: "apply Pod default/web"}
+	m.Update(stepMsg{gen: m.gen, up: next})
+	m.Update(flowEventsMsg{gen: m.gen, evs: []flow.Event{nextStepHold(next, false), nextStepHold(next, true)}})
+	now = now.Add(stepTabLinger - time.Second)
+	m.Update(tickMsg(now))
+	if m.evidence.tab != tabStep {
+		t.Errorf("the step tab closed before its linger")
+	}
+	now = now.Add(time.Second)
+	m.Update(tickMsg(now))
+	if m.evidence.tab == tabStep {
+		t.Errorf("the step tab stays after its linger")
 	}
 }
 
