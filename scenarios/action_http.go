@@ -311,8 +311,9 @@ func (r *httpRun) poll() error {
 }
 
 // longPoll reads the current state for its resourceVersion, then makes
-// Count watches from the last resourceVersion seen, each ending after its
-// first event.
+// Count watches from the last resourceVersion seen, each closed by the
+// client after its first event: Kubernetes has no long-poll endpoint, and
+// a watch the client ends at once is the closest thing to one.
 func (r *httpRun) longPoll() error {
 	r.logf("-- the current state first, to learn its resourceVersion")
 	ex, err := r.send(r.target(), 0)
@@ -324,7 +325,7 @@ func (r *httpRun) longPoll() error {
 	r.logf("   resourceVersion %s", rv)
 	for i := 1; i <= r.a.Count; i++ {
 		path := withQuery(withQuery(r.target(), "watch", "1"), "resourceVersion", rv)
-		r.logf("-- long-poll round %d of %d: the server holds the request until something changes after %s", i, r.a.Count, rv)
+		r.logf("-- long-poll round %d of %d: a watch from resourceVersion %s, which the client closes after its first event", i, r.a.Count, rv)
 		ex, err := r.send(path, 1)
 		r.note(ex)
 		if err != nil {
@@ -335,7 +336,7 @@ func (r *httpRun) longPoll() error {
 				rv = ev.Object.Metadata.ResourceVersion
 			}
 		}
-		r.logf("   connection closed; next round from resourceVersion %s", rv)
+		r.logf("   round over; the next one from resourceVersion %s", rv)
 	}
 	return nil
 }

@@ -107,7 +107,7 @@ func TestHTTPRunModes(t *testing.T) {
 		{name: "long poll", action: HTTPAction{Method: "GET", Path: "/api/v1/pods", Mode: ModeLongPoll, Proto: ProtoHTTP1, Count: 2},
 			wantRequests: []string{"/api/v1/pods", "/api/v1/pods?resourceVersion=10&watch=1", "/api/v1/pods?resourceVersion=11&watch=1"},
 			wantWatch:    []string{"MODIFIED", "MODIFIED"},
-			wantLines:    []string{"-- long-poll round 1 of 2: the server holds the request until something changes after 10", "   connection closed; next round from resourceVersion 11", "   connection closed; next round from resourceVersion 12"}},
+			wantLines:    []string{"-- long-poll round 1 of 2: a watch from resourceVersion 10, which the client closes after its first event", "   round over; the next one from resourceVersion 11", "   round over; the next one from resourceVersion 12"}},
 		{name: "watch over HTTP/1.1", action: HTTPAction{Method: "GET", Path: "/api/v1/pods", Mode: ModeWatch, Proto: ProtoHTTP1, Count: 2},
 			wantRequests: []string{"/api/v1/pods?watch=1"},
 			wantWatch:    []string{"ADDED", "MODIFIED"},
