@@ -27,6 +27,7 @@ var actionKinds = []actionKind{
 	{"restfulDispatch", parseRestfulDispatch},
 	{"restfulHello", parseRestfulHello},
 	{"http2Frames", parseHTTP2Frames},
+	{"slowWatch", parseSlowWatch},
 }
 
 // expectationKinds are the expectations a step may list, one line per
@@ -50,4 +51,5 @@ var expectationKinds = []expectationKind{
 	{"restfulRoute", parseRestfulRoute},
 	{"restfulScore", parseRestfulScore},
 	{"restfulAnswer", parseRestfulAnswer},
+	{"slowWatcher", parseSlowWatcher},
 }
