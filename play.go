@@ -145,11 +145,18 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	defer cancel()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var q *quiz
 	if o.step {
+		// The questions are asked on stderr, with the gate's prompts.
+		if plain != nil {
+			plain.AskedElsewhere()
+		}
+		q = newQuiz(out, stderr, o.lang)
+		out = q
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stepThrough(playCtx, gate, stdin, stderr)
+			stepThrough(playCtx, gate, q, stdin, stderr)
 		}()
 	}
 	// The printers are EventObservers too: Play hands them every flow
@@ -161,20 +168,27 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	err = scenarios.Play(playCtx, c, sc, opts)
 	gate.SetMode(flow.ModeOff) // let whatever is still held go, so the cluster can stop
 	cancel()
+	if q != nil {
+		if score := q.score(); score != "" {
+			fmt.Fprintln(stderr, score)
+		}
+	}
 	return err
 }
 
 // stepThrough waits for the gate to hold something, says what on w and
-// lets exactly that go when a line is read from in. When in ends, the
-// gate is opened for good.
-func stepThrough(ctx context.Context, gate *flow.Gate, in io.Reader, w io.Writer) {
-	lines := make(chan struct{})
+// lets exactly that go when a line is read from in. When the step about
+// to run has a question, quiz asks it first and the answer (or an empty
+// line, to skip) lets the step go. When in ends, the gate is opened for
+// good.
+func stepThrough(ctx context.Context, gate *flow.Gate, q *quiz, in io.Reader, w io.Writer) {
+	lines := make(chan string)
 	go func() {
 		defer close(lines)
 		sc := bufio.NewScanner(in)
 		for sc.Scan() {
 			select {
-			case lines <- struct{}{}:
+			case lines <- sc.Text():
 			case <-ctx.Done():
 				return
 			}
@@ -185,27 +199,45 @@ func stepThrough(ctx context.Context, gate *flow.Gate, in io.Reader, w io.Writer
 		if err != nil {
 			return
 		}
-		for _, b := range held {
-			if b.Point == flow.PointNextStep {
-				fmt.Fprintf(w, "⏸  next: step %s — press Enter to go on\n", b.Object.Name)
+		question, step := announceHeld(held, q, w)
+		open := true
+		if question != nil {
+			open = q.ask(question, step, lines)
+		} else {
+			select {
+			case <-ctx.Done():
+				return
+			case _, open = <-lines:
+			}
+		}
+		if !open {
+			fmt.Fprintln(w, "kubesim: input closed; running on without holding")
+			gate.SetMode(flow.ModeOff)
+			return
+		}
+		// Only what was announced: a boundary held meanwhile is
+		// announced at the next turn, not let go unseen.
+		gate.Release(held...)
+	}
+}
+
+// announceHeld says on w what the gate holds, and returns the question
+// to ask before it goes on: that of the step waiting at its gate, if any.
+func announceHeld(held []flow.Boundary, q *quiz, w io.Writer) (*scenarios.Question, int) {
+	var question *scenarios.Question
+	var step int
+	for _, b := range held {
+		if b.Point == flow.PointNextStep {
+			if question, step = q.pending(); question != nil {
+				fmt.Fprintf(w, "⏸  next: step %s — a question first\n", b.Object.Name)
 				continue
 			}
-			fmt.Fprintf(w, "⏸  stage %d/%d done, held: %s — press Enter to go on\n", int(b.Point.After()), len(flow.Stages), b)
+			fmt.Fprintf(w, "⏸  next: step %s — press Enter to go on\n", b.Object.Name)
+			continue
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case _, ok := <-lines:
-			if !ok {
-				fmt.Fprintln(w, "kubesim: input closed; running on without holding")
-				gate.SetMode(flow.ModeOff)
-				return
-			}
-			// Only what was announced: a boundary held meanwhile is
-			// announced at the next turn, not let go unseen.
-			gate.Release(held...)
-		}
+		fmt.Fprintf(w, "⏸  stage %d/%d done, held: %s — press Enter to go on\n", int(b.Point.After()), len(flow.Stages), b)
 	}
+	return question, step
 }
 
 func newScenariosCommand(stdout io.Writer) *cobra.Command {

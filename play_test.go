@@ -56,6 +56,15 @@ func TestPlayPodCreatePlain(t *testing.T) {
 	if !strings.Contains(out, "export KUBECONFIG=") {
 		t.Errorf("output does not say how to reach the cluster")
 	}
+	// Without --step the questions are printed with their answers.
+	for _, want := range []string{
+		"? The API server stores the pod. Which status code does it answer the create with?\n    1. 200 OK\n    2. 201 Created\n",
+		"answer: 2. 201 Created (the run's status code of the action's request: 201)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
 }
 
 func TestPlayStepHoldsUntilEnter(t *testing.T) {
@@ -78,6 +87,14 @@ func TestPlayStepHoldsUntilEnter(t *testing.T) {
 	if !strings.Contains(out, "[8/8]") {
 		t.Errorf("no stage 8 in the output")
 	}
+	// Its four questions, each skipped by an empty line, are asked on
+	// stderr, not printed on stdout too.
+	if n := strings.Count(errs, "· skipped: answer: "); n != 4 || !strings.Contains(errs, "questions: 0 of 0 right, 4 skipped") {
+		t.Errorf("%d questions skipped, want 4 and the score line:\n%s", n, errs)
+	}
+	if strings.Contains(out, "answer: ") {
+		t.Errorf("the answers are on stdout too:\n%s", out)
+	}
 }
 
 func TestPlayJSON(t *testing.T) {
@@ -86,7 +103,7 @@ func TestPlayJSON(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, errs)
 	}
 	stages := map[float64]bool{}
-	steps := 0
+	steps, questions, answers := 0, 0, 0
 	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(line), &obj); err != nil {
@@ -95,6 +112,12 @@ func TestPlayJSON(t *testing.T) {
 		switch obj["type"] {
 		case "step":
 			steps++
+			if _, ok := obj["question"].(map[string]any); ok && obj["phase"] == "started" {
+				questions++
+			}
+			if a, ok := obj["answer"].(map[string]any); ok && obj["phase"] == "passed" && a["fact"] != "" {
+				answers++
+			}
 		case "event":
 			ev, _ := obj["event"].(map[string]any)
 			if st, ok := ev["stage"].(float64); ok && st != 0 {
@@ -106,6 +129,9 @@ func TestPlayJSON(t *testing.T) {
 	}
 	if len(stages) != 8 || steps == 0 {
 		t.Errorf("stages seen %v (want 1..8), %d step objects", stages, steps)
+	}
+	if questions != 4 || answers != 4 {
+		t.Errorf("%d started steps with a question, %d passed steps with an answer; want pod-create's 4", questions, answers)
 	}
 }
 
