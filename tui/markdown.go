@@ -147,7 +147,7 @@ func writeMarkdownStep(b *strings.Builder, s StepUpdate, answers map[int]learner
 	for _, l := range lines {
 		b.WriteString(strings.TrimRight("   "+l, " ") + "\n")
 	}
-	b.WriteString("   " + fence + "\n\n")
+	b.WriteString("   " + fence + "\n")
 }
 
 // codeFence is a fence of backticks longer than any run of them in
