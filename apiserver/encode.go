@@ -252,7 +252,10 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, o
 }
 
 // writeError writes err as a metav1.Status, in JSON or YAML as the client
-// accepts. Errors that are not API errors become 500 InternalError.
+// accepts. Errors that are not API errors become a 500 whose message is
+// the error's text and whose reason is empty, as k8s.io/apiserver's
+// ErrorToAPIStatus answers them (an etcd error such as "etcdserver:
+// request timed out" reaches clients so).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	st := statusOf(err)
 	if ac := auditFrom(r.Context()); ac != nil {
@@ -279,7 +282,7 @@ func statusOf(err error) *metav1.Status {
 	if se, ok := err.(apierrors.APIStatus); ok {
 		st = se.Status()
 	} else {
-		st = apierrors.NewInternalError(err).Status()
+		st = metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonUnknown, Message: err.Error()}
 	}
 	if st.Code == 0 {
 		st.Code = http.StatusInternalServerError

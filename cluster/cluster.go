@@ -217,6 +217,9 @@ func (c *Cluster) apiConfig(cfg *Config) *apiserver.Config {
 	acfg := apiserver.NewConfig(c.etcdClient)
 	acfg.BindAddress, acfg.Port = cfg.BindAddress, cfg.Port
 	acfg.BookmarkInterval = cfg.BookmarkInterval
+	if cfg.RequestTimeout > 0 {
+		acfg.RequestTimeout = cfg.RequestTimeout
+	}
 	acfg.ErrorLog = log.New(c.logSink, "apiserver: ", log.LstdFlags)
 	acfg.TLS = c.Authority.ServingTLSConfig()
 	acfg.Authenticator = auth.Union(auth.NewTokenAuthenticator(tokenEntries(c.Authority)), auth.NewCertAuthenticator())

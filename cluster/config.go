@@ -76,6 +76,10 @@ type Config struct {
 	EtcdCAFile   string
 	EtcdCertFile string
 	EtcdKeyFile  string
+	// RequestTimeout ends a non-watch request the API server has not
+	// answered with a 504 Status (0: kube-apiserver's --request-timeout
+	// default, 60 s).
+	RequestTimeout time.Duration
 	// EtcdDialTimeout bounds Start's wait for a connection to EtcdServers
 	// (0: DefaultEtcdDialTimeout, kube-apiserver's).
 	EtcdDialTimeout time.Duration
@@ -168,6 +172,9 @@ func (c *Config) Validate() error {
 			add("nodes", n.Name, "names a node twice")
 		}
 		seen[n.Name] = true
+	}
+	if c.RequestTimeout < 0 {
+		add("request-timeout", c.RequestTimeout, "must not be negative")
 	}
 	errs = append(errs, c.validateEtcd()...)
 	return utilerrors.NewAggregate(errs)
