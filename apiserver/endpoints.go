@@ -99,6 +99,9 @@ type subresource struct {
 	create func(h *handlers, w http.ResponseWriter, r *http.Request, p params) error
 	// newFunc returns an empty request body object.
 	newFunc func() runtime.Object
+	// serve, if set, is the handler of each verb of a subresource that
+	// is not its parent's kind (deployments/scale).
+	serve func(h *handlers, verb string) handlerFunc
 	// admitUpdate, if set, wraps the validating admission of each update
 	// (PUT or PATCH) of the subresource that is not a dry run (pods/status:
 	// admitPodStatus).
@@ -177,7 +180,8 @@ func buildGroups(reg *registry.Registry) []*group {
 		kind:   authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"),
 		create: func(s *Server) handlerFunc { return s.createSelfSubjectAccessReview },
 	}}}
-	groups := []*group{core, coord, rbacGroup, authz}
+	apps, discovery := appsGroup(reg), discoveryGroup(reg)
+	groups := []*group{core, apps, coord, discovery, rbacGroup, authz}
 	for _, g := range groups {
 		for _, e := range g.endpoints {
 			if e.delete == nil {

@@ -22,10 +22,13 @@ type Priority struct {
 // no local APIService, as upstream skips those it has no priority for.
 var builtinPriorities = map[schema.GroupVersion]Priority{
 	{Group: "", Version: "v1"}:                          {Group: 18000, Version: 1},
+	{Group: "apps", Version: "v1"}:                      {Group: 17800, Version: 15},
+	{Group: "authentication.k8s.io", Version: "v1"}:     {Group: 17700, Version: 15},
 	{Group: "authorization.k8s.io", Version: "v1"}:      {Group: 17600, Version: 15},
 	{Group: "rbac.authorization.k8s.io", Version: "v1"}: {Group: 17000, Version: 15},
 	{Group: "apiextensions.k8s.io", Version: "v1"}:      {Group: 16700, Version: 15},
 	{Group: "coordination.k8s.io", Version: "v1"}:       {Group: 16500, Version: 15},
+	{Group: "discovery.k8s.io", Version: "v1"}:          {Group: 16200, Version: 15},
 }
 
 // RegistrationPriority is the priority the aggregator gives its own group,

@@ -1,7 +1,9 @@
 package printers
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -35,6 +37,18 @@ func (p printer) objectTable(obj runtime.Object) (columns []metav1.TableColumnDe
 		return one(endpointsColumns, p.endpoints(o))
 	case *corev1.EndpointsList:
 		return endpointsColumns, eachRow(o.Items, p.endpoints), true
+	case *appsv1.Deployment:
+		return one(deploymentColumns, p.deployment(o))
+	case *appsv1.DeploymentList:
+		return deploymentColumns, eachRow(o.Items, p.deployment), true
+	case *appsv1.ReplicaSet:
+		return one(replicaSetColumns, p.replicaSet(o))
+	case *appsv1.ReplicaSetList:
+		return replicaSetColumns, eachRow(o.Items, p.replicaSet), true
+	case *discoveryv1.EndpointSlice:
+		return one(endpointSliceColumns, p.endpointSlice(o))
+	case *discoveryv1.EndpointSliceList:
+		return endpointSliceColumns, eachRow(o.Items, p.endpointSlice), true
 	}
 	return nil, nil, false
 }

@@ -33,7 +33,9 @@ var EndpointSlices = &Resource{
 	Default:      defaultEndpointSlice,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{
-		Validate: func(obj runtime.Object) field.ErrorList { return validateEndpointSlice(obj.(*discoveryv1.EndpointSlice)) },
+		Validate: func(obj runtime.Object) field.ErrorList {
+			return validateEndpointSlice(obj.(*discoveryv1.EndpointSlice))
+		},
 		ValidateUpdate: func(obj, old runtime.Object) field.ErrorList {
 			s, o := obj.(*discoveryv1.EndpointSlice), old.(*discoveryv1.EndpointSlice)
 			errs := validation.ValidateImmutableField(s.AddressType, o.AddressType, field.NewPath("addressType"))

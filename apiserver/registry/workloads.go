@@ -48,7 +48,9 @@ var Deployments = &Resource{
 				d.Generation = o.Generation + 1
 			}
 		},
-		Validate:                 func(obj runtime.Object) field.ErrorList { return validateDeploymentSpec(&obj.(*appsv1.Deployment).Spec) },
+		Validate: func(obj runtime.Object) field.ErrorList {
+			return validateDeploymentSpec(&obj.(*appsv1.Deployment).Spec)
+		},
 		ValidateUpdate:           validateDeploymentUpdate,
 		AllowUnconditionalUpdate: true,
 	},

@@ -1,0 +1,226 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	restful "github.com/emicklei/go-restful/v3"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// scaleSubresource is deployments/scale or replicasets/scale: an
+// autoscaling/v1 Scale read from and written to spec.replicas, as
+// upstream's scale storage serves it.
+func scaleSubresource() subresource {
+	return subresource{name: subScale, kind: scaleGVK, verbs: []string{verbGet, verbPatch, verbUpdate},
+		newFunc: func() runtime.Object { return &autoscalingv1.Scale{} },
+		serve: func(h *handlers, verb string) handlerFunc {
+			switch verb {
+			case verbGet:
+				return h.getScale
+			case verbUpdate:
+				return h.updateScale
+			}
+			return h.patchScale
+		}}
+}
+
+// replicated reads and sets the replicas of a Deployment or ReplicaSet.
+func scaleOfObject(obj runtime.Object) (*autoscalingv1.Scale, error) {
+	var (
+		meta      metav1.ObjectMeta
+		spec, cur int32
+		sel       *metav1.LabelSelector
+	)
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		meta, cur, sel = o.ObjectMeta, o.Status.Replicas, o.Spec.Selector
+		if o.Spec.Replicas != nil {
+			spec = *o.Spec.Replicas
+		}
+	case *appsv1.ReplicaSet:
+		meta, cur, sel = o.ObjectMeta, o.Status.Replicas, o.Spec.Selector
+		if o.Spec.Replicas != nil {
+			spec = *o.Spec.Replicas
+		}
+	default:
+		return nil, apierrors.NewInternalError(fmt.Errorf("no scale for %T", obj))
+	}
+	selector, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return &autoscalingv1.Scale{
+		ObjectMeta: metav1.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID,
+			ResourceVersion: meta.ResourceVersion, CreationTimestamp: meta.CreationTimestamp},
+		Spec:   autoscalingv1.ScaleSpec{Replicas: spec},
+		Status: autoscalingv1.ScaleStatus{Replicas: cur, Selector: selector.String()},
+	}, nil
+}
+
+func setReplicas(obj runtime.Object, n int32) {
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		o.Spec.Replicas = &n
+	case *appsv1.ReplicaSet:
+		o.Spec.Replicas = &n
+	}
+}
+
+// getScale serves GET .../scale.
+func (h *handlers) getScale(w http.ResponseWriter, r *http.Request, p params) error {
+	o, err := negotiate(r)
+	if err != nil {
+		return err
+	}
+	obj, err := h.e.store.Get(r.Context(), p.namespace, p.name, nil)
+	if err != nil {
+		return err
+	}
+	sc, err := scaleOfObject(obj)
+	if err != nil {
+		return err
+	}
+	h.s.writeObject(w, r, http.StatusOK, sc, o)
+	return nil
+}
+
+// updateScale serves PUT .../scale.
+func (h *handlers) updateScale(w http.ResponseWriter, r *http.Request, p params) error {
+	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
+	if err != nil {
+		return err
+	}
+	obj, _, err := decodeBody(r, body, scaleGVK, &autoscalingv1.Scale{}, "")
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	return h.writeScale(w, r, p, func(*autoscalingv1.Scale) ([]byte, error) { return data, nil })
+}
+
+// patchScale serves PATCH .../scale: JSON patch, or a merge patch (a
+// strategic merge patch of a Scale, which has no lists, merges the same).
+func (h *handlers) patchScale(w http.ResponseWriter, r *http.Request, p params) error {
+	patch, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
+	if err != nil {
+		return err
+	}
+	pt := types.PatchType(parseMediaType(r.Header.Get("Content-Type")))
+	return h.writeScale(w, r, p, func(cur *autoscalingv1.Scale) ([]byte, error) {
+		doc, err := json.Marshal(cur)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if pt == types.JSONPatchType {
+			ops, err := jsonpatch.DecodePatch(patch)
+			if err != nil {
+				return nil, apierrors.NewBadRequest(err.Error())
+			}
+			out, err := ops.Apply(doc)
+			if err != nil {
+				return nil, invalidPatch(err)
+			}
+			return out, nil
+		}
+		out, err := jsonpatch.MergePatch(doc, patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return out, nil
+	})
+}
+
+// writeScale sets spec.replicas from the Scale newScale makes of the
+// current one, through the resource's own update (its generation is
+// bumped), and answers the new Scale.
+func (h *handlers) writeScale(w http.ResponseWriter, r *http.Request, p params, newScale func(*autoscalingv1.Scale) ([]byte, error)) error {
+	o, err := negotiate(r)
+	if err != nil {
+		return err
+	}
+	attrs := h.admissionAttributes(r, admission.Update, subScale, p.namespace, p.name, false)
+	out, _, err := h.e.store.Update(r.Context(), p.namespace, p.name, func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
+		cur, err := scaleOfObject(current)
+		if err != nil {
+			return nil, err
+		}
+		if cur.ResourceVersion == "" {
+			return nil, apierrors.NewNotFound(h.e.res.GroupResource(), p.name)
+		}
+		data, err := newScale(cur)
+		if err != nil {
+			return nil, err
+		}
+		var sc autoscalingv1.Scale
+		if err := yaml.Unmarshal(data, &sc); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type Scale): %v", err))
+		}
+		if err := h.checkScale(&sc, cur); err != nil {
+			return nil, err
+		}
+		setReplicas(current, sc.Spec.Replicas)
+		return current, nil
+	}, nil, h.s.updateValidator(attrs), registry.Options{})
+	if err != nil {
+		return err
+	}
+	h.traceStored(r.Context(), "update (scale)", out)
+	sc, err := scaleOfObject(out)
+	if err != nil {
+		return err
+	}
+	h.s.writeObject(w, r, http.StatusOK, sc, o)
+	return nil
+}
+
+// checkScale validates a Scale as upstream's scale storage does.
+func (h *handlers) checkScale(sc, cur *autoscalingv1.Scale) error {
+	if sc.Name != "" && sc.Name != cur.Name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", sc.Name, cur.Name))
+	}
+	if sc.ResourceVersion != "" && sc.ResourceVersion != cur.ResourceVersion {
+		return apierrors.NewConflict(h.e.res.GroupResource(), cur.Name, fmt.Errorf("%s", "the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	if errs := apivalidation.ValidateNonnegativeField(int64(sc.Spec.Replicas), field.NewPath("spec", "replicas")); len(errs) > 0 {
+		return apierrors.NewInvalid(scaleGVK.GroupKind(), cur.Name, errs)
+	}
+	return nil
+}
+
+// installServedSubresource adds the route of verb on sub, a subresource
+// with handlers of its own, at path.
+func (s *Server) installServedSubresource(ws *restful.WebService, e *endpoint, sub *subresource, path, scope, verb string) {
+	h := &handlers{s: s, e: e, sub: sub}
+	fn, kind := s.routeFunction(ws, sub.serve(h, verb)), e.res.Kind.Kind
+	var b *restful.RouteBuilder
+	var opVerb, doc string
+	switch verb {
+	case verbGet:
+		b, opVerb, doc = ws.GET(path).To(fn), "read", "read "+sub.name+" of the specified "+kind
+	case verbUpdate:
+		b, opVerb, doc = ws.PUT(path).To(fn), "replace", "replace "+sub.name+" of the specified "+kind
+	case verbPatch:
+		b, opVerb, doc = ws.PATCH(path).To(fn), "patch", "partially update "+sub.name+" of the specified "+kind
+	default:
+		return
+	}
+	ws.Route(b.Operation(opVerb + opGroup(e.gv) + scope + kind + exported(sub.name)).Doc(doc))
+}

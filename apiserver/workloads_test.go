@@ -1,0 +1,120 @@
+package apiserver_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+)
+
+func testDeployment(name string, replicas int32) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}},
+			},
+		},
+	}
+}
+
+// TestDeploymentDefaultsScaleAndGeneration: upstream's defaults, the
+// scale subresource (autoscaling/v1 Scale) and the generation bump.
+func TestDeploymentDefaultsScaleAndGeneration(t *testing.T) {
+	ts := startServer(t)
+	ctx := context.Background()
+	d, err := ts.client.AppsV1().Deployments("default").Create(ctx, testDeployment("web", 3), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ru := d.Spec.Strategy.RollingUpdate
+	if d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || ru == nil || ru.MaxSurge.String() != "25%" || ru.MaxUnavailable.String() != "25%" ||
+		*d.Spec.RevisionHistoryLimit != 10 || *d.Spec.ProgressDeadlineSeconds != 600 || d.Generation != 1 {
+		t.Errorf("defaults: strategy %+v, revisionHistoryLimit %d, progressDeadlineSeconds %d, generation %d; want RollingUpdate 25%%/25%%, 10, 600, 1",
+			d.Spec.Strategy, *d.Spec.RevisionHistoryLimit, *d.Spec.ProgressDeadlineSeconds, d.Generation)
+	}
+	sc, err := ts.client.AppsV1().Deployments("default").GetScale(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Spec.Replicas != 3 || sc.Status.Selector != "app=web" {
+		t.Errorf("scale: replicas %d selector %q, want 3 and app=web", sc.Spec.Replicas, sc.Status.Selector)
+	}
+	if _, err := ts.client.AppsV1().Deployments("default").Patch(ctx, "web", types.MergePatchType, []byte(`{"spec":{"replicas":5}}`), metav1.PatchOptions{}, "scale"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ts.client.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got.Spec.Replicas != 5 || got.Generation != 2 {
+		t.Errorf("after scaling to 5: replicas %d generation %d, want 5 and 2", *got.Spec.Replicas, got.Generation)
+	}
+	sc.Spec.Replicas, sc.ResourceVersion = -1, ""
+	_, err = ts.client.AppsV1().Deployments("default").UpdateScale(ctx, "web", sc, metav1.UpdateOptions{})
+	if err == nil || !strings.Contains(err.Error(), "spec.replicas: Invalid value: -1: must be greater than or equal to 0") {
+		t.Errorf("scale to -1: %v, want upstream's Invalid", err)
+	}
+}
+
+// TestWorkloadInformersSync: client-go informers on deployments and on
+// endpointslices sync through WatchList and then see a new object.
+func TestWorkloadInformersSync(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ts := startServer(t)
+	if _, err := ts.client.AppsV1().Deployments("default").Create(ctx, testDeployment("before", 1), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var watchLists atomic.Int32
+	cfg := ts.restConfig()
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if q := r.URL.Query(); q.Get("sendInitialEvents") == "true" && q.Get("watch") == "true" {
+				watchLists.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	}
+	factory := informers.NewSharedInformerFactory(kubernetes.NewForConfigOrDie(cfg), 0)
+	deployments := factory.Apps().V1().Deployments()
+	slices := factory.Discovery().V1().EndpointSlices()
+	dInf, sInf := deployments.Informer(), slices.Informer()
+	factory.Start(ctx.Done())
+	syncCtx, syncCancel := context.WithTimeout(ctx, 10*time.Second)
+	defer syncCancel()
+	if !cache.WaitForCacheSync(syncCtx.Done(), dInf.HasSynced, sInf.HasSynced) {
+		t.Fatal("informers did not sync within 10s")
+	}
+	if n := watchLists.Load(); n < 2 {
+		t.Errorf("%d WatchList requests, want one per informer", n)
+	}
+	port, tcp := int32(80), corev1.ProtocolTCP
+	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "web-abc", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}},
+		AddressType: discoveryv1.AddressTypeIPv4, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.1.5"}}},
+		Ports: []discoveryv1.EndpointPort{{Port: &port, Protocol: &tcp}}}
+	if _, err := ts.client.DiscoveryV1().EndpointSlices("default").Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the informers to hold both objects", func() bool {
+		_, errD := deployments.Lister().Deployments("default").Get("before")
+		_, errS := slices.Lister().EndpointSlices("default").Get("web-abc")
+		return errD == nil && errS == nil
+	})
+}
