@@ -58,12 +58,17 @@ func withRequestInfo(h http.Handler, s *Server) http.Handler {
 	})
 }
 
-// isLongRunning reports whether a request streams (a watch) and so is
-// exempt from the request timeout and the in-flight limits.
+// isLongRunning reports whether a request streams and so is exempt from
+// the request timeout and the in-flight limits: a watch, or, as
+// kube-apiserver's BasicLongRunningRequestCheck says, a request on a
+// subresource that streams (a followed log, exec, attach, portforward).
 func isLongRunning(r *http.Request) bool {
 	a, _ := requestAttributes(r.Context())
-	return a.Verb == auth.VerbWatch
+	return a.Verb == auth.VerbWatch || longRunningSubresources[a.Subresource]
 }
+
+// longRunningSubresources are upstream's long-running subresources.
+var longRunningSubresources = map[string]bool{"attach": true, "exec": true, "proxy": true, "log": true, "portforward": true}
 
 // withCacheControl marks every response private and uncached, as
 // kube-apiserver does.

@@ -116,6 +116,8 @@ type Config struct {
 	// Aggregator configures the aggregator's proxy to remote APIServices
 	// and their availability checks (aggregator_config.go).
 	Aggregator AggregatorConfig
+	// Kubelet says how pods/log reaches the kubelets (kubelet_client.go).
+	Kubelet KubeletClientConfig
 }
 
 // NewConfig returns a Config with defaults on etcd.

@@ -52,6 +52,8 @@ type Server struct {
 	extensions, registration *group
 	// agg is the aggregator's state (aggregator_server.go).
 	agg *aggregatorState
+	// kubelets is the transport to the kubelets, for pods/log.
+	kubelets kubeletClient
 }
 
 // New builds the server on cfg and binds its listener, so URL is known
@@ -77,6 +79,7 @@ func New(cfg *Config) (*Server, error) {
 		return nil, fmt.Errorf("apiserver: openapi: %w", err)
 	}
 	s.handler = s.buildHandlerChain(s.buildDelegationChain())
+	s.installPodStreaming()
 	addr := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.Port))
 	lc := net.ListenConfig{KeepAlive: tcpKeepAlivePeriod}
 	if s.ln, err = lc.Listen(context.Background(), "tcp", addr); err != nil {
