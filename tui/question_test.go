@@ -106,6 +106,11 @@ func TestQuestionRightWrongSkipped(t *testing.T) {
 	if m.overlay != overlayNone || !strings.Contains(plainView(m), "a question: 1–3 to answer") {
 		t.Errorf("with the overlay hidden the held line does not offer the question:\n%s", plainView(m))
 	}
+	// behind the hidden overlay, the step tab shows how the last answer went
+	if b := strings.Join(m.evidence.body, "\n"); !strings.HasPrefix(b, "Step 1/3 · q1") || !strings.Contains(b, "right: 2. node-2") ||
+		!strings.Contains(b, "next Step 2/3 · q2") {
+		t.Errorf("step tab while question 2 is held:\n%s", b)
+	}
 	m.Update(keyMsg("1"))
 	passed(t, m, rel, questionStep(2), 1)
 	if v := plainView(m); !strings.Contains(v, "? wrong: you answered 1; the run's answer: 2. node-2") {

@@ -101,9 +101,10 @@ func transcriptLine(s string, width int) flow.Line {
 
 // stepEvidence is the step tab's body: the latest finished step (done)
 // and the step running now (cur, when it is another one; held when the
-// gate holds it before its action). The running
-// step comes first when it has a question (asked now), else last, as one
-// line under the finished step's evidence.
+// gate holds it before its action). The running step comes first when
+// it runs with a question (auto mode: the tab is where the question is
+// shown), else last, as one line under the finished step's evidence (a
+// question held at the gate is in its overlay).
 func (v evidenceView) stepEvidence(cur, done *StepUpdate, held bool, answers map[int]learnerAnswer) []string {
 	block := func(up *StepUpdate) []flow.Line {
 		var a *learnerAnswer
@@ -120,7 +121,7 @@ func (v evidenceView) stepEvidence(cur, done *StepUpdate, held bool, answers map
 		out = block(cur)
 	case cur == nil:
 		out = block(done)
-	case cur.Question != nil:
+	case cur.Question != nil && !held:
 		out = append(append(block(cur), blankLine), block(done)...)
 	default:
 		then := "step_then"
