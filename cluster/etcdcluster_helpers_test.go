@@ -41,9 +41,10 @@ type etcdMember struct {
 }
 
 // startEtcdCluster starts a new cluster of n members, all at once (a
-// member of a new cluster waits for a quorum), and stops it when the
-// test ends.
-func startEtcdCluster(tb testing.TB, n int) *etcdCluster {
+// member of a new cluster waits for a quorum), each configured without
+// fsync and then by every one of configure, and stops it when the test
+// ends.
+func startEtcdCluster(tb testing.TB, n int, configure ...func(*embedetcd.MemberConfig)) *etcdCluster {
 	tb.Helper()
 	dir := tb.TempDir()
 	pcfg := pki.NewConfig(dir)
@@ -61,6 +62,9 @@ func startEtcdCluster(tb testing.TB, n int) *etcdCluster {
 		cfg.ListenClientURLs = []url.URL{{Scheme: "https", Host: freeAddr(tb)}}
 		cfg.ListenPeerURLs = []url.URL{{Scheme: "https", Host: freeAddr(tb)}}
 		cfg.TLS = embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey}
+		for _, f := range configure {
+			f(cfg)
+		}
 		initial = append(initial, name+"="+cfg.ListenPeerURLs[0].String())
 		ec.members = append(ec.members, &etcdMember{cfg: cfg})
 	}
