@@ -134,6 +134,9 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	if c.apiCfg.Aggregator, err = c.aggregatorConfig(cfg.AggregatorProbePeriod); err != nil {
 		return nil, err
 	}
+	if c.apiCfg.Kubelet, err = c.kubeletClientConfig(); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	c.cancel, c.runCtx = cancel, runCtx
 	if err := c.startAPI(ctx); err != nil {

@@ -157,6 +157,9 @@ func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
 	cfg.Recorder = c.Recorder
 	cfg.Gate = c.Gate
 	cfg.Speed = c.speed
+	if cfg.Serving, err = c.kubeletServing(spec.Name, cfg.NodeIP); err != nil {
+		return err
+	}
 	k, err := kubelet.New(cfg)
 	if err != nil {
 		return err
