@@ -302,3 +302,63 @@ func checkTimeoutStatus(t *testing.T, what string, err error) {
 	}
 	t.Logf("%s: %d %s %q", what, s.Code, s.Reason, s.Message)
 }
+
+// TestExternalEtcdUnreachable: with no etcd at the address, Start gives
+// up after the dial timeout and says what dialing met.
+func TestExternalEtcdUnreachable(t *testing.T) {
+	cfg := clustertest.Config(t).APIOnly()
+	cfg.EtcdServers = []string{"https://" + freeAddr(t)}
+	cfg.EtcdDialTimeout = time.Second
+	c, err := cluster.Start(context.Background(), cfg)
+	if err == nil {
+		c.Close()
+		t.Fatal("Start succeeded with no etcd listening")
+	}
+	for _, want := range []string{cfg.EtcdServers[0], "did not answer a read within 1s", "connection refused"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+func TestValidateEtcdOptions(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*cluster.Config)
+		want   []string
+	}{
+		{"embedded", func(*cluster.Config) {}, nil},
+		{"external", func(c *cluster.Config) {
+			c.EtcdServers = []string{"https://127.0.0.1:2379"}
+			c.EtcdCAFile, c.EtcdCertFile, c.EtcdKeyFile = "ca", "crt", "key"
+		}, nil},
+		{"not a URL", func(c *cluster.Config) { c.EtcdServers = []string{"127.0.0.1:2379"} }, []string{"--etcd-servers must list URLs"}},
+		{"cert without key", func(c *cluster.Config) {
+			c.EtcdServers = []string{"https://127.0.0.1:2379"}
+			c.EtcdCertFile = "crt"
+		}, []string{"--etcd-certfile and --etcd-keyfile must be given together"}},
+		{"files without servers", func(c *cluster.Config) { c.EtcdCAFile, c.EtcdKeyFile = "ca", "key" }, []string{"--etcd-cafile is only used with --etcd-servers", "--etcd-keyfile is only used"}},
+		{"negative request timeout", func(c *cluster.Config) { c.RequestTimeout = -time.Second }, []string{"--request-timeout must not be negative"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := cluster.NewConfig()
+			tt.mutate(cfg)
+			err := cluster.ValidateServe(*cfg, 3)
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("got %v, want no error", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("got no error, want %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("got %v, want it to say %q", err, w)
+				}
+			}
+		})
+	}
+}
