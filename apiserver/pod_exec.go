@@ -81,9 +81,8 @@ func noProcessMessage(sub, pod, container, node string, r *http.Request) string 
 	case subAttach:
 		return fmt.Sprintf("%s, so container %s has no process to attach to; kubectl logs %s shows what it made up", base, container, pod)
 	}
-	ports := strings.Join(r.URL.Query()["ports"], ", ")
-	if ports == "" {
-		ports = "the ports asked for"
+	if ports := r.URL.Query()["ports"]; len(ports) > 0 {
+		return fmt.Sprintf("%s, so no process listens on port %s to forward to", base, strings.Join(ports, ", "))
 	}
-	return fmt.Sprintf("%s, so nothing listens on %s to forward to", base, ports)
+	return base + ", so no process listens on any of its ports to forward to"
 }

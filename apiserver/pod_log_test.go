@@ -192,7 +192,7 @@ func TestPodExecSaysNoProcesses(t *testing.T) {
 	}{
 		{http.MethodPost, "/api/v1/namespaces/default/pods/web/exec?command=ls&stdout=true", adminToken, 400, `kubesim runs no real processes: pod web is simulated by the fake runtime of node-a, so container c has no process to run \"ls\" in`},
 		{http.MethodGet, "/api/v1/namespaces/default/pods/web/attach?stdout=true", adminToken, 400, "no process to attach to"},
-		{http.MethodPost, "/api/v1/namespaces/default/pods/web/portforward?ports=80", adminToken, 400, "nothing listens on 80 to forward to"},
+		{http.MethodPost, "/api/v1/namespaces/default/pods/web/portforward?ports=80", adminToken, 400, "no process listens on port 80 to forward to"},
 		{http.MethodPost, "/api/v1/namespaces/default/pods/web/exec?command=ls&container=db", adminToken, 400, "container db is not valid for pod web"},
 		{http.MethodPost, "/api/v1/namespaces/default/pods/web/exec?command=ls", studentToken, 403, `User \"student\" cannot create resource \"pods/exec\"`},
 		{http.MethodGet, "/api/v1/namespaces/default/pods/nope/exec?command=ls", adminToken, 404, `pods \"nope\" not found`},
