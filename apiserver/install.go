@@ -171,6 +171,10 @@ func (s *Server) installSubresource(ws *restful.WebService, e *endpoint, sub *su
 	for _, verb := range sub.verbs {
 		var b *restful.RouteBuilder
 		var opVerb, doc string
+		if sub.serve != nil {
+			s.installServedSubresource(ws, e, sub, path, scope, verb)
+			continue
+		}
 		switch verb {
 		case verbCreate:
 			create := func(w http.ResponseWriter, r *http.Request, p params) error { return sub.create(h, w, r, p) }
