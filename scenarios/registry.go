@@ -27,6 +27,7 @@ var actionKinds = []actionKind{
 	{"restfulDispatch", parseRestfulDispatch},
 	{"restfulHello", parseRestfulHello},
 	{"http2Frames", parseHTTP2Frames},
+	{"watchCompare", parseWatchCompare},
 	{"slowWatch", parseSlowWatch},
 }
 
@@ -51,5 +52,6 @@ var expectationKinds = []expectationKind{
 	{"restfulRoute", parseRestfulRoute},
 	{"restfulScore", parseRestfulScore},
 	{"restfulAnswer", parseRestfulAnswer},
+	{"scoreboard", parseScoreboard},
 	{"slowWatcher", parseSlowWatcher},
 }
