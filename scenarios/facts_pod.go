@@ -68,10 +68,11 @@ func (f nodeFact) look(ctx context.Context, p *player, _ *StepResult) (string, b
 	return pod.Spec.NodeName, true, nil
 }
 
-// componentFact is the component that recorded the pod's first event of
-// Stage: the API server for the stages it sees (the frames of stages 3
-// and 6 are its writes to the watchers), the scheduler for stage 4, a
-// kubelet for its runtime actions (stage 6) and its status report (7).
+// componentFact is the component that recorded the pod's event of Stage:
+// the API server for the stages it sees (stage 3's frame is its write to
+// the scheduler's watch), the scheduler for stage 4, a kubelet for its
+// status report (7). Stage 6 has events of both the API server and the
+// kubelet, and is refused.
 type componentFact struct {
 	podFact
 	Stage flow.Stage
@@ -83,6 +84,9 @@ func parseComponentFact(l *loader, n *yaml.Node, fields map[string]field) (fact,
 		return nil, err
 	}
 	stage, err := l.factStage(n, fields, "stage")
+	if err == nil && stage == flow.StageKubeletNotified {
+		return nil, l.errAt(fields["stage"].val, "question.stage: stage 6 (kubelet-notified) is recorded by two components, the API server (its watch frame to the kubelet) and the kubelet (its runtime actions): ask about another stage")
+	}
 	return componentFact{pf, stage}, err
 }
 
