@@ -45,7 +45,7 @@ func TestCRDAPIService(t *testing.T) {
 	for _, g := range groups.Groups {
 		names = append(names, g.Name)
 	}
-	if got, want := strings.Join(names, " "), "apiregistration.k8s.io apps authorization.k8s.io rbac.authorization.k8s.io apiextensions.k8s.io coordination.k8s.io discovery.k8s.io example.com"; got != want {
+	if got, want := strings.Join(names, " "), "apiregistration.k8s.io apps authentication.k8s.io authorization.k8s.io rbac.authorization.k8s.io apiextensions.k8s.io coordination.k8s.io discovery.k8s.io example.com"; got != want {
 		t.Errorf("/apis groups = %s, want %s", got, want)
 	}
 	_, body = ts.do(t, http.MethodGet, "/apis", "", "", "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")

@@ -179,9 +179,9 @@ func buildGroups(reg *registry.Registry) []*group {
 		plural: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview",
 		kind:   authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"),
 		create: func(s *Server) handlerFunc { return s.createSelfSubjectAccessReview },
-	}}}
+	}, selfSubjectRulesReview()}}
 	apps, discovery := appsGroup(reg), discoveryGroup(reg)
-	groups := []*group{core, apps, coord, discovery, rbacGroup, authz}
+	groups := []*group{core, apps, authenticationGroup(), coord, discovery, rbacGroup, authz}
 	for _, g := range groups {
 		for _, e := range g.endpoints {
 			if e.delete == nil {

@@ -35,7 +35,10 @@ type Server struct {
 	// rbac feeds the RBAC authorizer; authorizer is Node then RBAC.
 	rbac       *registry.RBACCache
 	authorizer auth.Authorizer
-	auditLog   *auditLog
+	// rules lists what a user may do (selfsubjectrulesreviews), from the
+	// same authorizers.
+	rules    auth.RuleResolver
+	auditLog *auditLog
 	// admission runs inside write handlers, just before storage.
 	admission *admission.Chain
 	// tracker follows the creation of the pods created through this
@@ -72,6 +75,7 @@ func New(cfg *Config) (*Server, error) {
 	s.rbac = registry.NewRBACCache(reg)
 	s.admission = newAdmissionChain(s.namespaces)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
+	s.rules = s.ruleResolver()
 	if cfg.AuditLog != nil {
 		s.auditLog = newAuditLog(cfg.AuditLog, cfg.errorLog())
 	}
