@@ -251,15 +251,17 @@ func schedulerRules() []rbacv1.PolicyRule {
 // rbac.authorization.kubernetes.io/autoupdate=true: cluster-admin
 // (everything), admin, edit and view with their aggregation rules and the
 // three system:aggregate-to-* roles they aggregate, system:node,
-// system:kube-scheduler, system:discovery, system:public-info-viewer and
-// system:basic-user. kube-apiserver fills the rules of admin, edit and view
+// system:kube-scheduler, system:discovery, system:public-info-viewer,
+// system:basic-user, system:kube-controller-manager and the controllers'
+// system:controller:<name> roles (policy_controllers.go). kube-apiserver fills the rules of admin, edit and view
 // from the roles their aggregation rules select (a controller kubesim does
 // not run); here they come filled in, in the order that controller
 // produces (by source role name, without duplicates).
 //
 // The bindings are upstream's for those roles (cluster-admin to
-// system:masters, system:kube-scheduler to its user, system:node with no
-// subjects, the discovery roles to system:authenticated, and
+// system:masters, system:kube-scheduler and system:kube-controller-manager
+// to their users, each system:controller:<name> to the service account
+// kube-system/<name>, system:node with no subjects, the discovery roles to system:authenticated, and
 // system:public-info-viewer to system:unauthenticated too) plus kubesim's
 // own kubesim:student-view, binding view to the user "student".
 func BootstrapPolicy() (clusterRoles []*rbacv1.ClusterRole, clusterRoleBindings []*rbacv1.ClusterRoleBinding) {
@@ -308,7 +310,8 @@ func BootstrapPolicy() (clusterRoles []*rbacv1.ClusterRole, clusterRoleBindings 
 		clusterRoleBinding("system:node", "system:node", true),
 		clusterRoleBinding("kubesim:student-view", "view", false, userSubject(StudentUser)),
 	}
-	return clusterRoles, clusterRoleBindings
+	controllerRoles, controllerBindings := controllerPolicy()
+	return append(clusterRoles, controllerRoles...), append(clusterRoleBindings, controllerBindings...)
 }
 
 // clusterRole builds a default ClusterRole with the bootstrap label and

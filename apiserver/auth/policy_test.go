@@ -27,7 +27,11 @@ func TestBootstrapPolicyObjects(t *testing.T) {
 	sort.Strings(roleNames)
 	wantRoles := []string{"admin", "cluster-admin", "edit", "system:aggregate-to-admin", "system:aggregate-to-edit",
 		"system:aggregate-to-view", "system:basic-user", "system:discovery", "system:kube-scheduler", "system:node",
-		"system:public-info-viewer", "view"}
+		"system:public-info-viewer", "view", ControllerManagerUser}
+	for name := range controllerRoles() {
+		wantRoles = append(wantRoles, ControllerRolePrefix+name)
+	}
+	sort.Strings(wantRoles)
 	if !reflect.DeepEqual(roleNames, wantRoles) {
 		t.Errorf("ClusterRoles:\ngot  %v\nwant %v", roleNames, wantRoles)
 	}
@@ -51,6 +55,11 @@ func TestBootstrapPolicyObjects(t *testing.T) {
 		"system:discovery":          {"system:discovery", []rbacv1.Subject{group("system:authenticated")}, true},
 		"system:basic-user":         {"system:basic-user", []rbacv1.Subject{group("system:authenticated")}, true},
 		"kubesim:student-view":      {"view", []rbacv1.Subject{usr("student")}, false},
+		ControllerManagerUser:       {ControllerManagerUser, []rbacv1.Subject{usr(ControllerManagerUser)}, true},
+	}
+	for name := range controllerRoles() {
+		sa := rbacv1.Subject{Kind: "ServiceAccount", Name: name, Namespace: "kube-system"}
+		wantBindings[ControllerRolePrefix+name] = binding{ControllerRolePrefix + name, []rbacv1.Subject{sa}, true}
 	}
 	if len(bindings) != len(wantBindings) {
 		t.Errorf("got %d ClusterRoleBindings, want %d", len(bindings), len(wantBindings))
