@@ -12,7 +12,7 @@ func init() {
 		"!! the API server's watch cache dropped the watcher: its buffer held %d of %d changes (discarded); %d of %d events made were not yet written (still sent)": "!! API Server 的 watch cache 丢弃了这个 watcher：缓冲里有 %d/%d 个变化（丢弃）；已生成尚未写出的事件 %d/%d 个（仍会发出）",
 		"   the last change it queued: resourceVersion %d; no room for %d, after waiting %s (its dispatch budget)":                                                  "   最后入队的变化：resourceVersion %d；%d 放不下了，此前等了 %s（它的派发预算）",
 		"-- the client reads again: it gives back %d bytes of window, on stream 1 and on the connection":                                                            "-- 客户端重新开始读：在 stream 1 和整个连接上各归还 %d 字节窗口",
-		"-- the server ended stream 1 (%s) after %d events: no ERROR event, the watch just ends":                                                                    "-- 服务端在 %[2]d 个事件之后结束了 stream 1（%[1]s）：没有 ERROR 事件，watch 就这样结束",
+		"-- the server ended stream 1 (%s) after %d events: no ERROR event, the watch just ends":                                                                    "-- 服务端结束了 stream 1（%s），此前共送来 %d 个事件：没有 ERROR 事件，watch 就这样结束",
 		"-- the last resourceVersion the client read: %s; it watches again from there on stream 3, as client-go's reflector does":                                   "-- 客户端读到的最后一个 resourceVersion：%s；它在 stream 3 上从这里重新 watch，和 client-go 的 reflector 一样",
 		"!! the re-watch did not bring every change within %s":                                                                                                      "!! 重新 watch 在 %s 内没有送来全部变化",
 		"(%d events read on stream 3: the client resets it and closes the connection)":                                                                              "（stream 3 上读到 %d 个事件：客户端重置它并关闭连接）",
