@@ -79,6 +79,24 @@
 //	                                with exit code 137
 //	kubesim.io/exit-after.migrate: 2s   only the container "migrate"
 //
+//	kubesim.io/log: |               lines it writes after its image's
+//	  hello                          start lines; "+5s text" is written
+//	  every 2s tick {n}              5s after the start, "every 2s" repeats
+//
+// # Logs
+//
+// No process runs: each container's log is made up when it starts (a
+// line saying so, start lines in the style of nginx, mysql, postgres,
+// redis or httpd, the texts of "echo" in its shell command line, the
+// kubesim.io/log lines, and for kubesim.io/exit-after a last line saying
+// why it exits), and its lines appear as their times come. Logs are kept
+// per container ID until the pod is gone, so the previous instance's
+// stays after a restart. With Config.Serving the kubelet serves them over
+// HTTPS at /containerLogs/<namespace>/<pod>/<container> (follow,
+// previous, tailLines, timestamps, sinceSeconds, sinceTime, limitBytes,
+// with the kubelet's error texts) and advertises its port in
+// status.daemonEndpoints, for the API server's pods/log.
+//
 // Init containers exit as soon as they have started unless
 // kubesim.io/exit-after.<name> says otherwise; kubesim.io/exit-code.<name>
 // makes one fail.
