@@ -97,7 +97,7 @@ func withAuditID(h http.Handler) http.Handler {
 // certificate signed by the cluster's CA; no credentials is
 // system:anonymous on the health and version paths and 401 elsewhere.
 func withAuthentication(h http.Handler, s *Server) http.Handler {
-	authn := auth.WithAnonymous(s.cfg.Authenticator)
+	authn := auth.WithAnonymous(s.authn)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := traceFrom(r.Context())
 		res, ok, err := authn.AuthenticateRequest(r)

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"crypto/ecdsa"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -93,7 +94,17 @@ type Config struct {
 	// verify client certificates against its ClientCAs.
 	TLS *tls.Config
 	// Authenticator identifies the caller of each request (required).
+	// Service account tokens the server issued are accepted besides.
 	Authenticator auth.Authenticator
+	// ServiceAccountSigningKey signs service account tokens
+	// (serviceaccounts/token) and verifies them, as kube-apiserver's
+	// --service-account-signing-key-file. Nil: a key made at New, so
+	// tokens do not outlive the process.
+	ServiceAccountSigningKey *ecdsa.PrivateKey
+	// ServiceAccountIssuer is the iss claim of those tokens, and the
+	// audience the server accepts (--service-account-issuer,
+	// --api-audiences); empty means DefaultServiceAccountIssuer.
+	ServiceAccountIssuer string
 	// Recorder receives the trace of every request, every write of a pod
 	// to etcd, and the stages of the creation of the pods created through
 	// this server (see podTracker). Nil records nothing.
@@ -166,6 +177,16 @@ func (c *Config) Validate() error {
 		return errors.New("apiserver: no authenticator")
 	}
 	return nil
+}
+
+// DefaultServiceAccountIssuer is the issuer kubeadm configures.
+const DefaultServiceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
+
+func (c *Config) serviceAccountIssuer() string {
+	if c.ServiceAccountIssuer != "" {
+		return c.ServiceAccountIssuer
+	}
+	return DefaultServiceAccountIssuer
 }
 
 func (c *Config) errorLog() *log.Logger {

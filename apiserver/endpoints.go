@@ -160,7 +160,8 @@ func buildGroups(reg *registry.Registry) []*group {
 		}},
 		pods,
 		{gv: v1, res: registry.Secrets, store: reg.Secrets, verbs: allVerbs},
-		{gv: v1, res: registry.ServiceAccounts, store: reg.ServiceAccounts, verbs: allVerbs},
+		{gv: v1, res: registry.ServiceAccounts, store: reg.ServiceAccounts, verbs: allVerbs,
+			subresources: []subresource{tokenSubresource()}},
 		{gv: v1, res: registry.Services, store: reg.Services, verbs: allVerbs, subresources: []subresource{
 			{name: subStatus, kind: v1.WithKind("Service"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.ServiceStatus},
 		}},

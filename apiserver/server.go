@@ -37,7 +37,11 @@ type Server struct {
 	authorizer auth.Authorizer
 	// rules lists what a user may do (selfsubjectrulesreviews), from the
 	// same authorizers.
-	rules    auth.RuleResolver
+	rules auth.RuleResolver
+	// authn is the configured authenticator, then service account
+	// tokens signed by tokens.
+	authn    auth.Authenticator
+	tokens   *auth.TokenIssuer
 	auditLog *auditLog
 	// admission runs inside write handlers, just before storage.
 	admission *admission.Chain
@@ -76,6 +80,9 @@ func New(cfg *Config) (*Server, error) {
 	s.admission = newAdmissionChain(s.namespaces)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
 	s.rules = s.ruleResolver()
+	if err := s.setupServiceAccountTokens(); err != nil {
+		return nil, err
+	}
 	if cfg.AuditLog != nil {
 		s.auditLog = newAuditLog(cfg.AuditLog, cfg.errorLog())
 	}
