@@ -54,13 +54,21 @@ func (l labLines) addText(t flow.Text) {
 // container writes the Container's WebServices (their root paths,
 // wrapped, cut after labRootsLines lines) and what the director of
 // kube-apiserver does with path before any router sees it.
+// labMoreWidth is the room " … and N more" (or its Chinese, two columns
+// a character) takes at the end of the last line of root paths.
+const labMoreWidth = 16
+
 func (l labLines) container(webServices []*restful.WebService, path string) {
 	l.add("kube-apiserver's Container has %d WebServices (root paths):", "kube-apiserver 的 Container 有 %d 个 WebService（根路径）：", len(webServices))
 	var line []string
 	lines, width, shown := 0, 2, 0
-	for _, ws := range webServices {
+	for i, ws := range webServices {
 		root := ws.RootPath()
-		if width+len(root)+1 > labLineWidth {
+		limit := labLineWidth
+		if lines == labRootsLines-1 && i < len(webServices)-1 {
+			limit -= labMoreWidth // the last line may have to say how many more
+		}
+		if width+len(root)+1 > limit {
 			if lines++; lines == labRootsLines {
 				break
 			}
