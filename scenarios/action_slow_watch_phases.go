@@ -52,7 +52,7 @@ func (r *slowRun) logStall() {
 	if n := len(r.written); n > 0 {
 		r.logf("-- meanwhile the writer patched the Lease %d times: resourceVersions %s to %s (its requests are not listed)", n, r.written[0], r.written[n-1])
 	}
-	r.logf("-- meanwhile stream 1 brought %d bytes (%d whole events): the window was spent, the server's writes blocked",
+	r.logf("-- meanwhile stream 1 brought %d bytes (whole events: %d): the window was spent, the server's writes blocked",
 		r.ev.BytesWhileStalled, r.ev.ReadWhileStalled)
 	t := r.ev.Server
 	if t == nil {
