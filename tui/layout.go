@@ -61,12 +61,18 @@ func (m *Model) narrationText() int {
 // narrationLimit is the most rows the narration's text may take: two at
 // 80×24, one more for every three rows above 24, up to maxNarration. At
 // a reading point it may take what the pipeline and one row of the pane
-// below it leave, up to half the screen.
+// below it leave, up to half the screen; while the question overlay is
+// open, what the question leaves (two rows at least).
 func (m *Model) narrationLimit() int {
 	limit := min(narrationRows-1+max(m.height-24, 0)/3, maxNarration)
 	if m.readingPoint() {
 		room := min(m.height-headerRows-1-helpRows-pipelineRows-3, m.height/2)
 		limit = max(limit, room)
+	}
+	if m.overlay == overlayQuestion {
+		// the question and its choices first: d shows the whole narration
+		room := m.height - headerRows - 1 - helpRows - 2 - len(m.questionView(max(m.width-4, 10)))
+		limit = max(min(limit, room), narrationRows-1)
 	}
 	return limit
 }

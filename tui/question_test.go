@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +203,32 @@ func TestQuestionChinese(t *testing.T) {
 	m.Update(sessionDoneMsg{gen: m.gen})
 	if v := plainView(m); !strings.Contains(v, "问题：1 题答对 0 题") {
 		t.Errorf("the score in Chinese:\n%s", v)
+	}
+}
+
+// TestQuestionFits: a question of five long choices fits at 80×24: the
+// narration above it gives up rows (d shows it all).
+func TestQuestionFits(t *testing.T) {
+	m, s := startedModel(t, 80, 24, "en")
+	q := &Question{Ask: flow.Text{En: "Which resourceVersion does nginx carry in the ADDED event the scheduler receives at stage 3 of its creation?"}}
+	for i := 0; i < 5; i++ {
+		q.Choices = append(q.Choices, flow.Text{En: fmt.Sprintf("choice %d: a long one, so that it takes two rows of the overlay at eighty columns", i+1)})
+	}
+	up := questionStep(1)
+	up.Question = q
+	up.Narration = flow.Text{En: strings.Repeat("A long narration that would take most of the screen at a reading point. ", 12)}
+	heldStep(t, m, s, up)
+	v := plainView(m)
+	if rows := strings.Split(v, "\n"); len(rows) != 24 {
+		t.Fatalf("the view has %d rows", len(rows))
+	}
+	for _, want := range []string{"5. choice 5", "space: skip", "d: read all"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the question overlay at 80×24 lacks %q:\n%s", want, v)
+		}
+	}
+	m.Update(keyMsg("esc"))
+	if n := m.narrationText(); n <= narrationRows-1 {
+		t.Errorf("with the overlay hidden the narration keeps %d rows", n)
 	}
 }
