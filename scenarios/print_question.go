@@ -9,8 +9,8 @@ import (
 
 // questionWords are the printers' words for questions and answers.
 var questionWords = map[string]flow.Text{
-	"answer":  {En: "answer: %d. %s (the run's %s: %s)", Zh: "答案：%d. %s（本次运行中%s：%s）"},
-	"unknown": {En: "answer: none of the choices (the run's %s: %s)", Zh: "答案：没有一个选项对（本次运行中%s：%s）"},
+	"answer":  {En: "answer: %d. %s (the run's %s: %s)", Zh: "答案：%d. %s（本次运行中，%s：%s）"},
+	"unknown": {En: "answer: none of the choices (the run's %s: %s)", Zh: "答案：没有一个选项对（本次运行中，%s：%s）"},
 }
 
 // AskedElsewhere tells the printer that the steps' questions are asked,

@@ -166,7 +166,7 @@ func TestPrintersShowQuestions(t *testing.T) {
 	res := scenarios.StepResult{Status: 201, Answer: 1, FactValue: "201"}
 	for _, tc := range []struct{ lang, start, end string }{
 		{"en", "? Which status code?\n    1. 200 OK\n    2. 201 Created\n", "answer: 2. 201 Created (the run's status code of the action's request: 201)\n"},
-		{"zh", "? 哪个状态码？\n    1. 200 OK\n    2. 201 已创建\n", "答案：2. 201 已创建（本次运行中动作请求的状态码：201）\n"},
+		{"zh", "? 哪个状态码？\n    1. 200 OK\n    2. 201 已创建\n", "答案：2. 201 已创建（本次运行中，动作请求的状态码：201）\n"},
 	} {
 		var out bytes.Buffer
 		p := scenarios.NewPlainPrinter(&out, tc.lang)
