@@ -162,6 +162,10 @@ func withImpersonation(h http.Handler, s *Server) http.Handler {
 				return
 			}
 		}
+		if checks[0].Resource == "serviceaccounts" && len(groups) == 0 {
+			// A service account's groups are known: upstream adds them, unchecked.
+			groups = auth.ServiceAccountUser(checks[0].Namespace, checks[0].Name, "").Groups
+		}
 		user := &auth.User{Name: name, Groups: append([]string(nil), groups...)}
 		if name != auth.Anonymous && !user.InGroup(auth.GroupAuthenticated) {
 			user.Groups = append(user.Groups, auth.GroupAuthenticated)

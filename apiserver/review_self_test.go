@@ -27,6 +27,9 @@ func TestSelfSubjectReview(t *testing.T) {
 		{name: "admin", token: adminToken, wantUser: "admin", wantGroups: []string{"system:masters", "system:authenticated"}},
 		{name: "student", token: studentToken, wantUser: "student", wantGroups: []string{"system:authenticated"}},
 		{name: "admin as student", token: adminToken, as: "student", wantUser: "student", wantGroups: []string{"system:authenticated"}},
+		{name: "admin as a service account", token: adminToken, as: "system:serviceaccount:kube-system:deployment-controller",
+			wantUser:   "system:serviceaccount:kube-system:deployment-controller",
+			wantGroups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
