@@ -40,7 +40,7 @@ func docsTableKeys(t *testing.T, heading string) []string {
 	return keys
 }
 
-// TestDocsListEveryKind: the tables of actions and expectations in
+// TestDocsListEveryKind: the tables of actions, expectations and facts in
 // docs/scenarios.md list exactly the registered kinds, in registry order,
 // so that a kind cannot be added without its documentation (or the docs
 // describe one that is gone).
@@ -51,9 +51,36 @@ func TestDocsListEveryKind(t *testing.T) {
 	}{
 		{"### Actions", actionKeys()},
 		{"### Expectations", expectKeys()},
+		{"#### Facts", factKeys()},
 	} {
 		if got := docsTableKeys(t, tc.heading); !slices.Equal(got, tc.want) {
 			t.Errorf("docs/scenarios.md %s lists\n  %s\nthe registry has\n  %s", tc.heading, strings.Join(got, ", "), strings.Join(tc.want, ", "))
 		}
+	}
+}
+
+// TestDocsQuestionExample: the question docs/scenarios.md shows is one
+// the loader reads.
+func TestDocsQuestionExample(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "scenarios.md"))
+	if err != nil {
+		t.Fatalf("read docs: %v", err)
+	}
+	_, section, _ := strings.Cut(string(data), "\n### Questions\n")
+	_, block, ok := strings.Cut(section, "```yaml\n")
+	block, _, closed := strings.Cut(block, "```")
+	if !ok || !closed {
+		t.Fatalf("docs/scenarios.md has no yaml block under ### Questions")
+	}
+	src := "name: t\ntitle: {en: T, zh: 标题}\nsummary: {en: S, zh: 摘要}\nsteps:\n  - narration: {en: N, zh: 旁白}\n"
+	for _, line := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
+		src += "    " + line + "\n"
+	}
+	s, err := Parse("docs.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("the docs' question does not load: %v\n%s", err, src)
+	}
+	if q := s.Steps[0].Question; q == nil || q.Fact != "node" || len(q.Choices) != 2 {
+		t.Errorf("question = %+v", q)
 	}
 }
