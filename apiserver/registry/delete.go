@@ -143,7 +143,11 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 		out, err := s.deletedStatus(current)
 		return out, false, err
 	}
-	if cm, _ := metaOf(current); plan == deleteGracefully || len(cm.GetFinalizers()) > 0 {
+	cm, err := metaOf(current)
+	if err != nil {
+		return nil, false, err
+	}
+	if gcChange, _ := gcFinalizers(cm.GetFinalizers(), opts); plan == deleteGracefully || len(cm.GetFinalizers()) > 0 || gcChange {
 		out, deleted, err := s.markDeleting(ctx, req, current)
 		if !errors.Is(err, errDeleteNow) {
 			return out, deleted, err
@@ -224,16 +228,25 @@ func (s *Store) markForDeletion(ctx context.Context, req *deleteRequest, mark *d
 		if err != nil {
 			return nil, err
 		}
+		if plan == deletePending {
+			return nil, errAlreadyDeleting
+		}
+		// The garbage collector's finalizers, as the options ask.
+		if changed, f := gcFinalizers(m.GetFinalizers(), o); changed {
+			m.SetFinalizers(f)
+		}
 		mark.finalizers = len(m.GetFinalizers()) > 0
 		switch {
-		case plan == deletePending:
-			return nil, errAlreadyDeleting
 		case plan == deleteGracefully:
 			mark.graceLeft = *o.GracePeriodSeconds
 			return existing, nil
 		case mark.finalizers:
-			// Not graceful, but held by finalizers: mark it.
+			// Not graceful, but held by finalizers: mark it (a first
+			// mark bumps the generation, as upstream's markAsDeleting).
 			if m.GetDeletionTimestamp() == nil {
+				if g := m.GetGeneration(); g > 0 {
+					m.SetGeneration(g + 1)
+				}
 				now := metav1.Now()
 				m.SetDeletionTimestamp(&now)
 			}

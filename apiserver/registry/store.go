@@ -387,12 +387,33 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 		return nil, false, s.interpret(err, name)
 	}
 	if deleteAfter {
-		rv := mustRV(out)
-		if _, err := s.storage.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil, s.writeOptions(opts)); err != nil && !storage.IsNotFound(err) {
+		// No resourceVersion precondition: a write in between (a
+		// controller's status update) must not leave the object stored
+		// with a deletionTimestamp and no finalizers, which nothing would
+		// ever remove. It goes unless a finalizer is back.
+		_, err := s.storage.Delete(ctx, key, nil, stillWithoutFinalizers, s.writeOptions(opts))
+		if err != nil && !storage.IsNotFound(err) && !errors.Is(err, errFinalizerBack) {
 			return nil, false, s.interpret(err, name)
 		}
 	}
 	return out, created, nil
+}
+
+// errFinalizerBack: an object whose finalizers were emptied got one
+// again before its removal.
+var errFinalizerBack = errors.New("a finalizer was added again")
+
+// stillWithoutFinalizers lets the removal after an update that emptied the
+// finalizers go ahead while the object, as stored, still has none.
+func stillWithoutFinalizers(obj runtime.Object) error {
+	m, err := metaOf(obj)
+	if err != nil {
+		return err
+	}
+	if len(m.GetFinalizers()) > 0 || m.GetDeletionTimestamp() == nil {
+		return errFinalizerBack
+	}
+	return nil
 }
 
 func mustRV(obj runtime.Object) string {
