@@ -1,0 +1,236 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// Upstream's ReplicaSet controller constants.
+const (
+	// BurstReplicas bounds the creations or deletions of one sync.
+	BurstReplicas = 500
+	// SlowStartInitialBatchSize is the first batch of creations; each
+	// batch that succeeds doubles the next.
+	SlowStartInitialBatchSize = 1
+)
+
+var rsKind = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+
+// ReplicaSetController keeps each ReplicaSet's pods at spec.replicas, as
+// upstream's ReplicaSetController. Create it with
+// NewReplicaSetController, run it with Run.
+type ReplicaSetController struct {
+	client       kubernetes.Interface
+	rsLister     appslisters.ReplicaSetLister
+	podLister    corelisters.PodLister
+	synced       []cache.InformerSynced
+	queue        workqueue.TypedRateLimitingInterface[string]
+	expectations *expectations
+	burst        int
+}
+
+// NewReplicaSetController sets up the controller's informers on factory;
+// expectationsTimeout is how long it waits for its own writes to be seen.
+func NewReplicaSetController(factory informers.SharedInformerFactory, client kubernetes.Interface, expectationsTimeout time.Duration) (*ReplicaSetController, error) {
+	rsInf, podInf := factory.Apps().V1().ReplicaSets(), factory.Core().V1().Pods()
+	c := &ReplicaSetController{
+		client: client, rsLister: rsInf.Lister(), podLister: podInf.Lister(),
+		synced: []cache.InformerSynced{rsInf.Informer().HasSynced, podInf.Informer().HasSynced},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "replicaset"}),
+		expectations: newExpectations(expectationsTimeout),
+		burst:        BurstReplicas,
+	}
+	if _, err := rsInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueue,
+		UpdateFunc: func(_, cur any) { c.enqueue(cur) },
+		DeleteFunc: c.deleteReplicaSet,
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.addPod, UpdateFunc: c.updatePod, DeleteFunc: c.deletePod,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run waits for the informers, then syncs with workers goroutines until
+// ctx is done; it returns when they have all stopped.
+func (c *ReplicaSetController) Run(ctx context.Context, workers int) {
+	runWorkers(ctx, c.queue, c.synced, workers, c.sync)
+}
+
+func (c *ReplicaSetController) enqueue(obj any) {
+	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+		c.queue.Add(key)
+	}
+}
+
+func (c *ReplicaSetController) deleteReplicaSet(obj any) {
+	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+		c.expectations.forget(key)
+		c.queue.Add(key)
+	}
+}
+
+// ownerOf returns the ReplicaSet ref names, if it still is the one of
+// ref's UID.
+func (c *ReplicaSetController) ownerOf(namespace string, ref *metav1.OwnerReference) *appsv1.ReplicaSet {
+	if ref == nil || ref.Kind != rsKind.Kind {
+		return nil
+	}
+	rs, err := c.rsLister.ReplicaSets(namespace).Get(ref.Name)
+	if err != nil || rs.UID != ref.UID {
+		return nil
+	}
+	return rs
+}
+
+// replicaSetsMatching returns the ReplicaSets whose selector matches the
+// orphan pod's labels.
+func (c *ReplicaSetController) replicaSetsMatching(pod *corev1.Pod) []*appsv1.ReplicaSet {
+	all, err := c.rsLister.ReplicaSets(pod.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var out []*appsv1.ReplicaSet
+	for _, rs := range all {
+		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
+func (c *ReplicaSetController) addPod(obj any) {
+	pod := obj.(*corev1.Pod)
+	if pod.DeletionTimestamp != nil {
+		c.deletePod(pod) // seen already being deleted: a deletion, not a creation
+		return
+	}
+	if ref := metav1.GetControllerOf(pod); ref != nil {
+		if rs := c.ownerOf(pod.Namespace, ref); rs != nil {
+			key := rs.Namespace + "/" + rs.Name
+			c.expectations.creationObserved(key)
+			c.queue.Add(key)
+		}
+		return
+	}
+	for _, rs := range c.replicaSetsMatching(pod) {
+		c.enqueue(rs)
+	}
+}
+
+func (c *ReplicaSetController) updatePod(oldObj, curObj any) {
+	old, cur := oldObj.(*corev1.Pod), curObj.(*corev1.Pod)
+	if old.ResourceVersion == cur.ResourceVersion {
+		return // a resync
+	}
+	labelsChanged := !labels.Equals(old.Labels, cur.Labels)
+	if cur.DeletionTimestamp != nil {
+		c.deletePod(cur)
+		if labelsChanged {
+			c.deletePod(old)
+		}
+		return
+	}
+	oldRef, curRef := metav1.GetControllerOf(old), metav1.GetControllerOf(cur)
+	if oldRef != nil && (curRef == nil || *oldRef != *curRef) {
+		if rs := c.ownerOf(old.Namespace, oldRef); rs != nil {
+			c.enqueue(rs)
+		}
+	}
+	if curRef != nil {
+		if rs := c.ownerOf(cur.Namespace, curRef); rs != nil {
+			c.enqueue(rs)
+			// A pod that just became ready is available minReadySeconds later.
+			if !isPodReady(old) && isPodReady(cur) && rs.Spec.MinReadySeconds > 0 {
+				key, _ := cache.MetaNamespaceKeyFunc(rs)
+				c.queue.AddAfter(key, time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
+			}
+		}
+		return
+	}
+	if labelsChanged || oldRef != nil {
+		for _, rs := range c.replicaSetsMatching(cur) {
+			c.enqueue(rs)
+		}
+	}
+}
+
+func (c *ReplicaSetController) deletePod(obj any) {
+	pod, err := podFromDeleted(obj)
+	if err != nil {
+		return
+	}
+	rs := c.ownerOf(pod.Namespace, metav1.GetControllerOf(pod))
+	if rs == nil {
+		return
+	}
+	key := rs.Namespace + "/" + rs.Name
+	c.expectations.deletionObserved(key, podKey(pod))
+	c.queue.Add(key)
+}
+
+// runWorkers waits for synced, then runs workers goroutines that take
+// keys off queue and sync them (a failed sync is retried, rate-limited),
+// until ctx is done; it shuts the queue down and waits for them.
+func runWorkers(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string], synced []cache.InformerSynced, workers int, syncKey func(context.Context, string) error) {
+	defer queue.ShutDown()
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for processNext(ctx, queue, syncKey) {
+			}
+		}()
+	}
+	<-ctx.Done()
+	queue.ShutDown()
+	wg.Wait()
+}
+
+// processNext syncs one key; false once the queue is shut down.
+func processNext(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string], syncKey func(context.Context, string) error) bool {
+	key, quit := queue.Get()
+	if quit {
+		return false
+	}
+	defer queue.Done(key)
+	if err := syncKey(ctx, key); err != nil && ctx.Err() == nil {
+		queue.AddRateLimited(key)
+		return true
+	}
+	queue.Forget(key)
+	return true
+}
+
+// splitKey splits a namespace/name key.
+func splitKey(key string) (string, string, error) {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return "", "", fmt.Errorf("controllers: key %q: %w", key, err)
+	}
+	return ns, name, nil
+}
