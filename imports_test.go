@@ -122,7 +122,7 @@ func importRules(pkgs map[string]pkgInfo) []string {
 // from `go list -deps -json` (what the compiler uses, not a grep).
 func TestImportRules(t *testing.T) {
 	pkgs := modulePackages(t)
-	for _, want := range []string{"", "cluster", "apiserver", "scheduler", "kubelet", "scenarios", "tui", "internal/flow"} {
+	for _, want := range []string{"", "cluster", "apiserver", "scheduler", "controllers", "kubelet", "scenarios", "tui", "internal/flow"} {
 		if _, ok := pkgs[want]; !ok {
 			t.Fatalf("go list did not list the package %q", want)
 		}

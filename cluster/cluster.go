@@ -79,10 +79,11 @@ type Cluster struct {
 	apiCancel context.CancelFunc
 	apiDone   chan struct{}
 
-	compMu    sync.Mutex
-	scheduler *component
-	kubelets  map[string]*component
-	specs     map[string]kubelet.NodeSpec
+	compMu      sync.Mutex
+	scheduler   *component
+	controllers *component // the controller manager
+	kubelets    map[string]*component
+	specs       map[string]kubelet.NodeSpec
 	// metrics is the metrics server and its Service entry (metrics.go).
 	metrics *metricsState
 }
@@ -243,7 +244,8 @@ func (c *Cluster) writeKubeconfigs() error {
 }
 
 // startComponents starts the kubelets of cfg's nodes, the watch that
-// attaches a kubelet to every Node created, and the scheduler.
+// attaches a kubelet to every Node created, the controller manager and
+// the scheduler.
 func (c *Cluster) startComponents(cfg *Config) error {
 	for _, spec := range cfg.Nodes {
 		if err := c.StartKubelet(spec); err != nil {
@@ -255,6 +257,11 @@ func (c *Cluster) startComponents(cfg *Config) error {
 	}
 	if cfg.MetricsServer {
 		if err := c.StartMetricsServer(c.runCtx); err != nil {
+			return err
+		}
+	}
+	if cfg.ControllerManager {
+		if err := c.StartControllerManager(); err != nil {
 			return err
 		}
 	}

@@ -76,7 +76,8 @@ func (c *Cluster) clientFor(id pki.Identity) (kubernetes.Interface, error) {
 }
 
 // IdentityOf returns the identity behind a user name the cluster knows:
-// admin, student, system:kube-scheduler or system:node:<node>.
+// admin, student, system:kube-scheduler, system:kube-controller-manager
+// or system:node:<node>.
 func IdentityOf(user string) (pki.Identity, error) {
 	switch {
 	case user == pki.AdminUser:
@@ -85,11 +86,13 @@ func IdentityOf(user string) (pki.Identity, error) {
 		return pki.Student(), nil
 	case user == pki.SchedulerUser:
 		return pki.Scheduler(), nil
+	case user == pki.ControllerManagerUser:
+		return pki.ControllerManager(), nil
 	case strings.HasPrefix(user, pki.NodeUserPrefix) && len(user) > len(pki.NodeUserPrefix):
 		return pki.Node(strings.TrimPrefix(user, pki.NodeUserPrefix)), nil
 	}
-	return pki.Identity{}, fmt.Errorf("cluster: unknown user %q (known: %s, %s, %s, %s<node>)",
-		user, pki.AdminUser, pki.StudentUser, pki.SchedulerUser, pki.NodeUserPrefix)
+	return pki.Identity{}, fmt.Errorf("cluster: unknown user %q (known: %s, %s, %s, %s, %s<node>)",
+		user, pki.AdminUser, pki.StudentUser, pki.SchedulerUser, pki.ControllerManagerUser, pki.NodeUserPrefix)
 }
 
 // RESTConfigAs returns a client configuration acting as user (see
@@ -212,13 +215,18 @@ func (c *Cluster) Kubelets() []string {
 	return names
 }
 
-// stopComponents stops the scheduler and every kubelet.
+// stopComponents stops the controller manager, the scheduler and every
+// kubelet.
 func (c *Cluster) stopComponents() {
 	c.compMu.Lock()
-	comps := make([]*component, 0, len(c.kubelets)+1)
+	comps := make([]*component, 0, len(c.kubelets)+2)
 	if c.scheduler != nil {
 		comps = append(comps, c.scheduler)
 	}
+	if c.controllers != nil {
+		comps = append(comps, c.controllers)
+	}
+	c.controllers = nil
 	for _, k := range c.kubelets {
 		comps = append(comps, k)
 	}

@@ -48,6 +48,9 @@ type Config struct {
 	Recorder *flow.Recorder
 	// Scheduler starts the scheduler.
 	Scheduler bool
+	// ControllerManager starts the controller manager (replicaset,
+	// deployment and garbage collector controllers).
+	ControllerManager bool
 	// Nodes are the simulated nodes, each with its kubelet.
 	Nodes []kubelet.NodeSpec
 	// AttachNodes gives a kubelet to every Node created through the API.
@@ -93,7 +96,7 @@ type Config struct {
 const DefaultNodeCount = 3
 
 // NewConfig returns the defaults: a throw-away data dir, the API on
-// 127.0.0.1:6443, the scheduler, DefaultNodeCount nodes of 4 cpu and 8Gi,
+// 127.0.0.1:6443, the scheduler, the controller manager, DefaultNodeCount nodes of 4 cpu and 8Gi,
 // kubelets attached to Nodes created through the API, the metrics server,
 // speed 1.
 func NewConfig() *Config {
@@ -106,14 +109,15 @@ func NewConfig() *Config {
 		AttachNodes:  true,
 		Speed:        kubelet.DefaultSpeed,
 
-		MetricsServer: true,
+		MetricsServer:     true,
+		ControllerManager: true,
 	}
 }
 
 // APIOnly turns c into etcd and the API server alone: no scheduler, no
 // kubelets (tests of the API, and of the components themselves).
 func (c *Config) APIOnly() *Config {
-	c.Scheduler, c.Nodes, c.AttachNodes, c.MetricsServer = false, nil, false, false
+	c.Scheduler, c.ControllerManager, c.Nodes, c.AttachNodes, c.MetricsServer = false, false, nil, false, false
 	return c
 }
 

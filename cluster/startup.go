@@ -127,6 +127,9 @@ func describeComponents(cfg *Config) string {
 	if cfg.Scheduler {
 		parts = append(parts, "scheduler")
 	}
+	if cfg.ControllerManager {
+		parts = append(parts, "controller manager")
+	}
 	if len(cfg.Nodes) > 0 {
 		names := make([]string, len(cfg.Nodes))
 		for i, n := range cfg.Nodes {

@@ -62,7 +62,7 @@ func TestStartupSequence(t *testing.T) {
 	if d := seen[0].Detail; !strings.Contains(d, "defaults filled: address 127.0.0.1") {
 		t.Errorf("Complete's detail = %q, want it to name the address it filled", d)
 	}
-	if d := seen[index("Run components started")].Detail; d != "scheduler; kubelets node-1; a kubelet for each Node created; metrics server (APIService v1beta1.metrics.k8s.io)" {
+	if d := seen[index("Run components started")].Detail; d != "scheduler; controller manager; kubelets node-1; a kubelet for each Node created; metrics server (APIService v1beta1.metrics.k8s.io)" {
 		t.Errorf("components' detail = %q", d)
 	}
 	if listed := c.StartupSteps(); !slices.Equal(listed, seen) {

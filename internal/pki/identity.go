@@ -10,12 +10,14 @@ import (
 
 // Well-known user and group names, as a real cluster uses them.
 const (
-	AdminUser      = "admin"
-	SchedulerUser  = "system:kube-scheduler"
-	StudentUser    = "student"
-	NodeUserPrefix = "system:node:"
-	MastersGroup   = "system:masters"
-	NodesGroup     = "system:nodes"
+	AdminUser     = "admin"
+	SchedulerUser = "system:kube-scheduler"
+	// ControllerManagerUser is kube-controller-manager's user name.
+	ControllerManagerUser = "system:kube-controller-manager"
+	StudentUser           = "student"
+	NodeUserPrefix        = "system:node:"
+	MastersGroup          = "system:masters"
+	NodesGroup            = "system:nodes"
 )
 
 // Identity is who a credential authenticates as: the user name (the client
@@ -31,6 +33,16 @@ func Admin() Identity { return Identity{User: AdminUser, Groups: []string{Master
 
 // Scheduler is the identity kube-scheduler uses; RBAC grants it by user name.
 func Scheduler() Identity { return Identity{User: SchedulerUser} }
+
+// ControllerManager is the identity kube-controller-manager uses. Until
+// kubesim's bootstrap policy has upstream's system:kube-controller-manager
+// and system:controller:* roles (upstream's controllers then act as
+// their own service accounts, --use-service-account-credentials), it is
+// in system:masters, which bypasses RBAC: the API server's traces show
+// that group.
+func ControllerManager() Identity {
+	return Identity{User: ControllerManagerUser, Groups: []string{MastersGroup}}
+}
 
 // Student is a user with no groups: it may do only what RBAC grants to the
 // name "student" (and to every authenticated user).
