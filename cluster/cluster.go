@@ -138,6 +138,11 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	if c.apiCfg.Kubelet, err = c.kubeletClientConfig(); err != nil {
 		return nil, err
 	}
+	// Service account tokens are signed with a key kept in the data dir,
+	// so that a token outlives a restart of the same cluster.
+	if c.apiCfg.ServiceAccountSigningKey, err = c.Authority.ServiceAccountKey(); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	c.cancel, c.runCtx = cancel, runCtx
 	if err := c.startAPI(ctx); err != nil {
