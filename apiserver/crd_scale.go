@@ -2,12 +2,10 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -97,28 +95,7 @@ func (v *crdVersion) patchScale(w http.ResponseWriter, r *http.Request, p params
 		return err
 	}
 	pt := types.PatchType(parseMediaType(r.Header.Get("Content-Type")))
-	return v.writeScale(w, r, p, func(cur *autoscalingv1.Scale) ([]byte, error) {
-		doc, err := json.Marshal(cur)
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		if pt == types.JSONPatchType {
-			ops, err := jsonpatch.DecodePatch(patch)
-			if err != nil {
-				return nil, apierrors.NewBadRequest(err.Error())
-			}
-			out, err := ops.Apply(doc)
-			if err != nil {
-				return nil, invalidPatch(err)
-			}
-			return out, nil
-		}
-		out, err := jsonpatch.MergePatch(doc, patch)
-		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-		return out, nil
-	})
+	return v.writeScale(w, r, p, scalePatcher(pt, patch))
 }
 
 // writeScale updates the custom resource from the Scale newScale makes

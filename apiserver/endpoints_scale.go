@@ -124,7 +124,15 @@ func (h *handlers) patchScale(w http.ResponseWriter, r *http.Request, p params) 
 		return err
 	}
 	pt := types.PatchType(parseMediaType(r.Header.Get("Content-Type")))
-	return h.writeScale(w, r, p, func(cur *autoscalingv1.Scale) ([]byte, error) {
+	return h.writeScale(w, r, p, scalePatcher(pt, patch))
+}
+
+// scalePatcher applies patch, of type pt, to a Scale: JSON patch, or a
+// merge patch (a strategic merge patch of a Scale, which has no lists,
+// merges the same). Deployments, ReplicaSets and custom resources share
+// it.
+func scalePatcher(pt types.PatchType, patch []byte) func(cur *autoscalingv1.Scale) ([]byte, error) {
+	return func(cur *autoscalingv1.Scale) ([]byte, error) {
 		doc, err := json.Marshal(cur)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
@@ -145,7 +153,7 @@ func (h *handlers) patchScale(w http.ResponseWriter, r *http.Request, p params) 
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		return out, nil
-	})
+	}
 }
 
 // writeScale sets spec.replicas from the Scale newScale makes of the
