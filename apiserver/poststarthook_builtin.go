@@ -57,7 +57,15 @@ func (s *Server) addBuiltinPostStartHooks() error {
 // has succeeded (retrying until then), so that a ready kubesim has its
 // namespaces: kubesim's own components and tests count on "default".
 func (s *Server) systemNamespacesHook(ctx PostStartHookContext) error {
-	for s.reg.Bootstrap(ctx) != nil {
+	return s.ensureThenEvery(ctx, systemNamespacesInterval, s.reg.Bootstrap, "unable to create required kubernetes system Namespace")
+}
+
+// ensureThenEvery calls ensure until it has succeeded once (every
+// bootstrapRolesRetry; an error only when ctx ends first), then again
+// every interval in the hook's goroutine until the server stops, logging
+// a failure with what.
+func (s *Server) ensureThenEvery(ctx PostStartHookContext, interval time.Duration, ensure func(context.Context) error, what string) error {
+	for ensure(ctx) != nil {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -65,15 +73,15 @@ func (s *Server) systemNamespacesHook(ctx PostStartHookContext) error {
 		}
 	}
 	ctx.Go(func(ctx context.Context) {
-		t := time.NewTicker(systemNamespacesInterval)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if err := s.reg.Bootstrap(ctx); err != nil && ctx.Err() == nil {
-					s.cfg.errorLog().Printf("unable to create required kubernetes system Namespace: %v", err)
+				if err := ensure(ctx); err != nil && ctx.Err() == nil {
+					s.cfg.errorLog().Printf("%s: %v", what, err)
 				}
 			}
 		}

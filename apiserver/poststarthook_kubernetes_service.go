@@ -29,30 +29,5 @@ func (s *Server) bootstrapControllerHook(ctx PostStartHookContext) error {
 		return fmt.Errorf("the API server's address: %w", err)
 	}
 	ensure := func(ctx context.Context) error { return s.reg.EnsureKubernetesService(ctx, host, port) }
-	for {
-		err := ensure(ctx)
-		if err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(bootstrapRolesRetry):
-		}
-	}
-	ctx.Go(func(ctx context.Context) {
-		t := time.NewTicker(kubernetesServiceInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := ensure(ctx); err != nil && ctx.Err() == nil {
-					s.cfg.errorLog().Printf("unable to sync kubernetes service: %v", err)
-				}
-			}
-		}
-	})
-	return nil
+	return s.ensureThenEvery(ctx, kubernetesServiceInterval, ensure, "unable to sync kubernetes service")
 }
