@@ -8,8 +8,10 @@ import (
 )
 
 // StartControllerManager starts the controller manager, as
-// system:kube-controller-manager, with the cluster's speed. It is an
-// error if it already runs.
+// system:kube-controller-manager, with the cluster's speed; each
+// controller acts as its service account kube-system/<controller>, whose
+// tokens the manager asks for (--use-service-account-credentials). It is
+// an error if it already runs.
 func (c *Cluster) StartControllerManager() error {
 	c.compMu.Lock()
 	defer c.compMu.Unlock()

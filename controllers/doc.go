@@ -2,7 +2,14 @@
 // that watch the API through client-go shared informers, put the keys of
 // the objects to look at on rate-limited workqueues, and bring the
 // cluster towards what the objects ask for, through the API server only
-// (it never imports apiserver), as the user system:kube-controller-manager.
+// (it never imports apiserver). The manager's own user,
+// system:kube-controller-manager, runs the shared informers, makes a
+// service account kube-system/<controller> for each controller and asks
+// for its tokens (TokenRequest, an hour, renewed after 80% of it); each
+// controller's requests carry its own token, so the API server sees
+// system:serviceaccount:kube-system:replicaset-controller create pods
+// (credentials.go; upstream's --use-service-account-credentials, which
+// kubeadm sets).
 //
 // The controllers, each in its own files, follow upstream's
 // (k8s.io/kubernetes v1.37 pkg/controller); the code is written here:

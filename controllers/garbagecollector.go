@@ -61,12 +61,14 @@ type resourceMapping struct {
 }
 
 // NewGarbageCollector returns a collector that finds resources through
-// disc and reads and deletes them through dyn, rediscovering every
-// resync.
-func NewGarbageCollector(disc discovery.DiscoveryInterface, dyn dynamic.Interface, resync time.Duration) *GarbageCollector {
+// disc, watches them through informers (the manager's shared ones
+// upstream, on the manager's own client) and reads, patches and deletes
+// them through dyn (the collector's own credentials), rediscovering
+// every resync.
+func NewGarbageCollector(disc discovery.DiscoveryInterface, dyn, informers dynamic.Interface, resync time.Duration) *GarbageCollector {
 	gc := &GarbageCollector{
 		discovery: disc, dynamic: dyn, resync: resync,
-		factory:  dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
+		factory:  dynamicinformer.NewDynamicSharedInformerFactory(informers, 0),
 		mappings: map[schema.GroupVersionKind]resourceMapping{},
 		watched:  map[schema.GroupVersionResource]cache.SharedIndexInformer{},
 		attemptToDelete: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.UID](),

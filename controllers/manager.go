@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -32,8 +33,15 @@ const (
 // Config configures a Manager.
 type Config struct {
 	// REST reaches the API server, authenticated as
-	// system:kube-controller-manager.
+	// system:kube-controller-manager: the shared informers use it, and
+	// with UseServiceAccountCredentials it makes the controllers'
+	// service accounts and asks for their tokens.
 	REST *rest.Config
+	// UseServiceAccountCredentials gives each controller a client of its
+	// own, authenticated as the service account kube-system/<controller>
+	// (kube-controller-manager's --use-service-account-credentials,
+	// which kubeadm sets); without it every controller uses REST.
+	UseServiceAccountCredentials bool
 	// Speed divides upstream's periods (the expectations timeout, the
 	// garbage collector's rediscovery); 0 divides them by
 	// ZeroSpeedDivisor.
@@ -45,7 +53,8 @@ type Config struct {
 // NewConfig returns the defaults for a manager that reaches the API
 // through rc.
 func NewConfig(rc *rest.Config) *Config {
-	return &Config{REST: rc, Speed: DefaultSpeed, Workers: DefaultWorkers, GCWorkers: DefaultGCWorkers}
+	return &Config{REST: rc, UseServiceAccountCredentials: true, Speed: DefaultSpeed,
+		Workers: DefaultWorkers, GCWorkers: DefaultGCWorkers}
 }
 
 // Validate reports what is wrong with c.
@@ -73,8 +82,7 @@ func (c *Config) period(d time.Duration) time.Duration {
 // kube-controller-manager does. Create it with New, run it with Run.
 type Manager struct {
 	cfg       *Config
-	client    kubernetes.Interface
-	dynamic   dynamic.Interface
+	client    kubernetes.Interface // the manager's own
 	factory   informers.SharedInformerFactory
 	replicas  *ReplicaSetController
 	deploys   *DeploymentController
@@ -82,33 +90,72 @@ type Manager struct {
 }
 
 // New returns a manager for cfg with its controllers' informers set up
-// but not started.
+// but not started. Each controller gets the client upstream gives it,
+// by name; the informers use the manager's own.
 func New(cfg *Config) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	client, err := kubernetes.NewForConfig(cfg.REST)
+	own := managerCredentials{rc: cfg.REST}
+	client, err := kubernetes.NewForConfig(own.config("shared-informers"))
 	if err != nil {
 		return nil, fmt.Errorf("controllers: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg.REST)
-	if err != nil {
+	var creds clientConfigs = own
+	if cfg.UseServiceAccountCredentials {
+		creds = newServiceAccountCredentials(cfg.REST, client.CoreV1())
+	}
+	m := &Manager{cfg: cfg, client: client, factory: informers.NewSharedInformerFactory(client, 0)}
+	if err := m.newControllers(creds, own); err != nil {
 		return nil, fmt.Errorf("controllers: %w", err)
 	}
-	m := &Manager{cfg: cfg, client: client, dynamic: dyn, factory: informers.NewSharedInformerFactory(client, 0)}
-	if m.replicas, err = NewReplicaSetController(m.factory, client, cfg.period(DefaultExpectationsTimeout)); err != nil {
-		return nil, err
-	}
-	if m.deploys, err = NewDeploymentController(m.factory, client); err != nil {
-		return nil, err
-	}
-	m.collector = NewGarbageCollector(client.Discovery(), dyn, cfg.period(DefaultGCResyncPeriod))
 	return m, nil
 }
 
-// Run starts the informers and the controllers and blocks until ctx is
-// done, then waits for every worker to return.
+// newControllers makes the controllers, each with the client creds
+// gives it; the garbage collector's informers reach the API through own.
+func (m *Manager) newControllers(creds, own clientConfigs) error {
+	rsClient, err := kubernetes.NewForConfig(creds.config(ReplicaSetControllerName))
+	if err != nil {
+		return err
+	}
+	if m.replicas, err = NewReplicaSetController(m.factory, rsClient, m.cfg.period(DefaultExpectationsTimeout)); err != nil {
+		return err
+	}
+	deployClient, err := kubernetes.NewForConfig(creds.config(DeploymentControllerName))
+	if err != nil {
+		return err
+	}
+	if m.deploys, err = NewDeploymentController(m.factory, deployClient); err != nil {
+		return err
+	}
+	gcConfig := creds.config(GarbageCollectorName)
+	gcClient, err := kubernetes.NewForConfig(gcConfig)
+	if err != nil {
+		return err
+	}
+	gcDynamic, err := dynamic.NewForConfig(gcConfig)
+	if err != nil {
+		return err
+	}
+	informerDynamic, err := dynamic.NewForConfig(own.config("metadata-informers"))
+	if err != nil {
+		return err
+	}
+	m.collector = NewGarbageCollector(gcClient.Discovery(), gcDynamic, informerDynamic, m.cfg.period(DefaultGCResyncPeriod))
+	return nil
+}
+
+// Run makes the controllers' service accounts (with
+// UseServiceAccountCredentials), starts the informers and the
+// controllers and blocks until ctx is done, then waits for every worker
+// to return.
 func (m *Manager) Run(ctx context.Context) error {
+	if m.cfg.UseServiceAccountCredentials {
+		if err := m.ensureServiceAccounts(ctx); err != nil {
+			return err
+		}
+	}
 	m.factory.Start(ctx.Done())
 	defer m.factory.Shutdown()
 	var wg sync.WaitGroup
@@ -124,4 +171,21 @@ func (m *Manager) Run(ctx context.Context) error {
 	run(m.collector.Run, m.cfg.GCWorkers)
 	wg.Wait()
 	return ctx.Err()
+}
+
+// ensureServiceAccounts makes kube-system/<controller> for each
+// controller that does not have it yet, as upstream does when it builds
+// a controller's client (its tokens' requests make sure again).
+func (m *Manager) ensureServiceAccounts(ctx context.Context) error {
+	for _, name := range []string{ReplicaSetControllerName, DeploymentControllerName, GarbageCollectorName} {
+		var last error
+		err := wait.ExponentialBackoffWithContext(ctx, tokenBackoff(), func(ctx context.Context) (bool, error) {
+			last = ensureServiceAccount(ctx, m.client.CoreV1(), name)
+			return last == nil, nil
+		})
+		if err != nil {
+			return fmt.Errorf("controllers: service account %s/%s: %w (last error: %v)", ControllerNamespace, name, err, last)
+		}
+	}
+	return nil
 }

@@ -49,6 +49,12 @@ func TestReplicaSetAdoptsAndReleases(t *testing.T) {
 		p, err := admin.CoreV1().Pods("default").Get(ctx, "orphan", metav1.GetOptions{})
 		return err == nil && len(p.OwnerReferences) == 0, err
 	})
+	// The ReplicaSet's status may still say 2 from before the release
+	// until the sync that released the pod has made its replacement:
+	// wait for the replacement itself.
+	waitFor(t, "a replacement for the released pod", func(ctx context.Context) (bool, error) {
+		return len(podsOf(t, admin, "db")) == 2, nil
+	})
 	waitReplicaSetReady(t, admin, "db", 2)
 	if n := len(podsOf(t, admin, "db")); n != 2 {
 		t.Errorf("%d pods labelled app=db after the release, want 2", n)

@@ -34,15 +34,13 @@ func Admin() Identity { return Identity{User: AdminUser, Groups: []string{Master
 // Scheduler is the identity kube-scheduler uses; RBAC grants it by user name.
 func Scheduler() Identity { return Identity{User: SchedulerUser} }
 
-// ControllerManager is the identity kube-controller-manager uses. Until
-// kubesim's bootstrap policy has upstream's system:kube-controller-manager
-// and system:controller:* roles (upstream's controllers then act as
-// their own service accounts, --use-service-account-credentials), it is
-// in system:masters, which bypasses RBAC: the API server's traces show
-// that group.
-func ControllerManager() Identity {
-	return Identity{User: ControllerManagerUser, Groups: []string{MastersGroup}}
-}
+// ControllerManager is the identity kube-controller-manager uses: RBAC
+// grants it by user name (the system:kube-controller-manager
+// ClusterRole), which lets it make the controllers' service accounts and
+// ask for their tokens; the controllers then act as
+// system:serviceaccount:kube-system:<controller>, as with upstream's
+// --use-service-account-credentials.
+func ControllerManager() Identity { return Identity{User: ControllerManagerUser} }
 
 // Student is a user with no groups: it may do only what RBAC grants to the
 // name "student" (and to every authenticated user).
