@@ -115,15 +115,7 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	}
 	cfg := scenarioCluster(sc, o.dataDir, o.port, o.speed, mode, 0)
 	gate := cfg.Gate
-	var out scenarios.Observer
-	var plain *scenarios.PlainPrinter
-	if o.json {
-		out = scenarios.NewJSONPrinter(stdout)
-	} else {
-		plain = scenarios.NewPlainPrinter(stdout, o.lang)
-		plain.Follow(sc)
-		out = plain
-	}
+	out, plain := headlessPrinter(sc, o, stdout)
 
 	c, err := startCluster(ctx, cfg)
 	if err != nil {
@@ -174,6 +166,18 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 		}
 	}
 	return err
+}
+
+// headlessPrinter is the observer that prints sc's run on stdout without
+// the terminal UI: the JSON printer, or the plain one (also returned, nil
+// for JSON, so that the caller can tell it the speed and the questions).
+func headlessPrinter(sc *scenarios.Scenario, o playOptions, stdout io.Writer) (scenarios.Observer, *scenarios.PlainPrinter) {
+	if o.json {
+		return scenarios.NewJSONPrinter(stdout), nil
+	}
+	plain := scenarios.NewPlainPrinter(stdout, o.lang)
+	plain.Follow(sc)
+	return plain, plain
 }
 
 // stepThrough waits for the gate to hold something, says what on w and

@@ -338,16 +338,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 		}
 		if !exists {
 			created = true
-			m.SetResourceVersion("")
-			if err := s.beforeCreate(obj, namespace); err != nil {
-				return nil, err
-			}
-			if createValidation != nil {
-				if err := createValidation(ctx, obj); err != nil {
-					return nil, err
-				}
-			}
-			return obj, nil
+			return s.createOnUpdate(ctx, obj, m, namespace, createValidation)
 		}
 		created = false
 		switch newRV := m.GetResourceVersion(); {
@@ -376,27 +367,56 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 				return nil, err
 			}
 		}
-		// As upstream's ShouldDeleteDuringUpdate: the current object was
-		// asked to go, with no grace period or one of 0 (a CRD's delete
-		// sets none).
-		deleteAfter = len(m.GetFinalizers()) == 0 && len(cm.GetFinalizers()) > 0 &&
-			cm.GetDeletionTimestamp() != nil && (cm.GetDeletionGracePeriodSeconds() == nil || *cm.GetDeletionGracePeriodSeconds() == 0)
+		deleteAfter = deleteDuringUpdate(m, cm)
 		return obj, nil
 	})
 	if err != nil {
 		return nil, false, s.interpret(err, name)
 	}
 	if deleteAfter {
-		// No resourceVersion precondition: a write in between (a
-		// controller's status update) must not leave the object stored
-		// with a deletionTimestamp and no finalizers, which nothing would
-		// ever remove. It goes unless a finalizer is back.
-		_, err := s.storage.Delete(ctx, key, nil, stillWithoutFinalizers, s.writeOptions(opts))
-		if err != nil && !storage.IsNotFound(err) && !errors.Is(err, errFinalizerBack) {
-			return nil, false, s.interpret(err, name)
+		if err := s.deleteUnfinalized(ctx, key, name, opts); err != nil {
+			return nil, false, err
 		}
 	}
 	return out, created, nil
+}
+
+// createOnUpdate readies obj, which an update found missing, for its
+// create (the strategy allows create on update): no resourceVersion, the
+// strategy's create preparation and createValidation (may be nil).
+func (s *Store) createOnUpdate(ctx context.Context, obj runtime.Object, m metav1.Object, namespace string, createValidation ValidateObjectFunc) (runtime.Object, error) {
+	m.SetResourceVersion("")
+	if err := s.beforeCreate(obj, namespace); err != nil {
+		return nil, err
+	}
+	if createValidation != nil {
+		if err := createValidation(ctx, obj); err != nil {
+			return nil, err
+		}
+	}
+	return obj, nil
+}
+
+// deleteDuringUpdate says whether an update to m of the stored cm removes
+// the object, as upstream's ShouldDeleteDuringUpdate: it empties the
+// finalizers of an object asked to go, with no grace period or one of 0
+// (a CRD's delete sets none).
+func deleteDuringUpdate(m, cm metav1.Object) bool {
+	return len(m.GetFinalizers()) == 0 && len(cm.GetFinalizers()) > 0 &&
+		cm.GetDeletionTimestamp() != nil && (cm.GetDeletionGracePeriodSeconds() == nil || *cm.GetDeletionGracePeriodSeconds() == 0)
+}
+
+// deleteUnfinalized deletes the object at key after an update emptied its
+// finalizers. No resourceVersion precondition: a write in between (a
+// controller's status update) must not leave the object stored with a
+// deletionTimestamp and no finalizers, which nothing would ever remove.
+// It goes unless a finalizer is back.
+func (s *Store) deleteUnfinalized(ctx context.Context, key, name string, opts Options) error {
+	_, err := s.storage.Delete(ctx, key, nil, stillWithoutFinalizers, s.writeOptions(opts))
+	if err != nil && !storage.IsNotFound(err) && !errors.Is(err, errFinalizerBack) {
+		return s.interpret(err, name)
+	}
+	return nil
 }
 
 // errFinalizerBack: an object whose finalizers were emptied got one
