@@ -204,3 +204,18 @@ func (c *DeploymentController) podsByReplicaSet(d *appsv1.Deployment, rss []*app
 	}
 	return out, nil
 }
+
+func init() {
+	registerController(controllerDescriptor{name: DeploymentControllerName, workers: defaultWorkers,
+		build: func(cc *controllerContext) (runFunc, error) {
+			client, err := cc.client(DeploymentControllerName)
+			if err != nil {
+				return nil, err
+			}
+			c, err := NewDeploymentController(cc.factory, client)
+			if err != nil {
+				return nil, err
+			}
+			return c.Run, nil
+		}})
+}

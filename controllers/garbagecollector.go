@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 )
@@ -216,4 +217,24 @@ func (gc *GarbageCollector) runQueue(ctx context.Context, queue workqueue.TypedR
 		}
 		queue.Done(uid)
 	}
+}
+
+func init() {
+	registerController(controllerDescriptor{name: GarbageCollectorName, workers: func(cfg *Config) int { return cfg.GCWorkers },
+		build: func(cc *controllerContext) (runFunc, error) {
+			rc := cc.restConfig(GarbageCollectorName)
+			client, err := kubernetes.NewForConfig(rc)
+			if err != nil {
+				return nil, err
+			}
+			dyn, err := dynamic.NewForConfig(rc)
+			if err != nil {
+				return nil, err
+			}
+			informerDynamic, err := dynamic.NewForConfig(cc.own.config("metadata-informers"))
+			if err != nil {
+				return nil, err
+			}
+			return NewGarbageCollector(client.Discovery(), dyn, informerDynamic, cc.cfg.period(DefaultGCResyncPeriod)).Run, nil
+		}})
 }

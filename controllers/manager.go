@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -48,6 +47,9 @@ type Config struct {
 	Speed float64
 	// Workers and GCWorkers are the workers per controller.
 	Workers, GCWorkers int
+	// Observer, if set, receives each controller's actions with their
+	// evidence (see Action).
+	Observer Observer
 }
 
 // NewConfig returns the defaults for a manager that reaches the API
@@ -81,12 +83,17 @@ func (c *Config) period(d time.Duration) time.Duration {
 // Manager runs the controllers on one shared informer factory, as
 // kube-controller-manager does. Create it with New, run it with Run.
 type Manager struct {
-	cfg       *Config
-	client    kubernetes.Interface // the manager's own
-	factory   informers.SharedInformerFactory
-	replicas  *ReplicaSetController
-	deploys   *DeploymentController
-	collector *GarbageCollector
+	cfg     *Config
+	client  kubernetes.Interface // the manager's own
+	factory informers.SharedInformerFactory
+	runs    []builtController
+}
+
+// builtController is a controller made by New, ready to run.
+type builtController struct {
+	name    string
+	run     runFunc
+	workers int
 }
 
 // New returns a manager for cfg with its controllers' informers set up
@@ -106,44 +113,15 @@ func New(cfg *Config) (*Manager, error) {
 		creds = newServiceAccountCredentials(cfg.REST, client.CoreV1())
 	}
 	m := &Manager{cfg: cfg, client: client, factory: informers.NewSharedInformerFactory(client, 0)}
-	if err := m.newControllers(creds, own); err != nil {
-		return nil, fmt.Errorf("controllers: %w", err)
+	cc := &controllerContext{cfg: cfg, factory: m.factory, creds: creds, own: own}
+	for _, d := range controllerDescriptors {
+		run, err := d.build(cc)
+		if err != nil {
+			return nil, fmt.Errorf("controllers: %s: %w", d.name, err)
+		}
+		m.runs = append(m.runs, builtController{name: d.name, run: run, workers: d.workers(cfg)})
 	}
 	return m, nil
-}
-
-// newControllers makes the controllers, each with the client creds
-// gives it; the garbage collector's informers reach the API through own.
-func (m *Manager) newControllers(creds, own clientConfigs) error {
-	rsClient, err := kubernetes.NewForConfig(creds.config(ReplicaSetControllerName))
-	if err != nil {
-		return err
-	}
-	if m.replicas, err = NewReplicaSetController(m.factory, rsClient, m.cfg.period(DefaultExpectationsTimeout)); err != nil {
-		return err
-	}
-	deployClient, err := kubernetes.NewForConfig(creds.config(DeploymentControllerName))
-	if err != nil {
-		return err
-	}
-	if m.deploys, err = NewDeploymentController(m.factory, deployClient); err != nil {
-		return err
-	}
-	gcConfig := creds.config(GarbageCollectorName)
-	gcClient, err := kubernetes.NewForConfig(gcConfig)
-	if err != nil {
-		return err
-	}
-	gcDynamic, err := dynamic.NewForConfig(gcConfig)
-	if err != nil {
-		return err
-	}
-	informerDynamic, err := dynamic.NewForConfig(own.config("metadata-informers"))
-	if err != nil {
-		return err
-	}
-	m.collector = NewGarbageCollector(gcClient.Discovery(), gcDynamic, informerDynamic, m.cfg.period(DefaultGCResyncPeriod))
-	return nil
 }
 
 // Run makes the controllers' service accounts (with
@@ -159,16 +137,13 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.factory.Start(ctx.Done())
 	defer m.factory.Shutdown()
 	var wg sync.WaitGroup
-	run := func(f func(context.Context, int), workers int) {
+	for _, c := range m.runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(ctx, workers)
+			c.run(ctx, c.workers)
 		}()
 	}
-	run(m.replicas.Run, m.cfg.Workers)
-	run(m.deploys.Run, m.cfg.Workers)
-	run(m.collector.Run, m.cfg.GCWorkers)
 	wg.Wait()
 	return ctx.Err()
 }
@@ -177,7 +152,7 @@ func (m *Manager) Run(ctx context.Context) error {
 // controller that does not have it yet, as upstream does when it builds
 // a controller's client (its tokens' requests make sure again).
 func (m *Manager) ensureServiceAccounts(ctx context.Context) error {
-	for _, name := range []string{ReplicaSetControllerName, DeploymentControllerName, GarbageCollectorName} {
+	for _, name := range controllerNames() {
 		var last error
 		err := wait.ExponentialBackoffWithContext(ctx, tokenBackoff(), func(ctx context.Context) (bool, error) {
 			last = ensureServiceAccount(ctx, m.client.CoreV1(), name)

@@ -234,3 +234,18 @@ func splitKey(key string) (string, string, error) {
 	}
 	return ns, name, nil
 }
+
+func init() {
+	registerController(controllerDescriptor{name: ReplicaSetControllerName, workers: defaultWorkers,
+		build: func(cc *controllerContext) (runFunc, error) {
+			client, err := cc.client(ReplicaSetControllerName)
+			if err != nil {
+				return nil, err
+			}
+			c, err := NewReplicaSetController(cc.factory, client, cc.cfg.period(DefaultExpectationsTimeout))
+			if err != nil {
+				return nil, err
+			}
+			return c.Run, nil
+		}})
+}
