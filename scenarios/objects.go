@@ -57,10 +57,19 @@ var kinds = map[string]kindInfo{
 	"ClusterRoleBinding":       {schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}, false},
 	"CustomResourceDefinition": {schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}, false},
 	"APIService":               {schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}, false},
+	"Deployment":               {schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, true},
+	"ReplicaSet":               {schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, true},
+	"Service":                  {schema.GroupVersionResource{Version: "v1", Resource: "services"}, true},
+	"Endpoints":                {schema.GroupVersionResource{Version: "v1", Resource: "endpoints"}, true},
+	"EndpointSlice":            {schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}, true},
+	"ConfigMap":                {schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, true},
+	"Secret":                   {schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, true},
+	"ServiceAccount":           {schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, true},
 }
 
 // kindNames lists the supported kinds in a fixed order, for messages.
-var kindNames = []string{"Pod", "Node", "Namespace", "Event", "Lease", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService"}
+var kindNames = []string{"Pod", "Node", "Namespace", "Event", "Lease", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService",
+	"Deployment", "ReplicaSet", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount"}
 
 // object reads kind, name and namespace of update, delete, patch and absent.
 func (l *loader) object(n *yaml.Node, fields map[string]field, what string) (ObjectSpec, error) {
