@@ -104,7 +104,7 @@ With no command, kubesim plays the scenario "` + DefaultScenario + `" (see "kube
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runPlay(cmd.Context(), DefaultScenario, o, stdin, stdout, stderr)
 	}
-	root.AddCommand(newPlayCommand(stdin, stdout, stderr), newScenariosCommand(stdout), newServeCommand(stdout), newEtcdCommand(stdout), newVersionCommand(stdout))
+	root.AddCommand(newPlayCommand(stdin, stdout, stderr), newScenariosCommand(stdout), newServeCommand(stdout), newEtcdCommand(stdout), newVersionCommand(stdout), newNodeCommand(stdout))
 	return root
 }
 
@@ -202,6 +202,7 @@ func runServe(ctx context.Context, cfg *cluster.Config, trace bool, out io.Write
 	fmt.Fprintf(out, "as the student: kubectl --kubeconfig %s get pods\n", c.StudentKubeconfig)
 	fmt.Fprintf(out, "with curl:      curl --cacert %s -H \"Authorization: Bearer $(awk -F, '$2==\"admin\"{print $1}' %s)\" %s/api/v1/namespaces/default/pods\n",
 		ca, c.Authority.TokenFile(), c.URL)
+	fmt.Fprintln(out, nodeHint(cfg.DataDir))
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")
 	var wg sync.WaitGroup
 	if trace {

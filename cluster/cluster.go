@@ -155,6 +155,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 		return nil, err
 	}
 	c.startup.add(StartupRun, "components", "started", describeComponents(cfg))
+	c.startControl()
 	return c, nil
 }
 
