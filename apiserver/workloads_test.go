@@ -3,8 +3,9 @@ package apiserver_test
 import (
 	"context"
 	"net/http"
+	"path"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,7 +75,10 @@ func TestDeploymentDefaultsScaleAndGeneration(t *testing.T) {
 }
 
 // TestWorkloadInformersSync: client-go informers on deployments and on
-// endpointslices sync through WatchList and then see a new object.
+// endpointslices sync through WatchList (one watch with
+// sendInitialEvents=true each, no list): the objects there before they
+// started are in their stores as soon as they have synced, and objects
+// made afterwards arrive on the same watch.
 func TestWorkloadInformersSync(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -82,13 +86,24 @@ func TestWorkloadInformersSync(t *testing.T) {
 	if _, err := ts.client.AppsV1().Deployments("default").Create(ctx, testDeployment("before", 1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var watchLists atomic.Int32
+	if _, err := ts.client.DiscoveryV1().EndpointSlices("default").Create(ctx, testEndpointSlice("before-abc"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	requests := map[string]int{} // "watchlist deployments", "list endpointslices", …
 	cfg := ts.restConfig()
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if q := r.URL.Query(); q.Get("sendInitialEvents") == "true" && q.Get("watch") == "true" {
-				watchLists.Add(1)
+			kind, q := "list ", r.URL.Query()
+			if q.Get("watch") == "true" {
+				kind = "watch "
+				if q.Get("sendInitialEvents") == "true" && q.Get("resourceVersionMatch") == "NotOlderThan" {
+					kind = "watchlist "
+				}
 			}
+			mu.Lock()
+			requests[kind+path.Base(r.URL.Path)]++
+			mu.Unlock()
 			return rt.RoundTrip(r)
 		})
 	}
@@ -102,19 +117,38 @@ func TestWorkloadInformersSync(t *testing.T) {
 	if !cache.WaitForCacheSync(syncCtx.Done(), dInf.HasSynced, sInf.HasSynced) {
 		t.Fatal("informers did not sync within 10s")
 	}
-	if n := watchLists.Load(); n < 2 {
-		t.Errorf("%d WatchList requests, want one per informer", n)
+	mu.Lock()
+	for _, resource := range []string{"deployments", "endpointslices"} {
+		if requests["watchlist "+resource] == 0 || requests["list "+resource] != 0 {
+			t.Errorf("%s: %d WatchList and %d list requests, want WatchList and no list (all requests: %v)",
+				resource, requests["watchlist "+resource], requests["list "+resource], requests)
+		}
 	}
-	port, tcp := int32(80), corev1.ProtocolTCP
-	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "web-abc", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}},
-		AddressType: discoveryv1.AddressTypeIPv4, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.1.5"}}},
-		Ports: []discoveryv1.EndpointPort{{Port: &port, Protocol: &tcp}}}
-	if _, err := ts.client.DiscoveryV1().EndpointSlices("default").Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+	mu.Unlock()
+	if _, err := deployments.Lister().Deployments("default").Get("before"); err != nil {
+		t.Errorf("synced deployments informer: %v, want the deployment made before it started", err)
+	}
+	if _, err := slices.Lister().EndpointSlices("default").Get("before-abc"); err != nil {
+		t.Errorf("synced endpointslices informer: %v, want the slice made before it started", err)
+	}
+
+	if _, err := ts.client.AppsV1().Deployments("default").Create(ctx, testDeployment("after", 1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the informers to hold both objects", func() bool {
-		_, errD := deployments.Lister().Deployments("default").Get("before")
+	if _, err := ts.client.DiscoveryV1().EndpointSlices("default").Create(ctx, testEndpointSlice("web-abc"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the informers to hold the objects made after they synced", func() bool {
+		_, errD := deployments.Lister().Deployments("default").Get("after")
 		_, errS := slices.Lister().EndpointSlices("default").Get("web-abc")
 		return errD == nil && errS == nil
 	})
+}
+
+// testEndpointSlice is a slice of Service web with one endpoint on port 80.
+func testEndpointSlice(name string) *discoveryv1.EndpointSlice {
+	port, tcp := int32(80), corev1.ProtocolTCP
+	return &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{discoveryv1.LabelServiceName: "web"}},
+		AddressType: discoveryv1.AddressTypeIPv4, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.1.5"}}},
+		Ports: []discoveryv1.EndpointPort{{Port: &port, Protocol: &tcp}}}
 }
