@@ -17,6 +17,8 @@ type keyMap struct {
 	// Choose is 1..9, the choices; Skip is Next while a question is
 	// asked (its help only: Next does it).
 	Answer, Choose, Skip key.Binding
+	// Kubelet opens the node overlay, to stop or start a kubelet (nodes.go).
+	Kubelet key.Binding
 }
 
 // newKeyMap returns the bindings with their help in lang.
@@ -51,6 +53,7 @@ func newKeyMap(lang string) keyMap {
 		Answer:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", t("show question", "显示问题"))),
 		Choose:    key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", t("answer", "回答问题"))),
 		Skip:      key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space", t("skip answer", "跳过问题"))),
+		Kubelet:   key.NewBinding(key.WithKeys("K"), key.WithHelp("K", t("stop/start kubelet", "停止/启动 kubelet"))),
 	}
 }
 
@@ -67,6 +70,6 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Mode, k.Narration, k.Faster, k.Slower, k.Choose, k.Skip},
 		{k.NextPane, k.PrevPane, k.Left, k.Up, k.PrevTab},
-		{k.Lang, k.Restart, k.Picker, k.Help, k.Quit, k.Answer},
+		{k.Lang, k.Restart, k.Picker, k.Help, k.Quit, k.Answer, k.Kubelet},
 	}
 }

@@ -24,6 +24,8 @@ func (m *Model) keyPress(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 		return m.pickerKey(msg)
 	case overlayHelp:
 		return m.helpKey(msg)
+	case overlayNodes:
+		return m.nodesKey(msg)
 	case overlayNarration:
 		cmd, handled = m.narrationKey(msg)
 	case overlaySummary:
@@ -140,6 +142,8 @@ func (m *Model) screenKey(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 		return m.start(m.scenario.Name), false
 	case key.Matches(msg, k.Lang):
 		m.toggleLang()
+	case key.Matches(msg, k.Kubelet):
+		return m.openNodes(), false
 	default:
 		if m.questionScreenKey(msg) || m.gateKey(msg) {
 			return nil, false

@@ -40,6 +40,7 @@ func (m *Model) layout() {
 	}
 	m.picker.SetSize(max(m.width-4, 20), max(body-2, 3))
 	m.fullNarration.SetSize(max(m.width-2, 20), max(body-2, 1))
+	m.nodes.SetSize(max(m.width-2, 20), max(body-2, 1))
 	m.help.Width = m.width
 }
 

@@ -36,6 +36,8 @@ const (
 	overlayNarration
 	// overlayQuestion is the question the gate's step asks (question.go).
 	overlayQuestion
+	// overlayNodes stops and starts the nodes' kubelets (nodes.go).
+	overlayNodes
 )
 
 // Model is the root model of the TUI. Build it with newModel; only
@@ -106,6 +108,7 @@ type Model struct {
 	cluster       *clusterPane
 	picker        *pickerPane
 	fullNarration *narrationPane
+	nodes         *nodesPane
 	// lowerLeft is the pane shown in the lower left on small screens.
 	lowerLeft focus
 	// firstStart starts the scenario of Options, from Init.
@@ -155,6 +158,7 @@ func newModel(ctx context.Context, d Driver, opts Options, r *lipgloss.Renderer)
 		picker:        &pickerPane{shared: sh},
 		fullNarration: &narrationPane{shared: sh},
 	}
+	m.nodes = &nodesPane{shared: sh, cluster: m.cluster}
 	m.picker.items = m.infos
 	// until the terminal says its size (it does at once when it is one)
 	m.width, m.height = 80, 24
@@ -221,6 +225,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.kubeEvents(msg))
 	case clusterMsg:
 		cmds = append(cmds, m.clusterChanged(msg))
+	case kubeletMsg:
+		m.kubeletsListed(msg)
 	case tea.KeyMsg:
 		cmd, quit := m.keyPress(msg)
 		if quit {

@@ -29,6 +29,8 @@ func (m *Model) View() string {
 		parts = append(parts, m.box(tr(m.shared.lang, "summary"), strings.Join(m.summary(m.width-4), "\n"), m.width, body, true))
 	case overlayNarration:
 		parts = append(parts, m.pane(m.fullNarration.paneTitle(), m.fullNarration.View(), m.width, body, true))
+	case overlayNodes:
+		parts = append(parts, m.pane(nodesText["title"].In(m.shared.lang), m.nodes.View(), m.width, body, true))
 	case overlayQuestion:
 		title := fmt.Sprintf(tr(m.shared.lang, "question_title"), m.step.Index, m.step.Total)
 		parts = append(parts, m.box(title, strings.Join(m.questionView(m.width-4), "\n"), m.width, body, true))
@@ -247,6 +249,8 @@ func (m *Model) helpBar() string {
 		bar = m.help.ShortHelpView(m.fullNarration.KeyHelp())
 	case overlayQuestion:
 		bar = m.help.ShortHelpView(m.questionHelp())
+	case overlayNodes:
+		bar = m.help.ShortHelpView(m.nodes.KeyHelp())
 	default:
 		bar = m.help.ShortHelpView(m.shared.keys.ShortHelp())
 	}
