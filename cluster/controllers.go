@@ -24,6 +24,7 @@ func (c *Cluster) StartControllerManager() error {
 	}
 	cfg := controllers.NewConfig(rc)
 	cfg.Speed = c.speed
+	cfg.Observer = controllerObserver(c.Recorder)
 	m, err := controllers.New(cfg)
 	if err != nil {
 		return err

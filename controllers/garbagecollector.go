@@ -53,6 +53,10 @@ type GarbageCollector struct {
 
 	attemptToDelete workqueue.TypedRateLimitingInterface[types.UID]
 	attemptToOrphan workqueue.TypedRateLimitingInterface[types.UID]
+	// report, if set, receives the collector's actions; triggers are the
+	// graph events that queued each UID (garbagecollector_observe.go).
+	report   func(Action)
+	triggers eventTriggers
 }
 
 // resourceMapping is where the objects of a kind are served.
@@ -104,8 +108,14 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int) {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(2)
-		go func() { defer wg.Done(); gc.runQueue(ctx, gc.attemptToDelete, gc.attemptToDeleteItem) }()
-		go func() { defer wg.Done(); gc.runQueue(ctx, gc.attemptToOrphan, gc.attemptToOrphanItem) }()
+		go func() {
+			defer wg.Done()
+			gc.runQueue(ctx, gc.attemptToDelete, gc.observed("garbage_collector_attempt_to_delete", gc.attemptToDeleteItem))
+		}()
+		go func() {
+			defer wg.Done()
+			gc.runQueue(ctx, gc.attemptToOrphan, gc.observed("garbage_collector_attempt_to_orphan", gc.attemptToOrphanItem))
+		}()
 	}
 	gc.rediscover(ctx)
 	gc.attemptToDelete.ShutDown()
@@ -222,7 +232,7 @@ func (gc *GarbageCollector) runQueue(ctx context.Context, queue workqueue.TypedR
 func init() {
 	registerController(controllerDescriptor{name: GarbageCollectorName, workers: func(cfg *Config) int { return cfg.GCWorkers },
 		build: func(cc *controllerContext) (runFunc, error) {
-			rc := cc.restConfig(GarbageCollectorName)
+			rc := observeWrites(cc.restConfig(GarbageCollectorName))
 			client, err := kubernetes.NewForConfig(rc)
 			if err != nil {
 				return nil, err
@@ -235,6 +245,10 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return NewGarbageCollector(client.Discovery(), dyn, informerDynamic, cc.cfg.period(DefaultGCResyncPeriod)).Run, nil
+			gc := NewGarbageCollector(client.Discovery(), dyn, informerDynamic, cc.cfg.period(DefaultGCResyncPeriod))
+			if cc.cfg.Observer != nil {
+				gc.report = cc.cfg.observe
+			}
+			return gc.Run, nil
 		}})
 }

@@ -91,8 +91,10 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, uid types.U
 		}
 		return gc.removeOwnerRefs(ctx, n.ref, append(dangling, waiting...))
 	case len(waiting) > 0 && len(n.dependents) > 0:
+		decide(ctx, Decision{Reason: DecisionOwnerDeletingDependents, Target: ownerNames(owners), Policy: string(metav1.DeletePropagationForeground)})
 		return gc.deleteObject(ctx, n.ref, latest, metav1.DeletePropagationForeground)
 	}
+	decide(ctx, Decision{Reason: DecisionOwnerGone, Target: ownerNames(owners), Policy: string(policyOf(latest))})
 	return gc.deleteObject(ctx, n.ref, latest, policyOf(latest))
 }
 
@@ -136,6 +138,7 @@ func (gc *GarbageCollector) classifyOwners(ctx context.Context, dep objectRef, o
 // removes it); else the blocking dependents are looked at.
 func (gc *GarbageCollector) processDeletingDependents(ctx context.Context, n nodeView) error {
 	if len(n.blocking) == 0 {
+		decide(ctx, Decision{Reason: DecisionDependentsGone, Target: metav1.FinalizerDeleteDependents})
 		return gc.removeFinalizer(ctx, n.ref, metav1.FinalizerDeleteDependents)
 	}
 	for _, d := range n.blocking {
@@ -184,6 +187,7 @@ func (gc *GarbageCollector) attemptToOrphanItem(ctx context.Context, uid types.U
 	if !ok {
 		return nil
 	}
+	decide(ctx, Decision{Reason: DecisionOrphan, Count: int32(len(n.dependents)), Target: metav1.FinalizerOrphanDependents})
 	for _, d := range n.dependents {
 		if err := gc.removeOwnerRefs(ctx, d.ref, []types.UID{uid}); err != nil && !apierrors.IsNotFound(err) {
 			return err

@@ -120,13 +120,13 @@ func (g *ownerGraph) transitions(n *graphNode, m metav1.Object) {
 	n.beingDeleted = m.GetDeletionTimestamp() != nil
 	n.deletingDependents = n.beingDeleted && slices.Contains(m.GetFinalizers(), metav1.FinalizerDeleteDependents)
 	if n.beingDeleted && slices.Contains(m.GetFinalizers(), metav1.FinalizerOrphanDependents) {
-		g.gc.attemptToOrphan.Add(n.ref.UID)
+		g.gc.queueBecause(g.gc.attemptToOrphan, n.ref.UID, "update", n.ref, m)
 	}
 	if n.deletingDependents {
 		for _, d := range n.dependents {
-			g.gc.attemptToDelete.Add(d.ref.UID)
+			g.gc.queueBecause(g.gc.attemptToDelete, d.ref.UID, "update", n.ref, m)
 		}
-		g.gc.attemptToDelete.Add(n.ref.UID)
+		g.gc.queueBecause(g.gc.attemptToDelete, n.ref.UID, "update", n.ref, m)
 	}
 }
 
@@ -148,7 +148,7 @@ func (g *ownerGraph) remove(uid types.UID) {
 		}
 	}
 	for _, d := range n.dependents {
-		g.gc.attemptToDelete.Add(d.ref.UID)
+		g.gc.queueBecause(g.gc.attemptToDelete, d.ref.UID, "delete", n.ref, nil)
 	}
 }
 

@@ -40,6 +40,10 @@ type ReplicaSetController struct {
 	queue        workqueue.TypedRateLimitingInterface[string]
 	expectations *expectations
 	burst        int
+	// triggers and syncKey report the controller's actions (observe.go);
+	// syncKey is sync unless the manager has an Observer.
+	triggers eventTriggers
+	syncKey  func(context.Context, string) error
 }
 
 // NewReplicaSetController sets up the controller's informers on factory;
@@ -54,9 +58,10 @@ func NewReplicaSetController(factory informers.SharedInformerFactory, client kub
 		expectations: newExpectations(expectationsTimeout),
 		burst:        BurstReplicas,
 	}
+	c.syncKey = c.sync
 	if _, err := rsInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueue,
-		UpdateFunc: func(_, cur any) { c.enqueue(cur) },
+		AddFunc:    func(obj any) { c.enqueueFor(obj, "add") },
+		UpdateFunc: func(_, cur any) { c.enqueueFor(cur, "update") },
 		DeleteFunc: c.deleteReplicaSet,
 	}); err != nil {
 		return nil, err
@@ -72,14 +77,27 @@ func NewReplicaSetController(factory informers.SharedInformerFactory, client kub
 // Run waits for the informers, then syncs with workers goroutines until
 // ctx is done; it returns when they have all stopped.
 func (c *ReplicaSetController) Run(ctx context.Context, workers int) {
-	runWorkers(ctx, c.queue, c.synced, workers, c.sync)
+	runWorkers(ctx, c.queue, c.synced, workers, c.syncKey)
 }
 
-func (c *ReplicaSetController) enqueue(obj any) {
-	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+// enqueueFor queues the ReplicaSet obj, told by its informer's handler
+// verb.
+func (c *ReplicaSetController) enqueueFor(obj any, verb string) {
+	if rs, ok := obj.(*appsv1.ReplicaSet); ok {
+		c.enqueueBecause(rs, triggerOf(verb, rs, "apps/v1", rsKind.Kind))
+	}
+}
+
+// enqueueBecause queues rs, noting t as the reason.
+func (c *ReplicaSetController) enqueueBecause(rs *appsv1.ReplicaSet, t Trigger) {
+	if key, err := cache.MetaNamespaceKeyFunc(rs); err == nil {
+		c.triggers.note(key, t)
 		c.queue.Add(key)
 	}
 }
+
+// podTrigger is the informer event verb about pod.
+func podTrigger(verb string, pod *corev1.Pod) Trigger { return triggerOf(verb, pod, "v1", "Pod") }
 
 func (c *ReplicaSetController) deleteReplicaSet(obj any) {
 	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
@@ -129,12 +147,13 @@ func (c *ReplicaSetController) addPod(obj any) {
 		if rs := c.ownerOf(pod.Namespace, ref); rs != nil {
 			key := rs.Namespace + "/" + rs.Name
 			c.expectations.creationObserved(key)
+			c.triggers.note(key, podTrigger("add", pod))
 			c.queue.Add(key)
 		}
 		return
 	}
 	for _, rs := range c.replicaSetsMatching(pod) {
-		c.enqueue(rs)
+		c.enqueueBecause(rs, podTrigger("add", pod))
 	}
 }
 
@@ -154,12 +173,12 @@ func (c *ReplicaSetController) updatePod(oldObj, curObj any) {
 	oldRef, curRef := metav1.GetControllerOf(old), metav1.GetControllerOf(cur)
 	if oldRef != nil && (curRef == nil || *oldRef != *curRef) {
 		if rs := c.ownerOf(old.Namespace, oldRef); rs != nil {
-			c.enqueue(rs)
+			c.enqueueBecause(rs, podTrigger("update", cur))
 		}
 	}
 	if curRef != nil {
 		if rs := c.ownerOf(cur.Namespace, curRef); rs != nil {
-			c.enqueue(rs)
+			c.enqueueBecause(rs, podTrigger("update", cur))
 			// A pod that just became ready is available minReadySeconds later.
 			if !isPodReady(old) && isPodReady(cur) && rs.Spec.MinReadySeconds > 0 {
 				key, _ := cache.MetaNamespaceKeyFunc(rs)
@@ -170,7 +189,7 @@ func (c *ReplicaSetController) updatePod(oldObj, curObj any) {
 	}
 	if labelsChanged || oldRef != nil {
 		for _, rs := range c.replicaSetsMatching(cur) {
-			c.enqueue(rs)
+			c.enqueueBecause(rs, podTrigger("update", cur))
 		}
 	}
 }
@@ -186,6 +205,7 @@ func (c *ReplicaSetController) deletePod(obj any) {
 	}
 	key := rs.Namespace + "/" + rs.Name
 	c.expectations.deletionObserved(key, podKey(pod))
+	c.triggers.note(key, podTrigger("delete", pod))
 	c.queue.Add(key)
 }
 
@@ -238,14 +258,16 @@ func splitKey(key string) (string, string, error) {
 func init() {
 	registerController(controllerDescriptor{name: ReplicaSetControllerName, workers: defaultWorkers,
 		build: func(cc *controllerContext) (runFunc, error) {
-			client, err := cc.client(ReplicaSetControllerName)
+			client, err := kubernetes.NewForConfig(observeWrites(cc.restConfig(ReplicaSetControllerName)))
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%s: %w", ReplicaSetControllerName, err)
 			}
 			c, err := NewReplicaSetController(cc.factory, client, cc.cfg.period(DefaultExpectationsTimeout))
 			if err != nil {
 				return nil, err
 			}
+			c.syncKey = cc.cfg.observedSync(ReplicaSetControllerName, "replicaset", &c.triggers,
+				namespacedObject("apps/v1", rsKind.Kind), c.sync)
 			return c.Run, nil
 		}})
 }

@@ -95,10 +95,15 @@ func (c *ReplicaSetController) claimPods(ctx context.Context, rs *appsv1.Replica
 func (c *ReplicaSetController) manageReplicas(ctx context.Context, pods []*corev1.Pod, rs *appsv1.ReplicaSet) error {
 	key := rs.Namespace + "/" + rs.Name
 	diff := len(pods) - int(*rs.Spec.Replicas)
+	d := Decision{Want: *rs.Spec.Replicas, Have: int32(len(pods))}
 	switch {
 	case diff < 0:
+		d.Reason, d.Count = DecisionTooFewReplicas, int32(min(-diff, c.burst))
+		decide(ctx, d)
 		return c.createPods(ctx, rs, key, min(-diff, c.burst))
 	case diff > 0:
+		d.Reason, d.Count = DecisionTooManyReplicas, int32(min(diff, c.burst))
+		decide(ctx, d)
 		return c.deletePods(ctx, rs, key, pods, min(diff, c.burst))
 	}
 	return nil
@@ -109,9 +114,14 @@ func (c *ReplicaSetController) manageReplicas(ctx context.Context, pods []*corev
 func (c *ReplicaSetController) createPods(ctx context.Context, rs *appsv1.ReplicaSet, key string, n int) error {
 	c.expectations.expectCreations(key, n)
 	ref := controllerRef(rs, rsKind.GroupVersion().String(), rsKind.Kind)
+	ownedBy(ctx, ref)
 	created, err := slowStartBatch(n, SlowStartInitialBatchSize, func() error {
 		pod := podFromTemplate(&rs.Spec.Template, rs.Namespace, rs.Name, ref)
-		_, err := c.client.CoreV1().Pods(rs.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+		wctx := writeSlot(ctx)
+		made, err := c.client.CoreV1().Pods(rs.Namespace).Create(wctx, pod, metav1.CreateOptions{})
+		if err == nil {
+			created(wctx, made)
+		}
 		if err != nil {
 			c.expectations.creationObserved(key) // this one will never be seen
 		}

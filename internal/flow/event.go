@@ -44,6 +44,7 @@ type Event struct {
 	Status     *StatusReport       `json:"status,omitempty"`
 	Hold       *Hold               `json:"hold,omitempty"`
 	Terminated *WatchTermination   `json:"watchTerminated,omitempty"`
+	Controller *ControllerAction   `json:"controller,omitempty"`
 }
 
 // EtcdWrite is a write the API server made to etcd (stages 2, 5 and 8).

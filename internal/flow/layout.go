@@ -121,6 +121,7 @@ var evidenceKinds = []evidenceKind{
 	{func(e *Event) bool { return e.Runtime != nil }, Layout.runtime},
 	{func(e *Event) bool { return e.Status != nil }, Layout.status},
 	{func(e *Event) bool { return e.Terminated != nil }, Layout.terminated},
+	{func(e *Event) bool { return e.Controller != nil }, Layout.controller},
 }
 
 // Event lays out the evidence ev carries, with what c says besides. An

@@ -1,0 +1,89 @@
+package cluster
+
+import (
+	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// controllerComponent signs the flow events of a controller:
+// "kube-controller-manager/replicaset-controller".
+func controllerComponent(name string) string { return "kube-controller-manager/" + name }
+
+// controllerObserver records each controller action on rec as flow
+// events with Controller evidence: one about the object the action's key
+// names, then one for each object the action created (a ReplicaSet's
+// pods), about that object, which is its story before stage 1. Record
+// never blocks, so neither does the observer.
+func controllerObserver(rec *flow.Recorder) controllers.Observer {
+	return func(a controllers.Action) {
+		ca := controllerAction(a)
+		ev := flow.Event{Component: controllerComponent(a.Controller), Object: objectRef(a.Object), Time: a.Time,
+			Summary: a.Controller + " synced " + a.Key, Controller: ca}
+		rec.Record(ev)
+		for _, w := range ca.Writes {
+			if w.Method != "POST" || w.UID == "" || w.Code/100 != 2 {
+				continue
+			}
+			one := *ca
+			one.Created = true
+			rec.Record(flow.Event{Component: ev.Component, Time: a.Time, Controller: &one,
+				Object:  flow.ObjectRef{APIVersion: createdAPIVersion(w), Kind: createdKind(w), Namespace: w.Namespace, Name: w.Name, UID: w.UID},
+				Summary: a.Controller + " created " + w.Resource + " " + w.Namespace + "/" + w.Name})
+		}
+	}
+}
+
+// controllerAction is a's evidence as flow carries it.
+func controllerAction(a controllers.Action) *flow.ControllerAction {
+	ca := &flow.ControllerAction{Controller: a.Controller, Queue: a.Queue, Key: a.Key, Object: objectRef(a.Object)}
+	if t := a.Event; t != nil {
+		ca.Trigger = &flow.InformerEvent{Verb: t.Verb, Object: objectRef(t.Object), ResourceVersion: t.ResourceVersion}
+	} else {
+		ca.TriggerText = a.Trigger
+	}
+	for _, d := range a.Decisions {
+		ca.Decisions = append(ca.Decisions, flow.ControllerDecision{Reason: d.Reason, Target: d.Target,
+			Want: d.Want, Have: d.Have, Count: d.Count, From: d.From, To: d.To, Policy: d.Policy})
+	}
+	if len(a.Decisions) == 0 {
+		ca.DecisionText = a.Decision
+	}
+	for _, w := range a.Calls {
+		ca.Writes = append(ca.Writes, flow.ControllerWrite{Method: w.Method, Resource: w.Resource, Subresource: w.Subresource,
+			Namespace: w.Namespace, Name: w.Name, UID: w.UID, Code: w.Code, Error: w.Error})
+	}
+	if len(a.Calls) == 0 {
+		ca.WriteLines = a.Writes
+	}
+	if o := a.Owner; o != nil {
+		ca.Owner = &flow.OwnerReference{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: o.UID,
+			Controller: o.Controller != nil && *o.Controller, BlockOwnerDeletion: o.BlockOwnerDeletion != nil && *o.BlockOwnerDeletion}
+	}
+	return ca
+}
+
+func objectRef(o controllers.ObjectRef) flow.ObjectRef {
+	return flow.ObjectRef{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID}
+}
+
+// createdKind and createdAPIVersion are those of what the create w
+// made: a ReplicaSet's pods, a Deployment's ReplicaSets.
+func createdKind(w flow.ControllerWrite) string {
+	switch w.Resource {
+	case "pods":
+		return "Pod"
+	case "replicasets":
+		return "ReplicaSet"
+	}
+	return ""
+}
+
+func createdAPIVersion(w flow.ControllerWrite) string {
+	switch w.Resource {
+	case "pods":
+		return "v1"
+	case "replicasets":
+		return "apps/v1"
+	}
+	return ""
+}
