@@ -210,7 +210,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize(msg)
 	case tickMsg:
 		m.lastTick = m.clock()
-		cmds = append(cmds, tick())
+		cmds = append(cmds, tick(), m.relistKubelets())
 	case sessionStartedMsg:
 		cmds = append(cmds, m.sessionStarted(msg)...)
 	case flowEventsMsg:

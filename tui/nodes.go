@@ -58,6 +58,11 @@ type nodesPane struct {
 	cursor     int
 	// busy is the node whose kubelet is being stopped or started.
 	busy string
+	// listing is set while a listing is under way; asked numbers the
+	// listings asked for, shown the one on screen (an older one that
+	// comes late is dropped).
+	listing      bool
+	asked, shown int
 	// result says what the last stop or start did.
 	result    flow.Text
 	resultErr error
@@ -89,6 +94,7 @@ func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {
 // control (nil: none).
 func (p *nodesPane) open(hasSession bool, control NodeControl) {
 	p.hasSession, p.control, p.nodes, p.loaded, p.listErr = hasSession, control, nil, false, nil
+	p.listing, p.shown = false, p.asked
 	p.busy, p.result, p.resultErr = "", flow.Text{}, nil
 }
 

@@ -215,3 +215,46 @@ func TestNodeOverlayWithoutControl(t *testing.T) {
 		t.Error("q in the node overlay does not quit")
 	}
 }
+
+// TestNodeOverlayRelists: while the overlay is open, each tick lists the
+// nodes again, so that a kubelet stopped elsewhere (the scenario, kubesim
+// node) shows stopped; a listing asked before a stop that comes after it
+// is dropped.
+func TestNodeOverlayRelists(t *testing.T) {
+	m, s := nodeModel(t, 80, 24, "en")
+	if cmd := m.relistKubelets(); cmd != nil {
+		t.Error("a tick lists the nodes while the overlay is closed")
+	}
+	press(m, "K")
+	s.mu.Lock()
+	s.running["node-2"] = false
+	s.mu.Unlock()
+	early := m.relistKubelets() // asked before the stop, answered after it
+	if early == nil {
+		t.Fatal("a tick with the overlay open lists nothing")
+	}
+	if again := m.relistKubelets(); again != nil {
+		t.Error("a tick lists again while a listing is under way")
+	}
+	stop, _ := m.keyPress(keyMsg("enter")) // stop node-1
+	if busy := m.relistKubelets(); busy != nil {
+		t.Error("a tick lists while a stop is under way")
+	}
+	late := early() // node-1 still runs in its answer
+	stopped := stop()
+	m.Update(stopped)
+	m.Update(late)
+	v := m.View()
+	for _, want := range []string{"node-1  kubelet stopped", "node-2  kubelet stopped", "✓ kubelet of node-1 stopped"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the overlay lacks %q:\n%s", want, v)
+		}
+	}
+	s.mu.Lock()
+	s.running["node-2"] = true
+	s.mu.Unlock()
+	m.Update(m.relistKubelets()())
+	if v := m.View(); !strings.Contains(v, "node-2  kubelet running") {
+		t.Errorf("after node-2 started elsewhere and a tick, the overlay:\n%s", v)
+	}
+}

@@ -19,6 +19,7 @@ const nodeControlTimeout = 30 * time.Second
 // after a stop or start (did).
 type kubeletMsg struct {
 	gen   int
+	seq   int // nodesPane.asked when it was asked for
 	nodes []NodeKubelet
 	err   error // of the listing
 	did   *kubeletAction
@@ -40,7 +41,19 @@ func (m *Model) openNodes() tea.Cmd {
 	if nc == nil {
 		return nil
 	}
-	return listKubelets(m.sessions.ctx, m.gen, nc, nil)
+	return m.nodes.list(m.sessions.ctx, m.gen, nil)
+}
+
+// relistKubelets returns, while the node overlay is open and idle, the
+// command that lists the nodes again: each tick, so that a kubelet the
+// scenario (or kubesim node, in another terminal) stopped or started
+// shows as it is.
+func (m *Model) relistKubelets() tea.Cmd {
+	p := m.nodes
+	if m.overlay != overlayNodes || p.control == nil || p.busy != "" || p.listing {
+		return nil
+	}
+	return p.list(m.sessions.ctx, m.gen, nil)
 }
 
 // nodesKey handles every key while the node overlay is open: enter stops
@@ -81,12 +94,15 @@ func (m *Model) toggleKubelet() tea.Cmd {
 	if act.stop {
 		p.result = formatText(nodesText["stopping"], n.Name)
 	}
-	return listKubelets(m.sessions.ctx, m.gen, p.control, act)
+	return p.list(m.sessions.ctx, m.gen, act)
 }
 
-// listKubelets returns the command that does act (if not nil) and then
-// lists the nodes.
-func listKubelets(ctx context.Context, gen int, nc NodeControl, act *kubeletAction) tea.Cmd {
+// list returns the command that does act (if not nil) and then lists
+// the nodes, numbered.
+func (p *nodesPane) list(ctx context.Context, gen int, act *kubeletAction) tea.Cmd {
+	p.asked++
+	p.listing = true
+	nc, seq := p.control, p.asked
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, nodeControlTimeout)
 		defer cancel()
@@ -100,18 +116,20 @@ func listKubelets(ctx context.Context, gen int, nc NodeControl, act *kubeletActi
 			act = &done
 		}
 		nodes, err := nc.Kubelets(ctx)
-		return kubeletMsg{gen: gen, nodes: nodes, err: err, did: act}
+		return kubeletMsg{gen: gen, seq: seq, nodes: nodes, err: err, did: act}
 	}
 }
 
 // kubeletsListed takes the session's answer: the nodes, and what came of
 // the stop or start.
 func (m *Model) kubeletsListed(msg kubeletMsg) {
-	if msg.gen != m.gen {
+	p := m.nodes
+	if msg.gen != m.gen || msg.seq <= p.shown {
 		return
 	}
-	p := m.nodes
+	p.shown = msg.seq
 	p.nodes, p.listErr, p.loaded = msg.nodes, msg.err, true
+	p.listing = p.shown < p.asked
 	p.cursor = max(min(p.cursor, len(p.nodes)-1), 0)
 	if a := msg.did; a != nil {
 		p.busy, p.resultErr = "", a.err
