@@ -262,7 +262,13 @@ func init() {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", ReplicaSetControllerName, err)
 			}
-			c, err := NewReplicaSetController(cc.factory, client, cc.cfg.period(DefaultExpectationsTimeout))
+			// The expectations timeout is not scaled by the speed: it
+			// guards against informer events that never come, it is no
+			// simulated delay. Divided at speed 0 it was shorter than a
+			// create under load, and the controller counted pods before
+			// its creates showed and made too many (1,199 pods for 1,000
+			// replicas in BenchmarkDeploymentReady, then deleted 199).
+			c, err := NewReplicaSetController(cc.factory, client, DefaultExpectationsTimeout)
 			if err != nil {
 				return nil, err
 			}
