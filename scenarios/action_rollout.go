@@ -1,0 +1,160 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	yaml "go.yaml.in/yaml/v3"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// The rollout actions (scale, setImage, rolloutUndo, passReadinessGates)
+// and the deployment expectations (deployment, replicaSets) name a
+// Deployment as {deployment, namespace}; this file has what they share.
+
+// revisionAnnotation is the annotation the deployment controller keeps
+// a ReplicaSet's (and its Deployment's) revision in.
+const revisionAnnotation = "deployment.kubernetes.io/revision"
+
+// revisionHistoryAnnotation lists the earlier revisions a ReplicaSet
+// had, comma-separated (a rollback makes an old ReplicaSet new again).
+const revisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
+
+// deploymentRef reads the deployment and namespace fields of n (what
+// names the action or expectation in messages).
+func (l *loader) deploymentRef(n *yaml.Node, fields map[string]field, what string) (ObjectSpec, error) {
+	o := ObjectSpec{Kind: "Deployment", Namespace: DefaultNamespace}
+	f, ok := fields["deployment"]
+	if !ok {
+		return o, l.errAt(n, "%s: missing field \"deployment\"", what)
+	}
+	var err error
+	if o.Name, err = l.objectName(f.val, what+".deployment"); err != nil {
+		return o, err
+	}
+	if f, ok := fields["namespace"]; ok {
+		if o.Namespace, err = l.objectName(f.val, what+".namespace"); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// atLeast reads an integer from least to the largest int32.
+func (l *loader) atLeast(n *yaml.Node, what string, least int64) (int64, error) {
+	v, err := l.integer(n, what)
+	if err != nil {
+		return 0, err
+	}
+	if v < least || v > 1<<31-1 {
+		return 0, l.errAt(n, "%s: %d is out of range (at least %d)", what, v, least)
+	}
+	return v, nil
+}
+
+// deploymentName is "deployment/web" or "deployment/web -n ns", as
+// kubectl is typed.
+func deploymentName(o ObjectSpec) string {
+	if o.Namespace == DefaultNamespace {
+		return "deployment/" + o.Name
+	}
+	return "deployment/" + o.Name + " -n " + o.Namespace
+}
+
+// kubectlOutput is the line kubectl prints after acting on the
+// Deployment: "deployment.apps/web scaled".
+func kubectlOutput(o ObjectSpec, what string) string {
+	return "deployment.apps/" + o.Name + " " + what
+}
+
+// getDeployment reads the Deployment as user.
+func (p *player) getDeployment(ctx context.Context, o ObjectSpec, user string) (*appsv1.Deployment, error) {
+	ri, err := p.resource(o, user)
+	if err != nil {
+		return nil, err
+	}
+	u, err := ri.Get(ctx, o.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	p.remember(u)
+	d := &appsv1.Deployment{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, d); err != nil {
+		return nil, fmt.Errorf("deployment %s: %w", o.Name, err)
+	}
+	return d, nil
+}
+
+// replicaSetsOf lists d's ReplicaSets as kubectl's rollout commands
+// find them: those its selector matches that it controls (ownerReference
+// with controller: true and its UID), oldest first.
+func (p *player) replicaSetsOf(ctx context.Context, d *appsv1.Deployment, user string) ([]*appsv1.ReplicaSet, error) {
+	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %s: selector: %w", d.Name, err)
+	}
+	ri, err := p.resource(ObjectSpec{Kind: "ReplicaSet", Namespace: d.Namespace}, user)
+	if err != nil {
+		return nil, err
+	}
+	list, err := ri.List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return nil, err
+	}
+	var out []*appsv1.ReplicaSet
+	for _, item := range list.Items {
+		rs := &appsv1.ReplicaSet{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, rs); err != nil {
+			return nil, fmt.Errorf("replicaset %s: %w", item.GetName(), err)
+		}
+		if metav1.IsControlledBy(rs, d) {
+			out = append(out, rs)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].CreationTimestamp, out[j].CreationTimestamp
+		if a.Equal(&b) {
+			return out[i].Name < out[j].Name
+		}
+		return a.Before(&b)
+	})
+	return out, nil
+}
+
+// rsRevision is a ReplicaSet's revision, or -1 when its annotation is
+// missing or not a number.
+func rsRevision(rs *appsv1.ReplicaSet) int64 { return revisionIn(rs.Annotations) }
+
+// revisionIn reads the revision annotation of a ReplicaSet or
+// Deployment: -1 when it is missing or not a number.
+func revisionIn(annotations map[string]string) int64 {
+	v, err := strconv.ParseInt(annotations[revisionAnnotation], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+// replicaSetOfRevision returns d's ReplicaSet whose revision is rev.
+func (p *player) replicaSetOfRevision(ctx context.Context, o ObjectSpec, rev int64, user string) (*appsv1.ReplicaSet, error) {
+	d, err := p.getDeployment(ctx, o, user)
+	if err != nil {
+		return nil, err
+	}
+	rss, err := p.replicaSetsOf(ctx, d, user)
+	if err != nil {
+		return nil, err
+	}
+	var revs []string
+	for _, rs := range rss {
+		if rsRevision(rs) == rev {
+			return rs, nil
+		}
+		revs = append(revs, rs.Annotations[revisionAnnotation])
+	}
+	return nil, fmt.Errorf("deployment %s has no ReplicaSet of revision %d (revisions: %s)", o.Name, rev, joinComma(revs))
+}
