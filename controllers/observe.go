@@ -267,9 +267,9 @@ func (r *syncRecord) addWrite(w *Write) {
 	r.writes = append(r.writes, w)
 }
 
-// created notes the name and UID of an object a write of ctx (a
+// noteCreated notes the name and UID of an object a write of ctx (a
 // writeSlot) created.
-func created(ctx context.Context, obj metav1.Object) {
+func noteCreated(ctx context.Context, obj metav1.Object) {
 	w, _ := ctx.Value(writeSlotKey{}).(*Write)
 	r := recordOf(ctx)
 	if w == nil || r == nil || obj == nil {
@@ -283,7 +283,7 @@ func created(ctx context.Context, obj metav1.Object) {
 type writeSlotKey struct{}
 
 // writeSlot returns ctx for one API call whose Write the caller wants to
-// complete (created): the transport fills the slot instead of adding a
+// complete (noteCreated): the transport fills the slot instead of adding a
 // Write of its own.
 func writeSlot(ctx context.Context) context.Context {
 	if recordOf(ctx) == nil {

@@ -120,7 +120,7 @@ func (c *ReplicaSetController) createPods(ctx context.Context, rs *appsv1.Replic
 		wctx := writeSlot(ctx)
 		made, err := c.client.CoreV1().Pods(rs.Namespace).Create(wctx, pod, metav1.CreateOptions{})
 		if err == nil {
-			created(wctx, made)
+			noteCreated(wctx, made)
 		}
 		if err != nil {
 			c.expectations.creationObserved(key) // this one will never be seen

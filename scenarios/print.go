@@ -56,6 +56,10 @@ type PlainPrinter struct {
 	// askedElsewhere: the steps' questions and answers are left out
 	// (see AskedElsewhere).
 	askedElsewhere bool
+	// creators and awaiting put a controller's pod's creation before its
+	// stage 1 (print_controller.go).
+	creators map[types.UID]string
+	awaiting map[types.UID]int
 }
 
 // revision is one stored version of a key.
@@ -145,6 +149,7 @@ func (p *PlainPrinter) StepStarted(s StepInfo) {
 	p.write(b.String())
 	p.mu.Lock()
 	p.step = s.Index
+	p.giveUpAwaiting()
 	p.flushHeld(false)
 	p.mu.Unlock()
 }
@@ -193,6 +198,9 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
+	case ev.Controller != nil:
+		p.controllerEvent(ev)
+		return
 	case ev.Hold != nil:
 		verb := p.word("held")
 		if ev.Hold.Released {
@@ -204,13 +212,14 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 			return
 		}
 		p.staged[ev.Object.UID] = true
+		p.noteCreated(ev)
 		var c flow.Context
 		if ev.Etcd != nil {
 			c.Prior = p.noteWrite(ev.Etcd)
 		}
 		var lines strings.Builder
 		writeLines(&lines, stageIndent, stageIndent, p.layout.Event(ev, c))
-		if step := p.holdFor(ev.Object, ev.Stage); step > 0 {
+		if step := p.holdFor(ev.Object, ev.Stage); step > 0 || p.awaits(ev.Object.UID) {
 			p.hold(heldBlock{step: step, stage: ev.Stage, pod: ev.Object, text: lines.String()})
 			return
 		}
@@ -232,7 +241,7 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 		return
 	}
 	if ev.Hold == nil && ev.Stage == 0 {
-		if step := p.holdFor(ev.Object, 0); step > 0 {
+		if step := p.holdFor(ev.Object, 0); step > 0 || p.awaits(ev.Object.UID) {
 			p.hold(heldBlock{step: step, pod: ev.Object, text: b.String()})
 			return
 		}

@@ -86,7 +86,7 @@ func (p *PlainPrinter) flushHeld(everything bool) {
 	for _, uid := range p.heldPods {
 		blocks := p.held[uid]
 		i := 0
-		for ; i < len(blocks) && (everything || blocks[i].step <= p.step); i++ {
+		for ; i < len(blocks) && (everything || (blocks[i].step <= p.step && !p.awaits(uid))); i++ {
 			p.writeBlock(&b, blocks[i])
 		}
 		if p.held[uid] = blocks[i:]; len(blocks[i:]) > 0 {

@@ -15,7 +15,7 @@ var controllerWords = map[string]Text{
 	"created_by": {En: "created by %s, syncing %s %s", Zh: "由 %s 创建：它在同步 %s %s"},
 	"synced":     {En: "%s synced %s %s", Zh: "%s 同步了 %s %s"},
 	"trigger": {En: "why now: the informer event %s %s %s%s queued the key %q on the workqueue %q",
-		Zh: "起因：informer 事件 %s %s %s%s 把键 %q 放进了工作队列 %q"},
+		Zh: "起因：informer 事件 %s %s %s%s，把键 %q 放进了工作队列 %q"},
 	"trigger_rv":   {En: " (resourceVersion %s)", Zh: "（resourceVersion %s）"},
 	"trigger_text": {En: "why now: %s queued the key %q", Zh: "起因：%s 把键 %q 放进了工作队列"},
 	"no_trigger": {En: "the key %q came off the workqueue %q with no new informer event (a retry, or a re-queue after a delay)",

@@ -1,0 +1,138 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubesim/kubesim/internal/flow"
+)
+
+// A pod that a controller created begins, in the plain printer, with
+// who created it and why: the controller's action (the informer event
+// that queued the key, the decision with its figures, the writes, the
+// ownerReference), before its stage 1. The controller learns the pod's
+// name only when its POST returns, after the API server recorded stages
+// 1 and 2, so a pod whose create came from a controller's service
+// account is held until its creator's event arrives (or, if it never
+// does, until the step after next begins, or the scenario ends).
+
+// controllerAccounts is the prefix of the users the controllers act as.
+const controllerAccounts = "system:serviceaccount:kube-system:"
+
+// createdWords are the printer's words for a pod's creation.
+var createdWords = map[string]flow.Text{
+	"created_head": {En: "[before 1/8] Who created it — pod %s", Zh: "[1/8 之前] 谁创建了它 — Pod %s"},
+}
+
+// noteCreated, on a pod's staged event, holds the pod until its
+// creator's event comes if a controller created it, or puts the creator
+// block (already come) first. The caller holds p.mu.
+func (p *PlainPrinter) noteCreated(ev flow.Event) {
+	uid := ev.Object.UID
+	if text, ok := p.creators[uid]; ok {
+		delete(p.creators, uid)
+		p.emitCreator(ev.Object, text)
+		return
+	}
+	if ev.Stage != flow.StageAdmitted || ev.Request == nil || !strings.HasPrefix(ev.Request.User, controllerAccounts) {
+		return
+	}
+	if p.awaiting == nil {
+		p.awaiting = map[types.UID]int{}
+	}
+	p.awaiting[uid] = p.step
+}
+
+// awaits reports whether the pod of uid waits for its creator's event.
+// The caller holds p.mu.
+func (p *PlainPrinter) awaits(uid types.UID) bool {
+	_, ok := p.awaiting[uid]
+	return ok
+}
+
+// giveUpAwaiting lets go the pods that have waited for their creator
+// since before the previous step. The caller holds p.mu.
+func (p *PlainPrinter) giveUpAwaiting() {
+	for uid, since := range p.awaiting {
+		if since < p.step-1 {
+			delete(p.awaiting, uid)
+		}
+	}
+}
+
+// controllerEvent prints a controller's action: an object's creation
+// before the rest of its story; an action about another object as an
+// aside, unless it created pods (their blocks show it). The caller holds
+// p.mu.
+func (p *PlainPrinter) controllerEvent(ev flow.Event) {
+	if a := flow.CreatorOf(ev); a != nil {
+		if ev.Object.Kind == "Pod" {
+			p.podCreated(ev)
+		}
+		return
+	}
+	if createdPods(ev.Controller) {
+		return
+	}
+	var b strings.Builder
+	writeLines(&b, asideIndent, stageIndent, p.layout.Event(ev, flow.Context{}))
+	p.out(b.String())
+}
+
+// createdPods reports whether the action created pods.
+func createdPods(a *flow.ControllerAction) bool {
+	for _, w := range a.Writes {
+		if w.Method == "POST" && w.Resource == "pods" && w.UID != "" && w.Code/100 == 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// podCreated handles the event of a pod's creator: the pod waiting for
+// it gets it first, then what was held; a pod not seen yet gets it when
+// its stage 1 comes. The caller holds p.mu.
+func (p *PlainPrinter) podCreated(ev flow.Event) {
+	uid := ev.Object.UID
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n"+createdWords["created_head"].In(p.lang)+"\n", nsName(ev.Object.Namespace, ev.Object.Name))
+	writeLines(&b, stageIndent, stageIndent, p.layout.Event(ev, flow.Context{}))
+	if !p.staged[uid] {
+		if p.creators == nil {
+			p.creators = map[types.UID]string{}
+		}
+		p.creators[uid] = b.String()
+		return
+	}
+	if !p.awaits(uid) {
+		p.emitCreator(ev.Object, b.String()) // late: its stages are out already
+		return
+	}
+	delete(p.awaiting, uid)
+	step := 0
+	if held := p.held[uid]; len(held) > 0 {
+		step = held[0].step
+	}
+	first := heldBlock{step: step, pod: ev.Object, text: b.String()}
+	if len(p.held[uid]) == 0 {
+		p.heldPods = append(p.heldPods, uid)
+	}
+	if p.held == nil {
+		p.held = map[types.UID][]heldBlock{}
+	}
+	p.held[uid] = append([]heldBlock{first}, p.held[uid]...)
+	p.flushHeld(false)
+}
+
+// emitCreator prints a creator block, or holds it for the step the
+// pod's stage 1 waits for. The caller holds p.mu.
+func (p *PlainPrinter) emitCreator(pod flow.ObjectRef, text string) {
+	if step := p.holdFor(pod, flow.StageAdmitted); step > 0 {
+		p.hold(heldBlock{step: step, pod: pod, text: text})
+		return
+	}
+	delete(p.last, pod.UID) // the stage after it gets its header again
+	p.out(text)
+}
