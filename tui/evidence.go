@@ -149,6 +149,9 @@ func (v evidenceView) render(t *podTrack, s flow.Stage, tb tab) ([]string, []his
 		return v.draw([]flow.Line{note(fmt.Sprintf(tr(v.lang, "no_evidence"), tabNames[tb].In(v.lang)))}), nil
 	}
 	var out []flow.Line
+	if s == flow.StageAdmitted && tb == tabRequest {
+		out = v.creatorLines(t)
+	}
 	if from != s {
 		out = append(out, note(fmt.Sprintf(tr(v.lang, "from_stage"), from)))
 	}

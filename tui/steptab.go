@@ -193,5 +193,7 @@ func (m *Model) showStep(v evidenceView) {
 	}
 	done := m.walk.lastDone()
 	held := cur != nil && m.holdsStep(cur.Index)
-	m.evidence.setStep(stepTabKey(cur, done), v.stepEvidence(cur, done, held, m.walk.answers))
+	body := v.stepEvidence(cur, done, held, m.walk.answers)
+	body = append(body, v.draw(v.controllerActions(&m.tracks.controllers))...)
+	m.evidence.setStep(stepTabKey(cur, done), body)
 }

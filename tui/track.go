@@ -29,6 +29,9 @@ type podTrack struct {
 	// traces are the complete traces (stage 0, at the request's end) of
 	// the requests whose start is a staged event, by audit ID.
 	traces map[string]*flow.RequestTrace
+	// creator is the action of the controller that created the pod (its
+	// story before stage 1), nil when none did or it has not come yet.
+	creator *flow.Event
 }
 
 // holdSpan is one hold of the gate: from its Hold event to its release
@@ -45,6 +48,8 @@ func newPodTrack(ref flow.ObjectRef) *podTrack {
 // add files e under the track.
 func (t *podTrack) add(e flow.Event) {
 	switch {
+	case flow.CreatorOf(e) != nil:
+		t.creator = &e
 	case e.Hold != nil:
 		if e.Hold.Released {
 			for i := len(t.holds) - 1; i >= 0; i-- {
@@ -248,6 +253,9 @@ type trackSet struct {
 	follow types.UID
 	// next is set at a step's start: the next stage-1 pod is followed.
 	next bool
+	// controllers holds the latest controller actions and the creators
+	// of pods not seen yet (evidence_controller.go).
+	controllers controllerLog
 }
 
 func newTrackSet() *trackSet {
@@ -257,6 +265,9 @@ func newTrackSet() *trackSet {
 // add files e under its pod; it reports whether the followed pod changed
 // or was updated.
 func (ts *trackSet) add(e flow.Event) bool {
+	if e.Controller != nil && !ts.controllers.add(e) {
+		return false
+	}
 	uid := e.Object.UID
 	if e.Hold != nil && uid == "" {
 		uid = e.Hold.Boundary.Object.UID
@@ -270,6 +281,7 @@ func (ts *trackSet) add(e flow.Event) bool {
 			return false // a pod we never saw staged
 		}
 		t = newPodTrack(e.Object)
+		t.creator = ts.controllers.creatorOf(uid)
 		ts.byUID[uid] = t
 		ts.order = append(ts.order, uid)
 		ts.trim()
