@@ -25,6 +25,14 @@ const (
 	// it started (default: Delays.ReadinessDefault, plus a readiness
 	// probe's initialDelaySeconds).
 	AnnotationReadyAfter = "kubesim.io/ready-after"
+	// AnnotationReadiness: "fail" makes the container's readiness probe
+	// fail from now on, "pass" (or no annotation) lets it pass again. Unlike
+	// the others it is read whenever the pod changes, so that
+	// `kubectl annotate pod web kubesim.io/readiness=fail` turns a running
+	// pod unready (and `--overwrite ...=pass` ready) at once. A real
+	// kubelet would wait for failureThreshold failed probes (3, every
+	// periodSeconds, 10 s) before it says so.
+	AnnotationReadiness = "kubesim.io/readiness"
 	// AnnotationStopAfter: how long the container takes to exit once it
 	// is asked to stop (SIGTERM), default 0. Past the grace period it is
 	// killed (SIGKILL) and exits with 137.
@@ -80,6 +88,9 @@ func containerBehaviour(pod *corev1.Pod, c *corev1.Container, init bool, readine
 	}
 	duration(AnnotationReadyAfter, &b.readyAfter)
 	duration(AnnotationStopAfter, &b.stopAfter)
+	if _, problem := readinessFails(pod, c); problem != "" && !init {
+		b.problems = append(b.problems, problem)
+	}
 	if k, v, ok := lookup(AnnotationExitCode); ok {
 		code, err := strconv.ParseInt(v, 10, 32)
 		if err != nil || code < 0 || code > 255 {
@@ -89,6 +100,33 @@ func containerBehaviour(pod *corev1.Pod, c *corev1.Container, init bool, readine
 		}
 	}
 	return b
+}
+
+// The values of AnnotationReadiness.
+const (
+	ReadinessFail = "fail"
+	ReadinessPass = "pass"
+)
+
+// readinessFails reports whether pod's annotations make container c's
+// readiness probe fail now (the ".<container>" key wins); a value other
+// than fail or pass is a problem, and passes.
+func readinessFails(pod *corev1.Pod, c *corev1.Container) (bool, string) {
+	k := AnnotationReadiness + "." + c.Name
+	v, ok := pod.Annotations[k]
+	if !ok {
+		k = AnnotationReadiness
+		if v, ok = pod.Annotations[k]; !ok {
+			return false, ""
+		}
+	}
+	switch v {
+	case ReadinessFail:
+		return true, ""
+	case ReadinessPass:
+		return false, ""
+	}
+	return false, fmt.Sprintf("annotation %s=%q: want %q or %q", k, v, ReadinessFail, ReadinessPass)
 }
 
 // parseDuration reads "5s", "1m30s" or "5" (seconds).

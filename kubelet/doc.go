@@ -74,6 +74,12 @@
 //	kubesim.io/ready-after: 3s      it is ready 3s after it started
 //	                                (default: at once, or a readiness
 //	                                probe's initialDelaySeconds)
+//	kubesim.io/readiness: fail      its readiness probe fails from now on:
+//	                                it runs but is not ready, nor is the
+//	                                pod, until the value is "pass" again
+//	                                (read each time the pod changes; a
+//	                                real probe takes failureThreshold
+//	                                periods, 3 x 10s by default, to say so)
 //	kubesim.io/stop-after: 10s      it takes 10s to exit when stopped;
 //	                                past the grace period it is killed
 //	                                with exit code 137

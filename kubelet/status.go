@@ -58,8 +58,10 @@ func (m *podMachine) containerStatus(c *container, now time.Time, hasInit bool) 
 	case i.running():
 		st.State.Running = &corev1.ContainerStateRunning{StartedAt: rfc3339(i.started)}
 		started = true
-		// An init container is ready once it has succeeded.
-		st.Ready = !c.init && !now.Before(i.readyAt)
+		// An init container is ready once it has succeeded; an app
+		// container from readyAt on, while its readiness passes.
+		fails, _ := readinessFails(m.pod, &c.spec)
+		st.Ready = !c.init && !now.Before(i.readyAt) && !fails
 		if c.prev != nil && c.prev.exited() {
 			st.LastTerminationState.Terminated = c.prev.terminated()
 		}
