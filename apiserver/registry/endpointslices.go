@@ -6,7 +6,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -33,6 +35,18 @@ var EndpointSlices = &Resource{
 	Default:      defaultEndpointSlice,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{
+		// As upstream's strategy: generation 1 at create, bumped by an
+		// update that changes anything but metadata (labels count). The
+		// endpointslice controller tells its own writes by it.
+		PrepareForCreate: func(obj runtime.Object) { obj.(*discoveryv1.EndpointSlice).Generation = 1 },
+		PrepareForUpdate: func(obj, old runtime.Object) {
+			s, o := obj.(*discoveryv1.EndpointSlice), old.(*discoveryv1.EndpointSlice)
+			sc, oc := *s, *o
+			sc.ObjectMeta, oc.ObjectMeta = metav1.ObjectMeta{}, metav1.ObjectMeta{}
+			if !apiequality.Semantic.DeepEqual(sc, oc) || !apiequality.Semantic.DeepEqual(s.Labels, o.Labels) {
+				s.Generation = o.Generation + 1
+			}
+		},
 		Validate: func(obj runtime.Object) field.ErrorList {
 			return validateEndpointSlice(obj.(*discoveryv1.EndpointSlice))
 		},
