@@ -1,0 +1,44 @@
+package controllers
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+)
+
+// ReasonEndpointSlicesChanged: a Service's EndpointSlices no longer
+// list what its pods make of it; Target is the Service, Want the
+// endpoints its slices list after the sync, Have how many of them are
+// ready, Count the slices written (created, updated or deleted).
+const ReasonEndpointSlicesChanged = "endpointslices-changed"
+
+// decideSlices records, in the sync's record if any, that the slices of
+// svc change as ch says.
+func decideSlices(ctx context.Context, svc *corev1.Service, existing []*discoveryv1.EndpointSlice, ch sliceChanges) {
+	if recordOf(ctx) == nil {
+		return
+	}
+	written := sets.New[string]()
+	for _, s := range append(ch.update, ch.remove...) {
+		written.Insert(s.Name)
+	}
+	after := append(append([]*discoveryv1.EndpointSlice{}, ch.create...), ch.update...)
+	for _, s := range existing {
+		if !written.Has(s.Name) {
+			after = append(after, s)
+		}
+	}
+	var endpoints, ready int32
+	for _, s := range after {
+		for _, ep := range s.Endpoints {
+			endpoints++
+			if ep.Conditions.Ready != nil && *ep.Conditions.Ready {
+				ready++
+			}
+		}
+	}
+	decide(ctx, Decision{Reason: ReasonEndpointSlicesChanged, Target: svc.Name, Want: endpoints, Have: ready,
+		Count: int32(len(ch.create) + len(ch.update) + len(ch.remove))})
+}
