@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,16 +12,22 @@ import (
 )
 
 // DeleteAction deletes an object; with Wait it waits until it is gone.
+// PropagationPolicy, if set, is the delete's propagationPolicy:
+// Background, Foreground or Orphan (kubectl delete --cascade=...).
 type DeleteAction struct {
 	Object             ObjectSpec
 	GracePeriodSeconds *int64
+	PropagationPolicy  *metav1.DeletionPropagation
 	Wait               bool
 }
 
 var _ actionRunner = (*DeleteAction)(nil)
 
 // deleteKeys are the fields of delete.
-var deleteKeys = []string{"kind", "name", "namespace", "gracePeriodSeconds", "wait"}
+var deleteKeys = []string{"kind", "name", "namespace", "gracePeriodSeconds", "propagationPolicy", "wait"}
+
+// propagationPolicies are the values of delete.propagationPolicy.
+var propagationPolicies = []string{string(metav1.DeletePropagationBackground), string(metav1.DeletePropagationForeground), string(metav1.DeletePropagationOrphan)}
 
 func (a *DeleteAction) Kind() string { return "delete" }
 func (a *DeleteAction) String() string {
@@ -28,13 +35,17 @@ func (a *DeleteAction) String() string {
 	if a.GracePeriodSeconds != nil {
 		s += fmt.Sprintf(" --grace-period=%d", *a.GracePeriodSeconds)
 	}
+	if a.PropagationPolicy != nil {
+		s += " --cascade=" + strings.ToLower(string(*a.PropagationPolicy))
+	}
 	if a.Wait {
 		s += " --wait"
 	}
 	return s
 }
 
-// parseDelete reads {kind, name, namespace, gracePeriodSeconds, wait}.
+// parseDelete reads {kind, name, namespace, gracePeriodSeconds,
+// propagationPolicy, wait}.
 func parseDelete(l *loader, key string, n *yaml.Node) (actionRunner, error) {
 	fields, _, err := l.fields(n, key, deleteKeys)
 	if err != nil {
@@ -54,6 +65,14 @@ func parseDelete(l *loader, key string, n *yaml.Node) (actionRunner, error) {
 		}
 		a.GracePeriodSeconds = &g
 	}
+	if f, ok := fields["propagationPolicy"]; ok {
+		p, err := l.oneOf(f.val, "delete.propagationPolicy", propagationPolicies)
+		if err != nil {
+			return nil, err
+		}
+		policy := metav1.DeletionPropagation(p)
+		a.PropagationPolicy = &policy
+	}
 	if f, ok := fields["wait"]; ok {
 		if a.Wait, err = l.boolean(f.val, "delete.wait"); err != nil {
 			return nil, err
@@ -70,7 +89,7 @@ func (a *DeleteAction) run(ctx context.Context, p *player, user string) (StepRes
 	if err != nil {
 		return StepResult{}, err
 	}
-	err = ri.Delete(ctx, a.Object.Name, metav1.DeleteOptions{GracePeriodSeconds: a.GracePeriodSeconds})
+	err = ri.Delete(ctx, a.Object.Name, metav1.DeleteOptions{GracePeriodSeconds: a.GracePeriodSeconds, PropagationPolicy: a.PropagationPolicy})
 	if err != nil || !a.Wait {
 		return resultOf(err, http.StatusOK), err
 	}

@@ -145,7 +145,7 @@ func TestApplyFileErrorsQuoteNothing(t *testing.T) {
 		{"passwd-like", "root:x:0:0:hunter2:/root:/bin/sh\nbin:x:1:1:hunter2:/bin:/bin/false\n", "1:1: manifest: expected an object (a mapping), got a string"},
 		{"bad yaml", "apiVersion: v1\nkind: [hunter2\n", "1:1: manifest: invalid YAML"},
 		{"unknown anchor", "a: *hunter2\n", "1:1: manifest: invalid YAML"},
-		{"no kind", "password: hunter2\n", "1:1: manifest: no kind (supported: Pod, Node, Namespace, Event, Lease, Role, RoleBinding, ClusterRole, ClusterRoleBinding, CustomResourceDefinition, APIService)"},
+		{"no kind", "password: hunter2\n", "1:1: manifest: no kind (supported: " + strings.Join(scenarios.KindNames, ", ") + ")"},
 		{"not a kind", "kind: hunter2\n", "1:1: manifest: unsupported kind (supported: Pod,"},
 		{"wrong apiVersion", "apiVersion: hunter2\nkind: Pod\n", "1:1: manifest: Pod is apiVersion v1, not"},
 		{"bad name", "apiVersion: v1\nkind: Pod\nmetadata: {name: Hunter2}\n", "3:12: manifest: metadata.name is not a valid object name: a lowercase RFC 1123 subdomain"},
