@@ -1,0 +1,93 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// NodeTaintsExpectation: the node's spec.taints are exactly Taints, each
+// written key:Effect (a taint's value and timeAdded are not compared); an
+// empty list means none.
+type NodeTaintsExpectation struct {
+	Node   string
+	Taints []string // sorted
+}
+
+var _ prober = (*NodeTaintsExpectation)(nil)
+
+// nodeTaintsKeys are the fields of nodeTaints.
+var nodeTaintsKeys = []string{"node", "taints"}
+
+// Kind returns "nodeTaints".
+func (e *NodeTaintsExpectation) Kind() string { return "nodeTaints" }
+
+// String says which taints the node must have.
+func (e *NodeTaintsExpectation) String() string {
+	if len(e.Taints) == 0 {
+		return "node " + e.Node + " has no taints"
+	}
+	return fmt.Sprintf("node %s has taints %s", e.Node, strings.Join(e.Taints, ", "))
+}
+
+// parseNodeTaints reads {node, taints}: both are required; each taint is
+// key:Effect with Effect NoSchedule, PreferNoSchedule or NoExecute.
+func parseNodeTaints(l *loader, key string, n *yaml.Node) (Expectation, error) {
+	fields, _, err := l.fields(n, key, nodeTaintsKeys)
+	if err != nil {
+		return nil, err
+	}
+	e := &NodeTaintsExpectation{}
+	nf, ok := fields["node"]
+	if !ok {
+		return nil, l.errAt(n, "%s: missing field \"node\"", key)
+	}
+	if e.Node, err = l.objectName(nf.val, key+".node"); err != nil {
+		return nil, err
+	}
+	tf, ok := fields["taints"]
+	if !ok {
+		return nil, l.errAt(n, "%s: missing field \"taints\" (a list of key:Effect, [] for none)", key)
+	}
+	if tf.val.Kind != yaml.SequenceNode {
+		return nil, l.errAt(tf.val, "%s.taints: expected a list, got %s", key, describe(tf.val))
+	}
+	e.Taints = []string{}
+	for _, c := range tf.val.Content {
+		s, err := l.str(c, key+".taints")
+		if err != nil {
+			return nil, err
+		}
+		k, effect, found := strings.Cut(s, ":")
+		if !found || k == "" || !slices.Contains([]string{"NoSchedule", "PreferNoSchedule", "NoExecute"}, effect) {
+			return nil, l.errAt(c, "%s.taints: %q is not key:Effect (Effect NoSchedule, PreferNoSchedule or NoExecute)", key, s)
+		}
+		e.Taints = append(e.Taints, s)
+	}
+	slices.Sort(e.Taints)
+	return e, nil
+}
+
+// probe reads the Node's taints from the API.
+func (e *NodeTaintsExpectation) probe(ctx context.Context, p *player) (string, bool, <-chan struct{}) {
+	node, err := p.admin.CoreV1().Nodes().Get(ctx, e.Node, metav1.GetOptions{})
+	if err != nil {
+		return errString(err), false, nil
+	}
+	got := []string{}
+	for _, t := range node.Spec.Taints {
+		got = append(got, t.Key+":"+string(t.Effect))
+	}
+	slices.Sort(got)
+	if slices.Equal(got, e.Taints) {
+		return "", true, nil
+	}
+	if len(got) == 0 {
+		return "no taints", false, nil
+	}
+	return "taints " + strings.Join(got, ", "), false, nil
+}
