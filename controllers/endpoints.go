@@ -206,7 +206,8 @@ func sameSubsets(a, b []corev1.EndpointSubset) bool {
 func init() {
 	registerController(controllerDescriptor{name: EndpointsControllerName, workers: defaultWorkers,
 		build: func(cc *controllerContext) (runFunc, error) {
-			client, err := cc.client(EndpointsControllerName)
+			// Its writes are recorded in the actions it reports.
+			client, err := kubernetes.NewForConfig(observeWrites(cc.restConfig(EndpointsControllerName)))
 			if err != nil {
 				return nil, err
 			}

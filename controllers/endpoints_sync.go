@@ -14,7 +14,8 @@ import (
 
 // ReasonEndpointsChanged: a Service's Endpoints no longer list what its
 // pods make of it; Target is the Service, Want the addresses written,
-// Have how many of them are ready.
+// Have how many of them are ready (both 0 when the Service is gone and
+// its Endpoints are deleted).
 const ReasonEndpointsChanged = "endpoints-changed"
 
 // sync brings the Endpoints of the Service key in line with its pods; a
@@ -26,6 +27,9 @@ func (c *EndpointsController) sync(ctx context.Context, key string) error {
 	}
 	svc, err := c.svcLister.Services(ns).Get(name)
 	if apierrors.IsNotFound(err) {
+		if _, err := c.epLister.Endpoints(ns).Get(name); err == nil {
+			decide(ctx, Decision{Reason: ReasonEndpointsChanged, Target: name}) // the Service is gone
+		}
 		err = c.client.CoreV1().Endpoints(ns).Delete(ctx, name, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
@@ -168,9 +172,13 @@ func (c *EndpointsController) write(ctx context.Context, svc *corev1.Service, cu
 	decideEndpoints(ctx, svc, next)
 	eps := c.client.CoreV1().Endpoints(svc.Namespace)
 	if cur.ResourceVersion == "" {
-		_, err := eps.Create(ctx, next, metav1.CreateOptions{})
+		wctx := writeSlot(ctx)
+		made, err := eps.Create(wctx, next, metav1.CreateOptions{})
 		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 			return nil
+		}
+		if err == nil {
+			noteCreated(wctx, made)
 		}
 		return err
 	}

@@ -232,7 +232,8 @@ func (c *EndpointSliceController) sync(ctx context.Context, key string) error {
 func init() {
 	registerController(controllerDescriptor{name: EndpointSliceControllerName, workers: defaultWorkers,
 		build: func(cc *controllerContext) (runFunc, error) {
-			client, err := cc.client(EndpointSliceControllerName)
+			// Its writes are recorded in the actions it reports.
+			client, err := kubernetes.NewForConfig(observeWrites(cc.restConfig(EndpointSliceControllerName)))
 			if err != nil {
 				return nil, err
 			}

@@ -97,7 +97,7 @@ func TestReconcileSlicesPerPortsAndMax(t *testing.T) {
 }
 
 // TestReconcilePlaceholder: a Service with no endpoints gets one empty
-// slice, and keeps it.
+// slice, and keeps it; its first endpoints go into that slice.
 func TestReconcilePlaceholder(t *testing.T) {
 	c, client := newTestSliceController(t, DefaultMaxEndpointsPerSlice)
 	svc := testService(intstr.FromInt32(80))
@@ -115,6 +115,20 @@ func TestReconcilePlaceholder(t *testing.T) {
 	}
 	if writes := client.Actions()[before:]; len(writes) != 0 {
 		t.Errorf("the placeholder was written again: %v", writes)
+	}
+	// The first pods' slice takes the placeholder's name: one update,
+	// not a delete and a create (upstream's finalize).
+	before = len(client.Actions())
+	pods := []*corev1.Pod{testEndpointPod("a", "10.244.1.1", 80, true)}
+	if err := c.reconcile(ctx, svc, pods, slices, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	writes := client.Actions()[before:]
+	if len(writes) != 1 || writes[0].GetVerb() != "update" {
+		t.Fatalf("filling the placeholder: %v, want one update", writes)
+	}
+	if got := listSlices(t, client); len(got) != 1 || got[0].Name != slices[0].Name || len(got[0].Endpoints) != 1 {
+		t.Errorf("slices %v after filling, want %s with 1 endpoint", sliceShapes(got), slices[0].Name)
 	}
 }
 
