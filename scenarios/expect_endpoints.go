@@ -1,0 +1,219 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// EndpointsExpectation: the endpoints of Service in Namespace, as From
+// lists them, are Ready ready ones and NotReady not-ready ones (exactly);
+// if ReadyPods is set the ready ones are those pods', if Port is set
+// every port listed is that number, and if Slices is set the Service has
+// that many EndpointSlices (an empty one counts: the controller keeps
+// one for a Service without endpoints).
+//
+// From "EndpointSlice" (the default) reads the Service's EndpointSlices
+// managed by the endpointslice controller (an endpoint counts as ready
+// when conditions.ready is true; a terminating or unready one does not);
+// "Endpoints" reads the core/v1 Endpoints object the endpoints
+// controller keeps (addresses and notReadyAddresses).
+type EndpointsExpectation struct {
+	Service, Namespace string
+	From               string
+	Ready, NotReady    int64
+	ReadyPods          []string // sorted; nil: not checked
+	Port               int64    // 0: not checked
+	Slices             *int64   // EndpointSlice only; nil: not checked
+}
+
+var _ prober = (*EndpointsExpectation)(nil)
+
+// The fields of endpoints, and where it reads them.
+var (
+	endpointsKeys    = []string{"service", "namespace", "from", "ready", "notReady", "readyPods", "port", "slices"}
+	endpointsSources = []string{"EndpointSlice", "Endpoints"}
+)
+
+// endpointSliceManagedBy is the managed-by label of the endpointslice
+// controller's slices.
+const endpointSliceManagedBy = "endpointslice-controller.k8s.io"
+
+// Kind returns "endpoints".
+func (e *EndpointsExpectation) Kind() string { return "endpoints" }
+
+// String says what the Service's endpoints must be.
+func (e *EndpointsExpectation) String() string {
+	s := fmt.Sprintf("%s of service %s: %d ready, %d not ready", e.From, nsName(e.Namespace, e.Service), e.Ready, e.NotReady)
+	if e.ReadyPods != nil {
+		s += " (" + strings.Join(e.ReadyPods, ", ") + ")"
+	}
+	if e.Port != 0 {
+		s += fmt.Sprintf(", port %d", e.Port)
+	}
+	if e.Slices != nil {
+		s += fmt.Sprintf(", in %d slice(s)", *e.Slices)
+	}
+	return s
+}
+
+// parseEndpoints reads {service, namespace, from, ready, notReady,
+// readyPods, port, slices}; ready is required, notReady defaults to 0.
+func parseEndpoints(l *loader, key string, n *yaml.Node) (Expectation, error) {
+	fields, _, err := l.fields(n, key, endpointsKeys)
+	if err != nil {
+		return nil, err
+	}
+	e := &EndpointsExpectation{Namespace: metav1.NamespaceDefault, From: endpointsSources[0]}
+	sf, ok := fields["service"]
+	if !ok {
+		return nil, l.errAt(n, "%s: missing field \"service\"", key)
+	}
+	if e.Service, err = l.objectName(sf.val, key+".service"); err != nil {
+		return nil, err
+	}
+	if err := l.optionalStr(fields, key, "namespace", &e.Namespace); err != nil {
+		return nil, err
+	}
+	if f, ok := fields["from"]; ok {
+		if e.From, err = l.oneOf(f.val, key+".from", endpointsSources); err != nil {
+			return nil, err
+		}
+	}
+	rf, ok := fields["ready"]
+	if !ok {
+		return nil, l.errAt(n, "%s: missing field \"ready\"", key)
+	}
+	if e.Ready, err = l.atLeast(rf.val, key+".ready", 0); err != nil {
+		return nil, err
+	}
+	return e, l.endpointsOptions(n, fields, key, e)
+}
+
+// endpointsOptions reads notReady, readyPods, port and slices.
+func (l *loader) endpointsOptions(n *yaml.Node, fields map[string]field, key string, e *EndpointsExpectation) error {
+	if v, err := l.optionalCount(fields, key, "notReady", false); err != nil {
+		return err
+	} else if v != nil {
+		e.NotReady = *v
+	}
+	if f, ok := fields["readyPods"]; ok {
+		pods, err := l.nameList(f.val, key+".readyPods")
+		if err != nil {
+			return err
+		}
+		if int64(len(pods)) != e.Ready {
+			return l.errAt(f.val, "%s.readyPods: %d pods, but ready is %d", key, len(pods), e.Ready)
+		}
+		e.ReadyPods = pods
+	}
+	if f, ok := fields["port"]; ok {
+		port, err := l.atLeast(f.val, key+".port", 1)
+		if err != nil {
+			return err
+		}
+		if port > 65535 {
+			return l.errAt(f.val, "%s.port: %d is not a port number (1-65535)", key, port)
+		}
+		e.Port = port
+	}
+	v, err := l.optionalCount(fields, key, "slices", false)
+	if v != nil && e.From == "Endpoints" {
+		return l.errAt(fields["slices"].val, "%s.slices: only with from: EndpointSlice", key)
+	}
+	e.Slices = v
+	return err
+}
+
+// endpointsSeen is what a probe found: the ready endpoints' pods, the
+// number not ready, and the ports listed.
+type endpointsSeen struct {
+	readyPods []string
+	notReady  int
+	ports     []int32
+	slices    int64
+}
+
+func (s endpointsSeen) String() string {
+	return fmt.Sprintf("%d ready %v, %d not ready, ports %v, %d slice(s)", len(s.readyPods), s.readyPods, s.notReady, s.ports, s.slices)
+}
+
+// probe reads the Service's slices or Endpoints from the API.
+func (e *EndpointsExpectation) probe(ctx context.Context, p *player) (string, bool, <-chan struct{}) {
+	var seen endpointsSeen
+	var err error
+	if e.From == "Endpoints" {
+		seen, err = e.fromEndpoints(ctx, p)
+	} else {
+		seen, err = e.fromSlices(ctx, p)
+	}
+	if err != nil {
+		return errString(err), false, nil
+	}
+	slices.Sort(seen.readyPods)
+	ok := int64(len(seen.readyPods)) == e.Ready && int64(seen.notReady) == e.NotReady &&
+		(e.ReadyPods == nil || slices.Equal(e.ReadyPods, seen.readyPods)) &&
+		(e.Port == 0 || !slices.ContainsFunc(seen.ports, func(p int32) bool { return int64(p) != e.Port })) &&
+		(e.Slices == nil || *e.Slices == seen.slices)
+	if ok {
+		return "", true, nil
+	}
+	return seen.String(), false, nil
+}
+
+func (e *EndpointsExpectation) fromSlices(ctx context.Context, p *player) (endpointsSeen, error) {
+	sel := labels.Set{discoveryv1.LabelServiceName: e.Service, discoveryv1.LabelManagedBy: endpointSliceManagedBy}
+	list, err := p.admin.DiscoveryV1().EndpointSlices(e.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return endpointsSeen{}, err
+	}
+	seen := endpointsSeen{slices: int64(len(list.Items))}
+	for _, s := range list.Items {
+		for _, port := range s.Ports {
+			if port.Port != nil {
+				seen.ports = append(seen.ports, *port.Port)
+			}
+		}
+		for _, ep := range s.Endpoints {
+			if ep.Conditions.Ready == nil || !*ep.Conditions.Ready {
+				seen.notReady++
+				continue
+			}
+			seen.readyPods = append(seen.readyPods, targetName(ep.TargetRef, ep.Addresses))
+		}
+	}
+	return seen, nil
+}
+
+func (e *EndpointsExpectation) fromEndpoints(ctx context.Context, p *player) (endpointsSeen, error) {
+	ep, err := p.admin.CoreV1().Endpoints(e.Namespace).Get(ctx, e.Service, metav1.GetOptions{})
+	if err != nil {
+		return endpointsSeen{}, err
+	}
+	var seen endpointsSeen
+	for _, s := range ep.Subsets {
+		for _, port := range s.Ports {
+			seen.ports = append(seen.ports, port.Port)
+		}
+		for _, a := range s.Addresses {
+			seen.readyPods = append(seen.readyPods, targetName(a.TargetRef, []string{a.IP}))
+		}
+		seen.notReady += len(s.NotReadyAddresses)
+	}
+	return seen, nil
+}
+
+// targetName is the target's name, or the addresses if it has none.
+func targetName(ref *corev1.ObjectReference, addrs []string) string {
+	if ref != nil && ref.Name != "" {
+		return ref.Name
+	}
+	return strings.Join(addrs, ",")
+}
