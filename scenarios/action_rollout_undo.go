@@ -47,6 +47,12 @@ var undoKeptAnnotations = map[string]bool{
 	appsv1.DeprecatedRollbackTo:                 true,
 }
 
+// undoApplyWarning is what kubectl rollout undo prints about an object
+// made with kubectl apply (resource/name, then the annotation).
+const undoApplyWarning = "Warning: resource %[1]s was previously managed with 'kubectl apply'. " +
+	"Rolling back will not update the %[2]s annotation, which may cause unexpected behavior on future 'kubectl apply' operations. " +
+	"Consider using 'kubectl apply' with your previous configuration file instead."
+
 func init() {
 	registerTranscriptZh(map[string]string{
 		"revision %d, to go back to: ReplicaSet %s (%s)": "要回到的版本 %d：ReplicaSet %s（%s）",
@@ -91,19 +97,24 @@ func (a *RolloutUndoAction) run(ctx context.Context, p *player, user string) (St
 	if err != nil {
 		return resultOf(err, http.StatusOK), err
 	}
+	res := StepResult{Status: http.StatusOK}
+	if _, ok := d.Annotations[corev1.LastAppliedConfigAnnotation]; ok {
+		addTranscript(&res, "%s", fmt.Sprintf(undoApplyWarning, "deployments/"+d.Name, corev1.LastAppliedConfigAnnotation))
+	}
 	rss, err := p.replicaSetsOf(ctx, d, user)
 	if err != nil {
 		return resultOf(err, http.StatusOK), err
 	}
 	rs, err := rollbackTarget(d, rss, a.ToRevision)
 	if err != nil {
-		return StepResult{Message: err.Error()}, err
+		res.Status, res.Message = 0, err.Error()
+		return res, err
 	}
-	res := StepResult{Status: http.StatusOK}
 	addTranscript(&res, "revision %d, to go back to: ReplicaSet %s (%s)", rsRevision(rs), rs.Name, templateImages(&rs.Spec.Template))
 	if d.Spec.Paused {
 		err := fmt.Errorf("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again")
-		return StepResult{Message: err.Error()}, err
+		res.Status, res.Message = 0, err.Error()
+		return res, err
 	}
 	if templatesEqualIgnoringHash(&rs.Spec.Template, &d.Spec.Template) {
 		addTranscript(&res, "%s", kubectlOutput(a.Deployment, fmt.Sprintf("skipped rollback (current template already matches revision %d)", a.ToRevision)))
@@ -111,7 +122,8 @@ func (a *RolloutUndoAction) run(ctx context.Context, p *player, user string) (St
 	}
 	patch, err := rollbackPatch(d, rs)
 	if err != nil {
-		return StepResult{Message: err.Error()}, err
+		res.Status, res.Message = 0, err.Error()
+		return res, err
 	}
 	addTranscript(&res, "> PATCH %s, Content-Type %s: %s", "deployments/"+d.Name, string(types.JSONPatchType), jsonPatchOps(patch))
 	ri, err := p.resource(a.Deployment, user)
@@ -122,7 +134,9 @@ func (a *RolloutUndoAction) run(ctx context.Context, p *player, user string) (St
 	p.remember(u)
 	if err != nil {
 		err = fmt.Errorf("failed restoring revision %d: %w", rsRevision(rs), err)
-		return resultOf(err, http.StatusOK), err
+		failed := resultOf(err, http.StatusOK)
+		res.Status, res.Message = failed.Status, failed.Message
+		return res, err
 	}
 	addTranscript(&res, "%s", kubectlOutput(a.Deployment, "rolled back"))
 	return res, nil

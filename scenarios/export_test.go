@@ -5,6 +5,8 @@ package scenarios
 var (
 	// ExpectKeys lists the expectation kinds, as messages do.
 	ExpectKeys = expectKeys
+	// ActionKeys lists the action kinds, as messages do.
+	ActionKeys = actionKeys
 	// KindNames lists the object kinds, as messages do.
 	KindNames = kindNames
 )

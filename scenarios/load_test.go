@@ -39,7 +39,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad taint effect", header + "cluster:\n  nodes:\n    - name: n1\n      taints: [{key: k, effect: Never}]\nsteps:\n" + step, `7:33: cluster.nodes.taints.effect: "Never" is not one of NoSchedule, PreferNoSchedule, NoExecute`},
 		{"steps not a list", header + "steps: {}\n", `4:8: steps: expected a list, got a mapping`},
 		{"no steps", header + "steps: []\n", `4:8: steps: a scenario needs at least one step`},
-		{"unknown step field", header + "steps:\n  - narration: {en: N, zh: 旁白}\n    aply: x\n", `6:5: step 1: unknown field "aply" (allowed: id, narration, question, as, apply, applyFile, create, update, delete, patch, addNode, removeNode, stopScheduler, startScheduler, stopKubelet, startKubelet, restartAPIServer, compactEtcd, stopMetricsServer, startMetricsServer, validateServe, startupTrace, http, etcdWatch, restfulDispatch, restfulHello, http2Frames, watchCompare, slowWatch, wait, expect, timeout)`},
+		{"unknown step field", header + "steps:\n  - narration: {en: N, zh: 旁白}\n    aply: x\n", `6:5: step 1: unknown field "aply" (allowed: id, narration, question, as, ` + strings.Join(scenarios.ActionKeys(), ", ") + `, wait, expect, timeout)`},
 		{"missing narration", header + "steps:\n  - id: a\n", `5:5: step 1: missing field "narration"`},
 		{"two actions", header + "steps:\n" + step + "    removeNode: n1\n    stopScheduler: true\n", `7:5: step 1: two actions, removeNode and stopScheduler (a step has at most one)`},
 		{"duplicate id", header + "steps:\n  - {id: a, narration: {en: N, zh: 旁白}}\n  - {id: a, narration: {en: N, zh: 旁白}}\n", `6:5: step 2: id "a" is used twice`},
