@@ -11,8 +11,9 @@
 // request and returns its error as an API status error with
 // kube-apiserver's code and message (mostly 403 Forbidden).
 //
-// The plugins are four of kube-apiserver's: Priority and
-// DefaultTolerationSeconds (mutating), NamespaceLifecycle and
+// The plugins are five of kube-apiserver's: ServiceAccount (mutating and
+// validating: the pod's account, its projected token volume), Priority
+// and DefaultTolerationSeconds (mutating), NamespaceLifecycle and
 // NodeRestriction (validating). Every plugin run reports an Outcome (the
 // fields it set; whether it passed, skipped or rejected the request) so
 // that a learner sees it in the request's trace.

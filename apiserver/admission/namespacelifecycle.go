@@ -40,8 +40,9 @@ var (
 
 // NamespaceLifecycle keeps objects out of namespaces that do not exist or
 // are being deleted, and keeps default, kube-system and kube-public from
-// being deleted. kube-apiserver runs it as a mutating and a validating
-// plugin; here it validates. It is safe for concurrent use.
+// being deleted. kube-apiserver runs it in the mutating phase, first;
+// here it runs there for creates (Admit) and validates every write too
+// (Validate). It is safe for concurrent use.
 type NamespaceLifecycle struct {
 	namespaces NamespaceLister
 	immortal   sets.Set[string]
