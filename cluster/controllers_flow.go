@@ -9,27 +9,26 @@ import (
 // "kube-controller-manager/replicaset-controller".
 func controllerComponent(name string) string { return "kube-controller-manager/" + name }
 
-// controllerObserver records each controller action on rec as flow
-// events with Controller evidence: one about the object the action's key
-// names, then one for each object the action created (a ReplicaSet's
-// pods), about that object, which is its story before stage 1. Record
-// never blocks, so neither does the observer.
+// controllerObserver records each controller action on rec as a flow
+// event with Controller evidence about the object the action's key
+// names; an action reported as one object it creates is made (a
+// ReplicaSet's pod) is recorded as an event about that object instead,
+// its story before stage 1. Record never blocks, so neither does the
+// observer.
 func controllerObserver(rec *flow.Recorder) controllers.Observer {
 	return func(a controllers.Action) {
 		ca := controllerAction(a)
-		ev := flow.Event{Component: controllerComponent(a.Controller), Object: objectRef(a.Object), Time: a.Time,
-			Summary: a.Controller + " synced " + a.Key, Controller: ca}
-		rec.Record(ev)
-		for _, w := range ca.Writes {
-			if w.Method != "POST" || w.UID == "" || w.Code/100 != 2 {
-				continue
-			}
-			one := *ca
-			one.Created = true
-			rec.Record(flow.Event{Component: ev.Component, Time: a.Time, Controller: &one,
-				Object:  flow.ObjectRef{APIVersion: createdAPIVersion(w), Kind: createdKind(w), Namespace: w.Namespace, Name: w.Name, UID: w.UID},
+		component := controllerComponent(a.Controller)
+		if w := a.Created; w != nil {
+			ca.Created = true
+			made := flow.ControllerWrite{Resource: w.Resource}
+			rec.Record(flow.Event{Component: component, Time: a.Time, Controller: ca,
+				Object:  flow.ObjectRef{APIVersion: createdAPIVersion(made), Kind: createdKind(made), Namespace: w.Namespace, Name: w.Name, UID: w.UID},
 				Summary: a.Controller + " created " + w.Resource + " " + w.Namespace + "/" + w.Name})
+			return
 		}
+		rec.Record(flow.Event{Component: component, Object: objectRef(a.Object), Time: a.Time,
+			Summary: a.Controller + " synced " + a.Key, Controller: ca})
 	}
 }
 

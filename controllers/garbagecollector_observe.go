@@ -32,17 +32,16 @@ func (gc *GarbageCollector) observed(queue string, process func(context.Context,
 		return process
 	}
 	return func(ctx context.Context, uid types.UID) error {
-		start := time.Now()
 		trigger := gc.triggers.take(string(uid))
 		var object ObjectRef
 		if n, ok := gc.graph.view(uid); ok {
 			object = ObjectRef(n.ref)
 		}
 		ctx, rec := withSyncRecord(ctx)
+		rec.meta = Action{Time: time.Now(), Controller: GarbageCollectorName, Queue: queue, Key: string(uid), Object: object,
+			Event: trigger, Trigger: trigger.String()}
 		err := process(ctx, uid)
 		if a, ok := rec.action(); ok {
-			a.Time, a.Controller, a.Queue, a.Key, a.Object = start, GarbageCollectorName, queue, string(uid), object
-			a.Event, a.Trigger = trigger, trigger.String()
 			gc.report(a)
 		}
 		return err

@@ -53,6 +53,12 @@ type Action struct {
 	// Owner is the ownerReference the objects created carry (a
 	// ReplicaSet's pods), if any.
 	Owner *metav1.OwnerReference
+	// Created is set when the action is reported as soon as one object
+	// it creates is made, before the sync ends (a ReplicaSet's pods come
+	// in slow-start batches, and the next batch may wait): the write of
+	// that object; Calls are then those answered so far. The whole
+	// action is reported again, without Created, when the sync ends.
+	Created *Write
 }
 
 // ObjectRef names an object.
@@ -126,6 +132,8 @@ type Write struct {
 	// Code is the HTTP status of the answer; 0 when none came (Error).
 	Code  int
 	Error string
+	// slot: a write whose creator notes what it created (writeSlot).
+	slot bool
 }
 
 // Observer receives the controllers' actions; it must not block.
@@ -225,6 +233,10 @@ type syncRecord struct {
 	decisions []Decision
 	writes    []*Write
 	owner     *metav1.OwnerReference
+	// meta is the sync's Action before its decisions and writes, and
+	// report where each creation is reported as it is made (nil: not).
+	meta   Action
+	report func(Action)
 }
 
 type syncRecordKey struct{}
@@ -276,8 +288,16 @@ func noteCreated(ctx context.Context, obj metav1.Object) {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	w.Name, w.UID = obj.GetName(), obj.GetUID()
+	done := *w
+	r.mu.Unlock()
+	if r.report == nil {
+		return
+	}
+	if a, ok := r.action(); ok {
+		a.Created = &done
+		r.report(a)
+	}
 }
 
 type writeSlotKey struct{}
@@ -289,7 +309,7 @@ func writeSlot(ctx context.Context) context.Context {
 	if recordOf(ctx) == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, writeSlotKey{}, &Write{})
+	return context.WithValue(ctx, writeSlotKey{}, &Write{slot: true})
 }
 
 // action returns what r holds as an Action, and whether there is
@@ -300,8 +320,12 @@ func (r *syncRecord) action() (Action, bool) {
 	if len(r.decisions) == 0 {
 		return Action{}, false
 	}
-	a := Action{Decisions: append([]Decision(nil), r.decisions...), Owner: r.owner}
+	a := r.meta
+	a.Decisions, a.Owner = append([]Decision(nil), r.decisions...), r.owner
 	for _, w := range r.writes {
+		if w.slot && w.Name == "" && w.Code/100 == 2 {
+			continue // made, but its creator has not noted it yet
+		}
 		a.Calls = append(a.Calls, *w)
 		a.Writes = append(a.Writes, w.String())
 	}
@@ -317,12 +341,13 @@ func (c *Config) observedSync(controller, queue string, t *eventTriggers, object
 		return sync
 	}
 	return func(ctx context.Context, key string) error {
-		start := time.Now()
 		trigger := t.take(key)
 		ctx, rec := withSyncRecord(ctx)
+		rec.meta = Action{Time: time.Now(), Controller: controller, Queue: queue, Event: trigger, Trigger: trigger.String(),
+			Key: key, Object: object(key)}
+		rec.report = c.observe
 		err := sync(ctx, key)
 		if a, ok := rec.action(); ok {
-			a.Time, a.Controller, a.Queue, a.Event, a.Trigger, a.Key, a.Object = start, controller, queue, trigger, trigger.String(), key, object(key)
 			c.observe(a)
 		}
 		return err

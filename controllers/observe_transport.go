@@ -77,7 +77,9 @@ func apiPathParts(path, name string) (resource, subresource, namespace, outName 
 	default:
 		return path, "", "", name
 	}
-	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) != 2 {
+	// As upstream's RequestInfo: namespaces/<ns>/<resource>..., but
+	// namespaces/<name>/status and /finalize are the namespace's own.
+	if len(parts) > 2 && parts[0] == "namespaces" && parts[2] != "status" && parts[2] != "finalize" {
 		namespace, parts = parts[1], parts[2:]
 	}
 	outName = name

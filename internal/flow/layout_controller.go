@@ -78,7 +78,7 @@ func (l Layout) controller(ev Event, _ Context) []Line {
 	}
 	out = append(out, l.controllerWrites(ev, a)...)
 	if o := a.Owner; o != nil && a.Created {
-		out = append(out, cut(RoleField, l.cprintf("owner_ref", o.Kind, o.Name, o.UID, o.Controller, o.BlockOwnerDeletion)))
+		out = append(out, line(RoleField, 4, l.cprintf("owner_ref", o.Kind, o.Name, o.UID, o.Controller, o.BlockOwnerDeletion)))
 	}
 	if a.Created {
 		out = append(out, l.upstreamLog(a)...)
@@ -144,14 +144,14 @@ func (l Layout) controllerWrites(ev Event, a *ControllerAction) []Line {
 		if w.Code == 0 || w.Code >= 400 {
 			role = RoleFailed
 		}
-		out = append(out, cut(role, text))
+		out = append(out, line(role, 4, text))
 		shown++
 	}
 	for _, s := range a.WriteLines {
 		if l.Form == Brief && shown >= briefWrites {
 			break
 		}
-		out = append(out, cut(RoleField, "  "+s))
+		out = append(out, line(RoleField, 4, "  "+s))
 		shown++
 	}
 	if shown < n {
