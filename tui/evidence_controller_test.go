@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kubesim/kubesim/internal/flow"
 )
@@ -102,5 +103,23 @@ func TestStepTabListsControllerActions(t *testing.T) {
 	down, up := strings.Index(got, "scaled down ReplicaSet web-old from 3 to 2"), strings.Index(got, "scaled up ReplicaSet web-new from 0 to 1")
 	if down < 0 || up < 0 || down > up || strings.Contains(got, "created by") {
 		t.Errorf("want the scale-down, then the scale-up, and no creation:\n%s", got)
+	}
+}
+
+// TestCreatorGolden renders stage 1 of the fixture's pod with the
+// action of the controller that created it, at 80×24 in both languages.
+func TestCreatorGolden(t *testing.T) {
+	for _, lang := range []string{"en", "zh"} {
+		t.Run("80x24-"+lang, func(t *testing.T) {
+			m, _ := startedModel(t, 80, 24, lang)
+			feed(m, flow.StageAdmitted)
+			_, creator := controllerPod()
+			creator.Object = flow.ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "nginx", UID: testUID}
+			creator.Controller.Writes[0].Name, creator.Controller.Writes[0].UID = "nginx", testUID
+			m.Update(flowEventsMsg{gen: m.gen, evs: []flow.Event{creator}})
+			view := m.View()
+			checkSize(t, view, 80, 24)
+			golden.RequireEqual(t, []byte(view))
+		})
 	}
 }
