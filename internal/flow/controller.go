@@ -60,6 +60,11 @@ const (
 	DecisionOwnerDeletingDependents = "owner-deleting-dependents"
 	DecisionDependentsGone          = "dependents-gone"
 	DecisionOrphan                  = "orphan-dependents"
+	// The endpoints and endpointslice controllers': Target the Service,
+	// Want the addresses (endpoints), Have the ready ones, Count the
+	// slices written.
+	DecisionEndpointsChanged      = "endpoints-changed"
+	DecisionEndpointSlicesChanged = "endpointslices-changed"
 )
 
 // ControllerDecision is one thing a controller decided, with its

@@ -42,6 +42,9 @@ var controllerWords = map[string]Text{
 		Zh: "它的属主（%s）正在前台删除依赖对象，而它自己也有依赖对象：删除它，propagationPolicy %s"},
 	DecisionDependentsGone: {En: "no dependent blocks its deletion any more: removing the %s finalizer",
 		Zh: "已没有依赖对象阻止删除它：移除 %s finalizer"},
+	DecisionEndpointsChanged: {En: "Endpoints of Service %s: %d addresses, %d of them ready", Zh: "Service %s 的 Endpoints：%d 个地址，其中 %d 个就绪"},
+	DecisionEndpointSlicesChanged: {En: "EndpointSlices of Service %s: %d endpoints, %d of them ready; %d slices written",
+		Zh: "Service %s 的 EndpointSlice：%d 个端点，其中 %d 个就绪；写了 %d 个 slice"},
 	DecisionOrphan: {En: "deleted with the %s finalizer: removing its ownerReference from %d dependents, then the finalizer",
 		Zh: "以 %s finalizer 删除：先从 %d 个依赖对象上去掉指向它的 ownerReference，再移除这个 finalizer"},
 }
@@ -118,6 +121,10 @@ func (l Layout) decision(d ControllerDecision) string {
 		return l.cprintf(d.Reason, d.Target)
 	case DecisionOrphan:
 		return l.cprintf(d.Reason, d.Target, d.Count)
+	case DecisionEndpointsChanged:
+		return l.cprintf(d.Reason, d.Target, d.Want, d.Have)
+	case DecisionEndpointSlicesChanged:
+		return l.cprintf(d.Reason, d.Target, d.Want, d.Have, d.Count)
 	}
 	return d.Reason + " " + d.Target
 }

@@ -78,6 +78,7 @@ func TestLayoutControllerDecisions(t *testing.T) {
 		{ControllerDecision{Reason: DecisionNewReplicaSet, Target: "web-7c9f", To: 1}, "created ReplicaSet web-7c9f, replicas: 1"},
 		{ControllerDecision{Reason: DecisionOwnerGone, Target: "ReplicaSet web-5d9c", Policy: "Background"}, "none of its owners is left (ReplicaSet web-5d9c): deleting it, propagationPolicy Background"},
 		{ControllerDecision{Reason: DecisionTooManyReplicas, Want: 2, Have: 3, Count: 1}, "wants 2 replicas, has 3: too many, deleting 1"},
+		{ControllerDecision{Reason: DecisionEndpointSlicesChanged, Target: "web", Want: 3, Have: 2, Count: 1}, "EndpointSlices of Service web: 3 endpoints, 2 of them ready; 1 slices written"},
 	} {
 		ev := Event{Controller: &ControllerAction{Controller: "c", Key: "k", Decisions: []ControllerDecision{c.d}}}
 		if got := laidOut(Layout{}, ev); !strings.Contains(got, c.want) {
