@@ -14,6 +14,8 @@ const briefWrites = 5
 var controllerWords = map[string]Text{
 	"created_by": {En: "created by %s, syncing %s %s", Zh: "由 %s 创建：它在同步 %s %s"},
 	"synced":     {En: "%s synced %s %s", Zh: "%s 同步了 %s %s"},
+	"synced_key": {En: "%s synced the key %q", Zh: "%s 同步了键 %q"},
+	"no_event":   {En: "no informer event recorded for the key %q", Zh: "没有记录到把键 %q 放进队列的 informer 事件"},
 	"trigger": {En: "why now: the informer event %s %s %s%s queued the key %q on the workqueue %q",
 		Zh: "起因：informer 事件 %s %s %s%s，把键 %q 放进了工作队列 %q"},
 	"trigger_rv":   {En: " (resourceVersion %s)", Zh: "（resourceVersion %s）"},
@@ -69,6 +71,9 @@ func (l Layout) cprintf(key string, args ...any) string {
 func (l Layout) controller(ev Event, _ Context) []Line {
 	a := ev.Controller
 	head := l.cprintf("synced", a.Controller, a.Object.Kind, nsName(a.Object.Namespace, a.Object.Name))
+	if a.Object.Kind == "" {
+		head = l.cprintf("synced_key", a.Controller, a.Key)
+	}
 	if a.Created {
 		head = l.cprintf("created_by", a.Controller, a.Object.Kind, nsName(a.Object.Namespace, a.Object.Name))
 	}
@@ -100,6 +105,8 @@ func (l Layout) triggerLine(a *ControllerAction) string {
 		return l.cprintf("trigger", l.translated(informerVerbs, t.Verb), t.Object.Kind, nsName(t.Object.Namespace, t.Object.Name), rv, a.Key, a.Queue)
 	case a.TriggerText != "":
 		return l.cprintf("trigger_text", a.TriggerText, a.Key)
+	case a.Queue == "":
+		return l.cprintf("no_event", a.Key)
 	}
 	return l.cprintf("no_trigger", a.Key, a.Queue)
 }

@@ -88,7 +88,10 @@ func TestLayoutControllerDecisions(t *testing.T) {
 	ev := Event{Controller: &ControllerAction{Controller: "endpoints-controller", Key: "default/web", TriggerText: "update Pod default/web-1",
 		DecisionText: "2 ready addresses", WriteLines: []string{"PUT endpoints default/web → 200"}}}
 	got := laidOut(Layout{Lang: "zh"}, ev)
-	for _, w := range []string{"update Pod default/web-1", "2 ready addresses", "PUT endpoints default/web → 200"} {
+	ev.Controller.TriggerText, ev.Controller.Object = "", ObjectRef{}
+	got += laidOut(Layout{}, ev)
+	for _, w := range []string{"update Pod default/web-1", "2 ready addresses", "PUT endpoints default/web → 200",
+		`endpoints-controller synced the key "default/web"`, `no informer event recorded for the key "default/web"`} {
 		if !strings.Contains(got, w) {
 			t.Errorf("%q not in\n%s", w, got)
 		}
