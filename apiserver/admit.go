@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,18 +15,53 @@ import (
 	"github.com/kubesim/kubesim/internal/flow"
 )
 
-// newAdmissionChain builds the admission plugins in kube-apiserver's order.
-func newAdmissionChain(namespaces admission.NamespaceLister) *admission.Chain {
-	return &admission.Chain{
-		Mutating: []admission.MutatingPlugin{
-			admission.NewPriority(),
-			admission.NewDefaultTolerationSeconds(),
-		},
-		Validating: []admission.ValidatingPlugin{
-			admission.NewNamespaceLifecycle(namespaces),
-			admission.NewNodeRestriction(),
-		},
+// admissionPlugins are the admission plugins the server runs, in
+// kube-apiserver's order (its AllOrderedPlugins: NamespaceLifecycle,
+// ServiceAccount, NodeRestriction, Priority, DefaultTolerationSeconds),
+// each in the phases it has here.
+var admissionPlugins = []string{
+	admission.NamespaceLifecycleName,
+	admission.ServiceAccountName,
+	admission.NodeRestrictionName,
+	admission.PriorityName,
+	admission.DefaultTolerationSecondsName,
+}
+
+// validateAdmissionPlugins checks that each name is an admission plugin,
+// as kube-apiserver checks --disable-admission-plugins.
+func validateAdmissionPlugins(names []string) error {
+	for _, n := range names {
+		if !slices.Contains(admissionPlugins, n) {
+			return fmt.Errorf("apiserver: disable admission plugins: %q is not one of %s", n, strings.Join(admissionPlugins, ", "))
+		}
 	}
+	return nil
+}
+
+// newAdmissionChain builds the admission plugins in kube-apiserver's
+// order, leaving out the disabled ones.
+func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.ServiceAccountGetter, disabled ...string) *admission.Chain {
+	c := &admission.Chain{}
+	for _, name := range admissionPlugins {
+		if slices.Contains(disabled, name) {
+			continue
+		}
+		switch name {
+		case admission.NamespaceLifecycleName:
+			p := admission.NewNamespaceLifecycle(namespaces)
+			c.Mutating, c.Validating = append(c.Mutating, p), append(c.Validating, p)
+		case admission.ServiceAccountName:
+			p := admission.NewServiceAccount(accounts)
+			c.Mutating, c.Validating = append(c.Mutating, p), append(c.Validating, p)
+		case admission.NodeRestrictionName:
+			c.Validating = append(c.Validating, admission.NewNodeRestriction())
+		case admission.PriorityName:
+			c.Mutating = append(c.Mutating, admission.NewPriority())
+		case admission.DefaultTolerationSecondsName:
+			c.Mutating = append(c.Mutating, admission.NewDefaultTolerationSeconds())
+		}
+	}
+	return c
 }
 
 // admissionAttributes describes a write for the admission plugins.

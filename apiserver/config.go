@@ -27,8 +27,6 @@ const (
 	// DefaultMinRequestTimeout: a watch without timeoutSeconds lasts a random
 	// time between this and twice this, as in kube-apiserver.
 	DefaultMinRequestTimeout = 30 * time.Minute
-	// DefaultNamespaceResync is how often terminating namespaces are revisited.
-	DefaultNamespaceResync = time.Second
 	// DefaultRequestTimeout ends non-watch requests, as kube-apiserver's
 	// --request-timeout does.
 	DefaultRequestTimeout = 60 * time.Second
@@ -67,8 +65,6 @@ type Config struct {
 	MaxRequestBodyBytes int64
 	// MinRequestTimeout sets the default length of a watch.
 	MinRequestTimeout time.Duration
-	// NamespaceResync is the period of the namespace finalizer.
-	NamespaceResync time.Duration
 	// ErrorLog receives the HTTP server's own errors. Nil discards them:
 	// nothing may reach the terminal.
 	ErrorLog *log.Logger
@@ -129,6 +125,11 @@ type Config struct {
 	Aggregator AggregatorConfig
 	// Kubelet says how pods/log reaches the kubelets (kubelet_client.go).
 	Kubelet KubeletClientConfig
+	// DisableAdmissionPlugins names admission plugins not to run
+	// (kube-apiserver's --disable-admission-plugins; admit.go lists them).
+	// Upstream's integration tests disable ServiceAccount when no
+	// controller manager makes the default accounts; so do kubesim's.
+	DisableAdmissionPlugins []string
 }
 
 // NewConfig returns a Config with defaults on etcd.
@@ -139,7 +140,6 @@ func NewConfig(etcd *clientv3.Client) *Config {
 		Port:                DefaultPort,
 		MaxRequestBodyBytes: DefaultMaxRequestBodyBytes,
 		MinRequestTimeout:   DefaultMinRequestTimeout,
-		NamespaceResync:     DefaultNamespaceResync,
 		Version:             DefaultVersion(),
 		RequestTimeout:      DefaultRequestTimeout,
 
@@ -176,7 +176,7 @@ func (c *Config) Validate() error {
 	case c.Authenticator == nil:
 		return errors.New("apiserver: no authenticator")
 	}
-	return nil
+	return validateAdmissionPlugins(c.DisableAdmissionPlugins)
 }
 
 // DefaultServiceAccountIssuer is the issuer kubeadm configures.

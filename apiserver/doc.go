@@ -3,8 +3,8 @@
 // go-restful, backed by etcd through package registry.
 //
 // New builds a Server on a Config and binds its listener, so that its URL
-// is known before it serves. Run starts the watch caches, the namespace
-// and RBAC caches and the namespace finalizer, serves once they are
+// is known before it serves. Run starts the watch caches and the namespace
+// and RBAC caches, serves once they are
 // ready, then runs the post-start hooks (AddPostStartHook), each in its
 // own goroutine, as kube-apiserver does: the built-in ones write what
 // every cluster starts with (start-system-namespaces-controller: the

@@ -29,6 +29,17 @@ func (n activeNamespaces) LivePhase(ctx context.Context, name string) (corev1.Na
 	return n.Phase(ctx, name)
 }
 
+// everyAccount says every service account exists.
+type everyAccount struct{}
+
+func (everyAccount) CachedServiceAccount(_ context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
+	return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}, nil
+}
+
+func (a everyAccount) LiveServiceAccount(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
+	return a.CachedServiceAccount(ctx, namespace, name)
+}
+
 // clientError reports whether err is an API error a client caused (4xx),
 // the only kind bad input may produce.
 func clientError(err error) bool {
@@ -61,7 +72,7 @@ func FuzzDecodeAndAdmitPod(f *testing.F) {
 			f.Add([]byte(seed), uint8(i), true)
 		}
 	}
-	chain := newAdmissionChain(activeNamespaces{})
+	chain := newAdmissionChain(activeNamespaces{}, everyAccount{})
 	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
 	f.Fuzz(func(t *testing.T, body []byte, ct uint8, strict bool) {
 		r := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/default/pods", bytes.NewReader(body))

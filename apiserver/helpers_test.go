@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/internal/etcdtest"
 	"github.com/kubesim/kubesim/internal/flow"
@@ -47,7 +48,11 @@ func startServerWith(tb testing.TB, etcd *clientv3.Client, mutate ...func(*apise
 	cfg.Port = 0
 	cfg.Authenticator = auth.NewTokenAuthenticator(testTokens)
 	cfg.BookmarkInterval = 200 * time.Millisecond
-	cfg.NamespaceResync = 50 * time.Millisecond
+	// No controller manager makes the default service accounts here: as
+	// upstream's integration tests (DefaultTestServerFlags), run without
+	// the ServiceAccount admission plugin; withServiceAccountAdmission
+	// turns it back on.
+	cfg.DisableAdmissionPlugins = []string{admission.ServiceAccountName}
 	for _, m := range mutate {
 		m(cfg)
 	}

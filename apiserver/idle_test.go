@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/internal/etcdtest"
 	"github.com/kubesim/kubesim/internal/pki"
@@ -65,6 +66,7 @@ func startTLSServer(tb testing.TB, mutate ...func(*apiserver.Config)) *tlsServer
 	cfg.Port = 0
 	cfg.TLS = a.ServingTLSConfig()
 	cfg.Authenticator = auth.Union(auth.NewTokenAuthenticator(testTokens), auth.NewCertAuthenticator())
+	cfg.DisableAdmissionPlugins = []string{admission.ServiceAccountName} // as startServer
 	for _, m := range mutate {
 		m(cfg)
 	}

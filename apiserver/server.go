@@ -77,7 +77,7 @@ func New(cfg *Config) (*Server, error) {
 	s.reg, s.groups, s.namespaces = reg, buildGroups(reg), registry.NewNamespaceCache(reg.Namespaces)
 	s.extensions, s.registration = extensionsGroup(reg), registrationGroup(reg)
 	s.rbac = registry.NewRBACCache(reg)
-	s.admission = newAdmissionChain(s.namespaces)
+	s.admission = newAdmissionChain(s.namespaces, serviceAccountGetter{reg}, cfg.DisableAdmissionPlugins...)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
 	s.rules = s.ruleResolver()
 	if err := s.setupServiceAccountTokens(); err != nil {
@@ -184,11 +184,12 @@ func (s *Server) Run(ctx context.Context) error {
 	return failed
 }
 
-// startCaches starts, in goroutines added to wg, the watch caches, the
-// namespace and RBAC caches and the namespace finalizer, until ctx is done.
+// startCaches starts, in goroutines added to wg, the watch caches and the
+// namespace and RBAC caches, until ctx is done. Emptying a deleted
+// namespace is the controller manager's namespace controller's work, as
+// in Kubernetes: without it a namespace stays Terminating.
 func (s *Server) startCaches(ctx context.Context, wg *sync.WaitGroup) {
-	c := &registry.NamespaceController{Namespaces: s.reg.Namespaces, Content: s.reg.NamespacedContent(), Resync: s.cfg.NamespaceResync}
-	for _, run := range []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.rbac.Run, c.Run} {
+	for _, run := range []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.rbac.Run} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

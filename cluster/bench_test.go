@@ -97,6 +97,13 @@ func benchPodCreate(b *testing.B, fsync bool, ec *etcdCluster) {
 	// puts write exactly these bytes. Its name is as long as the others'.
 	sample := benchName("api", 0)
 	warm := newBenchClients(b, c.Kubeconfig, 1)[0]
+	// No controller manager runs: make the default ServiceAccount its
+	// service-account-controller would, for the ServiceAccount admission
+	// plugin to find.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	if _, err := warm.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		b.Fatalf("create the default service account: %v", err)
+	}
 	if _, err := warm.CoreV1().Pods(metav1.NamespaceDefault).Create(ctx, benchPod(sample), metav1.CreateOptions{}); err != nil {
 		b.Fatalf("create sample pod: %v", err)
 	}

@@ -155,6 +155,11 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 		return nil, err
 	}
 	c.startup.add(StartupRun, "components", "started", describeComponents(cfg))
+	if cfg.ControllerManager {
+		if err := c.waitDefaultServiceAccount(ctx); err != nil {
+			return nil, err
+		}
+	}
 	c.startControl()
 	return c, nil
 }
@@ -236,6 +241,7 @@ func (c *Cluster) apiConfig(cfg *Config) *apiserver.Config {
 	acfg.Recorder = c.Recorder
 	acfg.Gate = c.Gate
 	acfg.AuditLog = c.auditFile
+	acfg.DisableAdmissionPlugins = cfg.DisableAdmissionPlugins
 	return acfg
 }
 

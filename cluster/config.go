@@ -86,6 +86,12 @@ type Config struct {
 	// EtcdDialTimeout bounds Start's wait for a connection to EtcdServers
 	// (0: DefaultEtcdDialTimeout, kube-apiserver's).
 	EtcdDialTimeout time.Duration
+	// DisableAdmissionPlugins names the API server's admission plugins
+	// not to run (kube-apiserver's --disable-admission-plugins). Tests of
+	// a cluster without the controller manager leave out ServiceAccount,
+	// as upstream's integration tests do, since nothing makes the
+	// default service accounts there.
+	DisableAdmissionPlugins []string
 	// OnStartup, when set, is called with each step of Start (and of
 	// RestartAPIServer) as it happens, one call at a time; it must not
 	// block for long. Cluster.StartupSteps lists them afterwards.

@@ -19,7 +19,9 @@ type StartupStep struct {
 	Phase string
 	// Name is what the step is about: "options", "etcd", "listener",
 	// "caches", "serving", "poststarthook" (one hook, named by Hook),
-	// "poststarthooks" (all of them), "readyz", "components".
+	// "poststarthooks" (all of them), "readyz", "components",
+	// "serviceaccount" (the default ServiceAccount made, when the
+	// controller manager runs).
 	Name string
 	// Hook is the post-start hook's name (a "poststarthook" step only):
 	// /readyz?verbose lists it as poststarthook/<Hook>.

@@ -253,10 +253,13 @@ func schedulerRules() []rbacv1.PolicyRule {
 // three system:aggregate-to-* roles they aggregate, system:node,
 // system:kube-scheduler, system:discovery, system:public-info-viewer,
 // system:basic-user, system:kube-controller-manager and the controllers'
-// system:controller:<name> roles (policy_controllers.go). kube-apiserver fills the rules of admin, edit and view
-// from the roles their aggregation rules select (a controller kubesim does
-// not run); here they come filled in, in the order that controller
-// produces (by source role name, without duplicates).
+// system:controller:<name> roles (policy_controllers.go). Upstream
+// creates admin, edit and view without rules, and
+// kube-controller-manager's clusterrole-aggregation-controller fills them
+// from the roles their aggregation rules select. kubesim runs that
+// controller too, but the roles come filled in already, in the order it
+// produces (by source role name, without duplicates), so that a cluster
+// without the controller manager answers the same.
 //
 // The bindings are upstream's for those roles (cluster-admin to
 // system:masters, system:kube-scheduler and system:kube-controller-manager
@@ -414,8 +417,10 @@ func hasRule(rules []rbacv1.PolicyRule, r rbacv1.PolicyRule) bool {
 // kube-controller-manager's clusterrole-aggregation controller does (rules
 // of the selected roles in name order, without duplicates), until nothing
 // changes (view feeds edit, which feeds admin), and returns the roles whose
-// rules changed. kubesim runs no controller manager yet: the assembler
-// calls this when it adds a role meant to be aggregated.
+// rules changed. The assembler calls this when it adds a role meant to be
+// aggregated, so that the roles are right before (or without) the
+// controller manager's clusterrole-aggregation-controller, which writes
+// the same rules.
 func AggregateClusterRoles(all []*rbacv1.ClusterRole) []*rbacv1.ClusterRole {
 	changed := map[string]*rbacv1.ClusterRole{}
 	for range all {

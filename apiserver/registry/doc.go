@@ -11,8 +11,8 @@
 // A Store applies a strategy on top of the etcd storage: the resource's,
 // or a subresource's on the same data (pods/status, nodes/status,
 // namespaces/status and finalize); Binder serves pods/binding,
-// DeleteNamespace a namespace's deletion and NamespaceController the
-// namespace controller's part of it. They return API errors
+// DeleteNamespace the start of a namespace's deletion (the controller
+// manager's namespace controller, an API client, does the rest). They return API errors
 // (apierrors.StatusError) carrying kube-apiserver's codes, reasons and
 // messages; the HTTP layer only encodes them. Registry holds every store
 // and runs their watch caches; NamespaceCache and RBACCache keep, fed by

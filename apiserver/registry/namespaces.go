@@ -3,16 +3,12 @@ package registry
 import (
 	"context"
 	"slices"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubesim/kubesim/apiserver/storage"
 )
@@ -23,7 +19,11 @@ var BootstrapNamespaces = []string{
 }
 
 // Namespaces is the namespaces resource. Deleting a namespace marks it
-// Terminating; the NamespaceController empties it and then removes it.
+// Terminating; the controller manager's namespace controller empties it
+// and then drops the kubernetes finalizer through namespaces/finalize,
+// which removes it (a write that leaves a namespace being deleted with
+// no spec.finalizers and no metadata.finalizers deletes it, as
+// upstream's ShouldDeleteNamespaceDuringUpdate).
 var Namespaces = &Resource{
 	Kind:         corev1.SchemeGroupVersion.WithKind("Namespace"),
 	Plural:       "namespaces",
@@ -53,6 +53,9 @@ var Namespaces = &Resource{
 		return fields.Set{"metadata.name": ns.Name, "status.phase": string(ns.Status.Phase)}
 	},
 	FieldLabels: []string{"status.phase", "metadata.name"},
+	SpecFinalizers: func(obj runtime.Object) int {
+		return len(obj.(*corev1.Namespace).Spec.Finalizers)
+	},
 }
 
 // NamespaceStatusStrategy is the strategy of namespaces/status.
@@ -135,117 +138,4 @@ func DeleteNamespace(ctx context.Context, s *Store, name string, deleteValidatio
 		return ns, false, nil
 	}
 	return s.Delete(ctx, "", name, deleteValidation, opts)
-}
-
-// NamespaceController does the namespace controller's part of deleting a
-// namespace: for each Terminating namespace it deletes everything in it,
-// and once nothing is left it removes the kubernetes finalizer and the
-// namespace.
-type NamespaceController struct {
-	Namespaces *Store
-	// Content lists the stores of namespaced resources to empty.
-	Content []*Store
-	// Resync is how often namespaces still terminating are looked at
-	// again (their pods may take a grace period to go).
-	Resync time.Duration
-}
-
-// Run works until ctx is done.
-func (c *NamespaceController) Run(ctx context.Context) {
-	resync := c.Resync
-	if resync <= 0 {
-		resync = time.Second
-	}
-	for ctx.Err() == nil {
-		c.watchAndSync(ctx, resync)
-		select {
-		case <-ctx.Done():
-		case <-time.After(resync):
-		}
-	}
-}
-
-// watchAndSync handles terminating namespaces as they appear, and all of
-// them every resync period, until the watch ends.
-func (c *NamespaceController) watchAndSync(ctx context.Context, resync time.Duration) {
-	w, err := c.Namespaces.Watch(ctx, "", nil)
-	if err != nil {
-		return
-	}
-	defer w.Stop()
-	tick := time.NewTicker(resync)
-	defer tick.Stop()
-	pending := map[string]bool{}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-w.ResultChan():
-			if !ok || ev.Type == watch.Error {
-				return
-			}
-			if ns, ok := ev.Object.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil && ev.Type != watch.Deleted {
-				pending[ns.Name] = true
-				if c.sync(ctx, ns.Name) {
-					delete(pending, ns.Name)
-				}
-			}
-		case <-tick.C:
-			for name := range pending {
-				if c.sync(ctx, name) {
-					delete(pending, name)
-				}
-			}
-		}
-	}
-}
-
-// sync empties one terminating namespace; it reports true when the
-// namespace is gone (or not terminating).
-func (c *NamespaceController) sync(ctx context.Context, name string) bool {
-	obj, err := c.Namespaces.Get(ctx, "", name, nil)
-	if apierrors.IsNotFound(err) {
-		return true
-	}
-	if err != nil {
-		return false
-	}
-	ns := obj.(*corev1.Namespace)
-	if ns.DeletionTimestamp == nil {
-		return true
-	}
-	left := 0
-	for _, s := range c.Content {
-		list, err := s.DeleteCollection(ctx, name, nil, &metav1.DeleteOptions{}, nil)
-		if err != nil {
-			return false
-		}
-		n := meta.LenList(list)
-		left += n
-	}
-	if left > 0 {
-		// Deleted now or gracefully: look again next round.
-		remaining := 0
-		for _, s := range c.Content {
-			list, err := s.List(ctx, name, nil)
-			if err != nil {
-				return false
-			}
-			n := meta.LenList(list)
-			remaining += n
-		}
-		if remaining > 0 {
-			return false
-		}
-	}
-	_, _, err = c.Namespaces.WithStrategy(NamespaceFinalizeStrategy).Update(ctx, "", name, func(_ context.Context, cur runtime.Object) (runtime.Object, error) {
-		n := cur.DeepCopyObject().(*corev1.Namespace)
-		n.Spec.Finalizers = slices.DeleteFunc(n.Spec.Finalizers, func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
-		return n, nil
-	}, nil, nil, Options{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return false
-	}
-	_, _, err = DeleteNamespace(ctx, c.Namespaces, name, nil, nil)
-	return err == nil || apierrors.IsNotFound(err)
 }

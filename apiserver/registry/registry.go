@@ -134,12 +134,6 @@ func (r *Registry) cachedStores() []*Store {
 		r.CustomResourceDefinitions, r.APIServices}
 }
 
-// NamespacedContent lists the stores whose objects live in namespaces.
-func (r *Registry) NamespacedContent() []*Store {
-	return []*Store{r.Pods, r.Events, r.Leases, r.ConfigMaps, r.Secrets, r.ServiceAccounts, r.Services, r.Endpoints,
-		r.EndpointSlices, r.Deployments, r.ReplicaSets, r.Roles, r.RoleBindings}
-}
-
 // Bootstrap creates the namespaces every cluster has, if they are missing.
 // It is safe to run on every start.
 func (r *Registry) Bootstrap(ctx context.Context) error {

@@ -487,23 +487,27 @@ func TestNamespaceLifecycle(t *testing.T) {
 	if err != nil || deleted || out.(*corev1.Namespace).Status.Phase != corev1.NamespaceTerminating {
 		t.Fatalf("delete namespace: %v deleted=%v err=%v, want Terminating", out, deleted, err)
 	}
-	c := &registry.NamespaceController{Namespaces: r.Namespaces, Content: r.NamespacedContent(), Resync: 50 * time.Millisecond}
-	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, err := r.Namespaces.Get(ctx, "", "team", nil)
-		if apierrors.IsNotFound(err) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("namespace still there after 10s (err=%v)", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	// The registry alone empties nothing: the pod stays, the namespace
+	// stays Terminating with its kubernetes finalizer.
+	if _, err := r.Pods.Get(ctx, "team", "x", nil); err != nil {
+		t.Errorf("pod in the terminating namespace: %v, want it still there", err)
 	}
-	if _, err := r.Pods.Get(ctx, "team", "x", nil); !apierrors.IsNotFound(err) {
-		t.Errorf("pod in deleted namespace: err = %v", err)
+	_, deleted, err = registry.DeleteNamespace(ctx, r.Namespaces, "team", nil, nil)
+	if err != nil || deleted {
+		t.Fatalf("second delete with the finalizer left: deleted=%v err=%v, want neither", deleted, err)
+	}
+	// Dropping the last spec.finalizer through namespaces/finalize
+	// removes it, as the namespace controller's finalize does.
+	_, _, err = r.NamespaceFinalize.Update(ctx, "", "team", func(_ context.Context, cur runtime.Object) (runtime.Object, error) {
+		n := cur.(*corev1.Namespace)
+		n.Spec.Finalizers = nil
+		return n, nil
+	}, nil, nil, registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Namespaces.Get(ctx, "", "team", nil); !apierrors.IsNotFound(err) {
+		t.Errorf("namespace after its last finalizer went: err = %v, want NotFound", err)
 	}
 }
 

@@ -80,6 +80,10 @@ type Resource struct {
 	// CheckGracefulDelete reports whether a delete of obj is graceful and
 	// sets opts.GracePeriodSeconds to the period. Nil: never graceful.
 	CheckGracefulDelete func(obj runtime.Object, opts *metav1.DeleteOptions) bool
+	// SpecFinalizers, if set, counts the finalizers obj keeps outside
+	// metadata.finalizers (a namespace's spec.finalizers): a deleted
+	// object goes once an update leaves none of either.
+	SpecFinalizers func(obj runtime.Object) int
 	// TTLSeconds, when positive, makes etcd drop the object that long after
 	// its last write (events).
 	TTLSeconds int64

@@ -367,7 +367,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 				return nil, err
 			}
 		}
-		deleteAfter = deleteDuringUpdate(m, cm)
+		deleteAfter = s.deleteDuringUpdate(obj, current, m, cm)
 		return obj, nil
 	})
 	if err != nil {
@@ -397,13 +397,25 @@ func (s *Store) createOnUpdate(ctx context.Context, obj runtime.Object, m metav1
 	return obj, nil
 }
 
-// deleteDuringUpdate says whether an update to m of the stored cm removes
-// the object, as upstream's ShouldDeleteDuringUpdate: it empties the
-// finalizers of an object asked to go, with no grace period or one of 0
-// (a CRD's delete sets none).
-func deleteDuringUpdate(m, cm metav1.Object) bool {
-	return len(m.GetFinalizers()) == 0 && len(cm.GetFinalizers()) > 0 &&
+// deleteDuringUpdate says whether an update to obj (metadata m) of the
+// stored current (cm) removes the object, as upstream's
+// ShouldDeleteDuringUpdate (and, for namespaces, spec.finalizers too, as
+// ShouldDeleteNamespaceDuringUpdate): it empties the finalizers of an
+// object asked to go, with no grace period or one of 0 (a CRD's delete
+// sets none).
+func (s *Store) deleteDuringUpdate(obj, current runtime.Object, m, cm metav1.Object) bool {
+	return s.finalizers(obj, m) == 0 && s.finalizers(current, cm) > 0 &&
 		cm.GetDeletionTimestamp() != nil && (cm.GetDeletionGracePeriodSeconds() == nil || *cm.GetDeletionGracePeriodSeconds() == 0)
+}
+
+// finalizers counts what holds obj (metadata m) once deleted: its
+// metadata.finalizers and those the resource keeps elsewhere.
+func (s *Store) finalizers(obj runtime.Object, m metav1.Object) int {
+	n := len(m.GetFinalizers())
+	if s.Resource.SpecFinalizers != nil {
+		n += s.Resource.SpecFinalizers(obj)
+	}
+	return n
 }
 
 // deleteUnfinalized deletes the object at key after an update emptied its
@@ -412,7 +424,7 @@ func deleteDuringUpdate(m, cm metav1.Object) bool {
 // deletionTimestamp and no finalizers, which nothing would ever remove.
 // It goes unless a finalizer is back.
 func (s *Store) deleteUnfinalized(ctx context.Context, key, name string, opts Options) error {
-	_, err := s.storage.Delete(ctx, key, nil, stillWithoutFinalizers, s.writeOptions(opts))
+	_, err := s.storage.Delete(ctx, key, nil, s.stillWithoutFinalizers, s.writeOptions(opts))
 	if err != nil && !storage.IsNotFound(err) && !errors.Is(err, errFinalizerBack) {
 		return s.interpret(err, name)
 	}
@@ -425,12 +437,12 @@ var errFinalizerBack = errors.New("a finalizer was added again")
 
 // stillWithoutFinalizers lets the removal after an update that emptied the
 // finalizers go ahead while the object, as stored, still has none.
-func stillWithoutFinalizers(obj runtime.Object) error {
+func (s *Store) stillWithoutFinalizers(obj runtime.Object) error {
 	m, err := metaOf(obj)
 	if err != nil {
 		return err
 	}
-	if len(m.GetFinalizers()) > 0 || m.GetDeletionTimestamp() == nil {
+	if s.finalizers(obj, m) > 0 || m.GetDeletionTimestamp() == nil {
 		return errFinalizerBack
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
 )
@@ -60,5 +61,10 @@ func StartWith(tb testing.TB, cfg *cluster.Config) *cluster.Cluster {
 }
 
 // APIOnly is a configure function: etcd and the API server alone, no
-// scheduler, no kubelets.
-func APIOnly(cfg *cluster.Config) { cfg.APIOnly() }
+// scheduler, no kubelets, no controller manager, and so, as in upstream's
+// integration tests (DefaultTestServerFlags), no ServiceAccount admission
+// plugin: nothing makes the default service accounts it would look for.
+func APIOnly(cfg *cluster.Config) {
+	cfg.APIOnly()
+	cfg.DisableAdmissionPlugins = []string{admission.ServiceAccountName}
+}
