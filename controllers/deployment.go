@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,6 +14,7 @@ import (
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 )
 
@@ -28,6 +30,10 @@ type DeploymentController struct {
 	podLister corelisters.PodLister
 	synced    []cache.InformerSynced
 	queue     workqueue.TypedRateLimitingInterface[string]
+	// triggers and syncKey report the controller's actions (observe.go).
+	triggers eventTriggers
+	syncKey  func(context.Context, string) error
+	recorder record.EventRecorder // set by Run (deployment_events.go)
 }
 
 // NewDeploymentController sets up the controller's informers on factory.
@@ -39,8 +45,11 @@ func NewDeploymentController(factory informers.SharedInformerFactory, client kub
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "deployment"}),
 	}
+	c.syncKey = c.sync
 	if _, err := dInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: c.enqueue, UpdateFunc: func(_, cur any) { c.enqueue(cur) }, DeleteFunc: c.enqueue,
+		AddFunc:    func(obj any) { c.enqueueBecause(obj, "add", obj) },
+		UpdateFunc: func(_, cur any) { c.enqueueBecause(cur, "update", cur) },
+		DeleteFunc: c.enqueue,
 	}); err != nil {
 		return nil, err
 	}
@@ -58,7 +67,26 @@ func NewDeploymentController(factory informers.SharedInformerFactory, client kub
 // Run waits for the informers, then syncs with workers goroutines until
 // ctx is done.
 func (c *DeploymentController) Run(ctx context.Context, workers int) {
-	runWorkers(ctx, c.queue, c.synced, workers, c.sync)
+	defer c.startEvents(ctx)()
+	runWorkers(ctx, c.queue, c.synced, workers, c.syncKey)
+}
+
+// enqueueBecause queues the Deployment d, noting the informer event verb
+// about obj (d itself, or one of its ReplicaSets) as the reason.
+func (c *DeploymentController) enqueueBecause(d any, verb string, obj any) {
+	key, err := cache.MetaNamespaceKeyFunc(d)
+	if err != nil {
+		return
+	}
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		c.triggers.note(key, triggerOf(verb, o, "apps/v1", deploymentKind.Kind))
+	case *appsv1.ReplicaSet:
+		c.triggers.note(key, triggerOf(verb, o, "apps/v1", rsKind.Kind))
+	case *corev1.Pod:
+		c.triggers.note(key, podTrigger(verb, o))
+	}
+	c.queue.Add(key)
 }
 
 func (c *DeploymentController) enqueue(obj any) {
@@ -114,12 +142,12 @@ func (c *DeploymentController) addReplicaSet(obj any) {
 	}
 	if ref := metav1.GetControllerOf(rs); ref != nil {
 		if d := c.ownerOf(rs.Namespace, ref); d != nil {
-			c.enqueue(d)
+			c.enqueueBecause(d, "add", rs)
 		}
 		return
 	}
 	for _, d := range c.deploymentsMatching(rs) {
-		c.enqueue(d)
+		c.enqueueBecause(d, "add", rs)
 	}
 }
 
@@ -131,18 +159,18 @@ func (c *DeploymentController) updateReplicaSet(oldObj, curObj any) {
 	oldRef, curRef := metav1.GetControllerOf(old), metav1.GetControllerOf(cur)
 	if oldRef != nil && (curRef == nil || *oldRef != *curRef) {
 		if d := c.ownerOf(old.Namespace, oldRef); d != nil {
-			c.enqueue(d)
+			c.enqueueBecause(d, "update", cur)
 		}
 	}
 	if curRef != nil {
 		if d := c.ownerOf(cur.Namespace, curRef); d != nil {
-			c.enqueue(d)
+			c.enqueueBecause(d, "update", cur)
 		}
 		return
 	}
 	if !labels.Equals(old.Labels, cur.Labels) || oldRef != nil {
 		for _, d := range c.deploymentsMatching(cur) {
-			c.enqueue(d)
+			c.enqueueBecause(d, "update", cur)
 		}
 	}
 }
@@ -156,7 +184,7 @@ func (c *DeploymentController) deleteReplicaSet(obj any) {
 		}
 	}
 	if d := c.ownerOf(rs.Namespace, metav1.GetControllerOf(rs)); d != nil {
-		c.enqueue(d)
+		c.enqueueBecause(d, "delete", rs)
 	}
 }
 
@@ -176,7 +204,7 @@ func (c *DeploymentController) deletePod(obj any) {
 		return
 	}
 	if d := c.ownerOf(rs.Namespace, metav1.GetControllerOf(rs)); d != nil && d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
-		c.enqueue(d)
+		c.enqueueBecause(d, "delete", pod)
 	}
 }
 
@@ -208,14 +236,16 @@ func (c *DeploymentController) podsByReplicaSet(d *appsv1.Deployment, rss []*app
 func init() {
 	registerController(controllerDescriptor{name: DeploymentControllerName, workers: defaultWorkers,
 		build: func(cc *controllerContext) (runFunc, error) {
-			client, err := cc.client(DeploymentControllerName)
+			client, err := kubernetes.NewForConfig(observeWrites(cc.restConfig(DeploymentControllerName)))
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%s: %w", DeploymentControllerName, err)
 			}
 			c, err := NewDeploymentController(cc.factory, client)
 			if err != nil {
 				return nil, err
 			}
+			c.syncKey = cc.cfg.observedSync(DeploymentControllerName, "deployment", &c.triggers,
+				namespacedObject("apps/v1", deploymentKind.Kind), c.sync)
 			return c.Run, nil
 		}})
 }

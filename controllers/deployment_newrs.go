@@ -32,7 +32,11 @@ func (c *DeploymentController) newReplicaSet(ctx context.Context, d *appsv1.Depl
 	}
 	*rs.Spec.Replicas = count
 	setNewReplicaSetAnnotations(d, rs, newRevision, false)
-	created, err := c.client.AppsV1().ReplicaSets(d.Namespace).Create(ctx, rs, metav1.CreateOptions{})
+	wctx := writeSlot(ctx)
+	created, err := c.client.AppsV1().ReplicaSets(d.Namespace).Create(wctx, rs, metav1.CreateOptions{})
+	if err == nil {
+		noteCreated(wctx, created)
+	}
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return c.replicaSetNameTaken(ctx, d, rs, err)
@@ -40,6 +44,8 @@ func (c *DeploymentController) newReplicaSet(ctx context.Context, d *appsv1.Depl
 		c.failedCreate(ctx, d, rs, err)
 		return nil, err
 	}
+	c.recordScaled(d, created, 0, count)
+	decide(ctx, Decision{Reason: DecisionNewReplicaSet, Target: created.Name, From: 0, To: count})
 	changed := setDeploymentRevision(d, newRevision)
 	if hasProgressDeadline(d) {
 		msg := fmt.Sprintf("Created new replica set %q", created.Name)

@@ -166,10 +166,14 @@ func (c *DeploymentController) scaleReplicaSet(ctx context.Context, rs *appsv1.R
 		return false, rs, nil
 	}
 	*copied.Spec.Replicas = size
+	if resize {
+		decide(ctx, scaleDecision(rs.Name, *rs.Spec.Replicas, size))
+	}
 	updated, err := c.client.AppsV1().ReplicaSets(rs.Namespace).Update(ctx, copied, metav1.UpdateOptions{})
 	if err != nil {
 		return false, rs, fmt.Errorf("controllers: scale replicaset %s to %d: %w", rs.Name, size, err)
 	}
+	c.recordScaled(d, updated, *rs.Spec.Replicas, size)
 	return resize, updated, nil
 }
 
@@ -215,6 +219,7 @@ func (c *DeploymentController) cleanup(ctx context.Context, d *appsv1.Deployment
 		if rs.Status.Replicas != 0 || *rs.Spec.Replicas != 0 || rs.Generation > rs.Status.ObservedGeneration {
 			continue
 		}
+		decide(ctx, Decision{Reason: DecisionDeleteOldReplicaSet, Target: rs.Name, Want: *d.Spec.RevisionHistoryLimit})
 		err := c.client.AppsV1().ReplicaSets(rs.Namespace).Delete(ctx, rs.Name, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err

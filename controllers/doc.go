@@ -36,6 +36,64 @@
 //     (background), deletes the dependents of an owner with the
 //     foregroundDeletion finalizer first, and orphans the dependents of
 //     an owner with the orphan finalizer.
+//   - endpointslice-controller (endpointslice*.go): for each Service with
+//     a selector, EndpointSlices (generateName "<service>-", owned by the
+//     Service, labelled kubernetes.io/service-name and
+//     endpointslice.kubernetes.io/managed-by=endpointslice-controller.k8s.io)
+//     per address type and per set of ports the Service's targetPorts
+//     resolve to in each pod, at most 100 endpoints a slice (filled and
+//     reused as upstream's reconciler does; one empty slice for a Service
+//     without endpoints); each endpoint has the pod's IP, node, targetRef
+//     and the conditions ready (serving and not terminating, or always
+//     with publishNotReadyAddresses), serving (the pod's Ready) and
+//     terminating (its deletionTimestamp). Topology hints are left out.
+//   - endpoint-controller (endpoints*.go): the core/v1 Endpoints of each
+//     such Service, ready pods in addresses, the others in
+//     notReadyAddresses, repacked per port set; the
+//     last-change-trigger-time annotation (also on the slices), and past
+//     1000 addresses truncation with endpoints.kubernetes.io/over-capacity.
+//   - service-account-controller (serviceaccount.go): the ServiceAccount
+//     "default" in every Active namespace, made again when deleted; the
+//     API server's ServiceAccount admission plugin rejects pods in a
+//     namespace until it exists.
+//   - root-ca-cert-publisher (rootcacert.go): the ConfigMap
+//     kube-root-ca.crt in every namespace, with the cluster's CA (the one
+//     the manager's client trusts the API server with) under ca.crt; pods
+//     get it in their projected token volume.
+//   - clusterrole-aggregation-controller (clusterroleaggregation.go): the
+//     rules of each ClusterRole with an aggregationRule, gathered from the
+//     ClusterRoles its selectors match (admin, edit and view), written by
+//     an update where upstream uses server-side apply.
+//   - namespace-controller (namespace*.go): for a namespace being
+//     deleted (5 s after it sees the deletionTimestamp, divided by the
+//     speed), deletes every namespaced resource discovery lists as
+//     deletable, custom and aggregated ones too, pods first and the rest
+//     once no pod is left (deletecollection, or list and delete; through
+//     the metadata client, propagationPolicy Background); keeps upstream's
+//     five deletion conditions in its status (NamespaceContentRemaining,
+//     NamespaceFinalizersRemaining ...); while content remains tries again
+//     after half the pods' grace period or of 15 s for finalizers, plus
+//     one second; then drops the "kubernetes" finalizer through
+//     namespaces/finalize, which removes the namespace.
+//   - node-lifecycle-controller (nodelifecycle*.go, as the service
+//     account node-controller): a node whose Lease in kube-node-lease and
+//     Ready heartbeat have not changed for 50 s gets its Ready,
+//     MemoryPressure, DiskPressure and PIDPressure conditions Unknown
+//     (NodeStatusUnknown), its pods Ready=False, the NoSchedule taints of
+//     its conditions and, through a rate-limited queue per zone (0.1
+//     nodes a second; none when no node anywhere is Ready), the NoExecute
+//     taint node.kubernetes.io/unreachable (not-ready for Ready False);
+//     the taints go when it is Ready again.
+//   - taint-eviction-controller (tainteviction*.go, also as
+//     node-controller): deletes the pods of a NoExecute-tainted node that
+//     do not tolerate the taint at once, and the others when their
+//     tolerationSeconds run out (DisruptionTarget DeletionByTaintManager,
+//     the event TaintManagerEviction).
+//   - pod-garbage-collector (podgc*.go): force-deletes the pods of a node
+//     gone for 40 s, finished pods over 12500, and pods being deleted that
+//     no node will finish.
+//     The node health periods of these three (and the kubelets' Lease)
+//     run at NodeHealthSpeed: the speed, or 20 at speed 0.
 //
 // Manager (manager.go) starts them on one shared informer factory.
 package controllers

@@ -122,6 +122,10 @@ func checkEndpointSlices(t *testing.T, k *kubectl, admin kubernetes.Interface) {
 	if len(tables) != 1 || strings.Join(tables[0][0], " ") != "NAME ADDRESSTYPE PORTS ENDPOINTS AGE" {
 		t.Fatalf("kubectl get endpointslices: got %q, want one table with header NAME ADDRESSTYPE PORTS ENDPOINTS AGE", tables)
 	}
+	// The API server's own slice, written beside the kubernetes Endpoints.
+	if k8s := slices.IndexFunc(tables[0], func(r []string) bool { return r[0] == "kubernetes" }); k8s < 0 || tables[0][k8s][1] != "IPv4" {
+		t.Errorf("kubectl get endpointslices: no IPv4 row for the kubernetes slice in %q", tables[0])
+	}
 	i := slices.IndexFunc(tables[0], func(r []string) bool { return strings.HasPrefix(r[0], "web-") })
 	if i < 0 {
 		t.Fatalf("no row for web's slice in %q", tables[0])

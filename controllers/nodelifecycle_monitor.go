@@ -88,9 +88,12 @@ func (c *NodeLifecycleController) updateNodeHealth(ctx context.Context, node *co
 			break
 		}
 		time.Sleep(healthUpdateRetrySleep)
-		if node, err = c.client.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{}); err != nil {
+		fresh, getErr := c.client.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
+		if getErr != nil {
+			err = getErr // deleted, probably
 			break
 		}
+		node = fresh
 	}
 	if err != nil {
 		klog.FromContext(ctx).V(2).Info("Skipping node this pass", "node", node.Name, "err", err)

@@ -27,10 +27,10 @@ func TestAPIPathParts(t *testing.T) {
 	}
 }
 
-// answer is a RoundTripper that answers every request with code.
-type answer int
+// fixedAnswer is a RoundTripper that answers every request with code.
+type fixedAnswer int
 
-func (a answer) RoundTrip(req *http.Request) (*http.Response, error) {
+func (a fixedAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: int(a), Body: io.NopCloser(strings.NewReader("{}")), Request: req}, nil
 }
 
@@ -43,7 +43,7 @@ func TestSyncRecordReportsEachCreation(t *testing.T) {
 	cfg := &Config{Observer: func(a Action) { got = append(got, a) }}
 	var tr eventTriggers
 	tr.note("default/web", Trigger{Verb: "add", Object: ObjectRef{Kind: "ReplicaSet", Namespace: "default", Name: "web"}})
-	rt := writeRecorder{answer(201)}
+	rt := writeRecorder{fixedAnswer(201)}
 	sync := cfg.observedSync("replicaset-controller", "replicaset", &tr, namespacedObject("apps/v1", "ReplicaSet"), func(ctx context.Context, key string) error {
 		decide(ctx, Decision{Reason: DecisionTooFewReplicas, Want: 1, Have: 0, Count: 1})
 		get, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://x/api/v1/namespaces/default/pods", nil)
