@@ -66,6 +66,12 @@ func parseSetImage(l *loader, key string, n *yaml.Node) (actionRunner, error) {
 	return a, nil
 }
 
+func init() {
+	registerTranscriptZh(map[string]string{
+		"no change: container %s has image %s already, so kubectl sends no patch": "没有变化：容器 %s 的镜像已经是 %s，所以 kubectl 不发送 patch",
+	})
+}
+
 // run reads the Deployment, makes the patch and sends it, as user.
 func (a *SetImageAction) run(ctx context.Context, p *player, user string) (StepResult, error) {
 	d, err := p.getDeployment(ctx, a.Deployment, user)
@@ -77,7 +83,9 @@ func (a *SetImageAction) run(ctx context.Context, p *player, user string) (StepR
 		return StepResult{Message: err.Error()}, err
 	}
 	if string(patch) == "{}" {
-		return StepResult{Status: http.StatusOK, Message: "no change: the image is " + a.Image + " already"}, nil
+		res := StepResult{Status: http.StatusOK}
+		addTranscript(&res, "no change: container %s has image %s already, so kubectl sends no patch", a.Container, a.Image)
+		return res, nil
 	}
 	ri, err := p.resource(a.Deployment, user)
 	if err != nil {

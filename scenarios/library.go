@@ -28,12 +28,17 @@ var LibraryOrder = []string{
 	"scheduler-scoring",
 	"graceful-delete",
 	"crashloop-backoff",
+	"deployment-rollout",
+	"service-endpoints",
 	"watch-resume-410",
 	"optimistic-concurrency-409",
 	"etcd-mvcc-history",
 	"apiserver-startup",
 	"server-chain",
 	"go-restful-dispatch",
+	"node-failure",
+	"cascading-delete",
+	"namespace-delete",
 }
 
 // DefaultScenario is the scenario `kubesim` plays when given none.

@@ -29,6 +29,10 @@ var actionKinds = []actionKind{
 	{"http2Frames", parseHTTP2Frames},
 	{"watchCompare", parseWatchCompare},
 	{"slowWatch", parseSlowWatch},
+	{"scale", parseScale},
+	{"setImage", parseSetImage},
+	{"rolloutUndo", parseRolloutUndo},
+	{"passReadinessGates", parsePassReadinessGates},
 }
 
 // expectationKinds are the expectations a step may list, one line per
@@ -54,4 +58,10 @@ var expectationKinds = []expectationKind{
 	{"restfulAnswer", parseRestfulAnswer},
 	{"scoreboard", parseScoreboard},
 	{"slowWatcher", parseSlowWatcher},
+	{"deployment", parseDeploymentExpectation},
+	{"replicaSets", parseReplicaSets},
+	{"nodeTaints", parseNodeTaints},
+	{"pods", parsePods},
+	{"objects", parseObjects},
+	{"endpoints", parseEndpoints},
 }
