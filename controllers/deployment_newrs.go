@@ -35,6 +35,9 @@ func (c *DeploymentController) newReplicaSet(ctx context.Context, d *appsv1.Depl
 	wctx := writeSlot(ctx)
 	created, err := c.client.AppsV1().ReplicaSets(d.Namespace).Create(wctx, rs, metav1.CreateOptions{})
 	if err == nil {
+		// Decided before noteCreated, so that the action reported as the
+		// POST returns has it (before the ReplicaSet's pods come).
+		decide(ctx, Decision{Reason: DecisionNewReplicaSet, Target: created.Name, From: 0, To: count})
 		noteCreated(wctx, created)
 	}
 	switch {
@@ -45,7 +48,6 @@ func (c *DeploymentController) newReplicaSet(ctx context.Context, d *appsv1.Depl
 		return nil, err
 	}
 	c.recordScaled(d, created, 0, count)
-	decide(ctx, Decision{Reason: DecisionNewReplicaSet, Target: created.Name, From: 0, To: count})
 	changed := setDeploymentRevision(d, newRevision)
 	if hasProgressDeadline(d) {
 		msg := fmt.Sprintf("Created new replica set %q", created.Name)

@@ -60,6 +60,9 @@ type PlainPrinter struct {
 	// stage 1 (print_controller.go).
 	creators map[types.UID]string
 	awaiting map[types.UID]int
+	// shownCreations are the objects other than pods whose creator was
+	// printed when its POST returned (print_controller.go).
+	shownCreations map[types.UID]bool
 }
 
 // revision is one stored version of a key.

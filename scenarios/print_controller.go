@@ -23,7 +23,8 @@ const controllerAccounts = "system:serviceaccount:kube-system:"
 
 // createdWords are the printer's words for a pod's creation.
 var createdWords = map[string]flow.Text{
-	"created_head": {En: "[before 1/8] Who created it — pod %s", Zh: "[1/8 之前] 谁创建了它 — Pod %s"},
+	"created_head":  {En: "[before 1/8] Who created it — pod %s", Zh: "[1/8 之前] 谁创建了它 — Pod %s"},
+	"created_aside": {En: "%s %s: who created it", Zh: "%s %s：谁创建了它"},
 }
 
 // noteCreated, on a pod's staged event, holds the pod until its
@@ -70,15 +71,50 @@ func (p *PlainPrinter) controllerEvent(ev flow.Event) {
 	if a := flow.CreatorOf(ev); a != nil {
 		if ev.Object.Kind == "Pod" {
 			p.podCreated(ev)
+		} else {
+			p.objectCreated(ev)
 		}
 		return
 	}
-	if createdPods(ev.Controller) {
+	if createdPods(ev.Controller) || p.creationsShown(ev.Controller) {
 		return
 	}
 	var b strings.Builder
 	writeLines(&b, asideIndent, stageIndent, p.layout.Event(ev, flow.Context{}))
 	p.out(b.String())
+}
+
+// objectCreated prints, as an aside, the action of a controller that
+// created an object other than a pod (the deployment controller's
+// ReplicaSet) as soon as its POST returned, so that it comes before the
+// pods the new object's controller then makes. The caller holds p.mu.
+func (p *PlainPrinter) objectCreated(ev flow.Event) {
+	if p.shownCreations == nil {
+		p.shownCreations = map[types.UID]bool{}
+	}
+	p.shownCreations[ev.Object.UID] = true
+	var b strings.Builder
+	b.WriteString(asideIndent + fmt.Sprintf(createdWords["created_aside"].In(p.lang), ev.Object.Kind, nsName(ev.Object.Namespace, ev.Object.Name)) + "\n")
+	writeLines(&b, stageIndent, stageIndent, p.layout.Event(ev, flow.Context{}))
+	p.out(b.String())
+}
+
+// creationsShown reports whether the action created something and each
+// of its creations was printed already, when its POST returned
+// (objectCreated): the whole action, which adds the status writes after
+// them, is then left out.
+func (p *PlainPrinter) creationsShown(a *flow.ControllerAction) bool {
+	created := 0
+	for _, w := range a.Writes {
+		if w.Method != "POST" || w.UID == "" || w.Code/100 != 2 {
+			continue
+		}
+		if !p.shownCreations[w.UID] {
+			return false
+		}
+		created++
+	}
+	return created > 0
 }
 
 // createdPods reports whether the action created pods.

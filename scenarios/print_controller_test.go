@@ -78,9 +78,17 @@ func TestPlayShowsWhoCreatedEachPod(t *testing.T) {
 	if len(pods) != 2 {
 		t.Fatalf("%d pods with a stage 1, want 2:\n%s", len(pods), text)
 	}
-	newRS := strings.Index(text, "deployment-controller synced Deployment default/web")
-	if newRS < 0 || !strings.Contains(text, "no ReplicaSet has the current pod template: created ReplicaSet web-") {
+	// The deployment controller's creation of the ReplicaSet is printed
+	// as its POST returns, before the pods the ReplicaSet controller
+	// makes; its whole sync is not printed again.
+	newRS := strings.Index(text, "created by deployment-controller, syncing Deployment default/web\n")
+	if newRS < 0 || !regexp.MustCompile(`· ReplicaSet web-[a-z0-9]+: who created it\n`).MatchString(text[:newRS]) ||
+		!strings.Contains(text, "no ReplicaSet has the current pod template: created ReplicaSet web-") ||
+		!regexp.MustCompile(`POST replicasets default/web-[a-z0-9]+ → 201  ← this one`).MatchString(text) {
 		t.Errorf("no deployment controller action with its new ReplicaSet:\n%s", text)
+	}
+	if strings.Contains(text, "deployment-controller synced Deployment default/web\n") {
+		t.Errorf("the deployment controller's sync printed again after its creation:\n%s", text)
 	}
 	for _, m := range pods {
 		name := text[m[2]:m[3]]
