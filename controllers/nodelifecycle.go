@@ -88,8 +88,8 @@ func NewNodeLifecycleController(cfg *Config, factory informers.SharedInformerFac
 		now:         time.Now,
 
 		monitorPeriod:          cfg.nodeHealthPeriod(DefaultNodeMonitorPeriod),
-		gracePeriod:            cfg.nodeHealthPeriod(DefaultNodeMonitorGracePeriod),
-		startupGracePeriod:     cfg.nodeHealthPeriod(DefaultNodeStartupGracePeriod),
+		gracePeriod:            cfg.nodeGracePeriod(DefaultNodeMonitorGracePeriod),
+		startupGracePeriod:     cfg.nodeGracePeriod(DefaultNodeStartupGracePeriod),
 		evictionPeriod:         max(cfg.nodeHealthPeriod(NodeEvictionPeriod), minNodeEvictionPeriod),
 		evictionQPS:            cfg.nodeHealthRate(DefaultNodeEvictionRate),
 		secondaryEvictionQPS:   cfg.nodeHealthRate(DefaultSecondaryNodeEvictionRate),

@@ -60,8 +60,18 @@ const (
 // other controllers' periods are at speed 0, would renew each Lease 100
 // times a second and call a node dead after 50 ms of a busy machine; at
 // speed 0 they run 20 times faster instead (a Lease renewed every 0.5 s,
-// Unknown after 2.5 s, pods evicted 15 s after the taint).
+// pods evicted 15 s after the taint), except the grace periods, which
+// are at least ZeroSpeedMinNodeGracePeriod.
 const ZeroSpeedNodeHealthSpeed = 20
+
+// ZeroSpeedMinNodeGracePeriod bounds the node monitor and startup grace
+// periods from below at speed 0. 20 times faster, the grace period would
+// be 2.5 s: a machine busy enough to delay a kubelet's renewals (the
+// test suite on two cores, a benchmark of a thousand pods) made healthy
+// nodes Unknown and tainted, and evicted their pods. With 10 s a node is
+// called Unknown after 20 missed renewals instead of 5; at a speed set
+// by the user the proportions are upstream's.
+const ZeroSpeedMinNodeGracePeriod = 10 * time.Second
 
 // NodeHealthSpeed is the speed that node heartbeats (the kubelet's Lease
 // renewals) and the node lifecycle and taint eviction controllers' periods
@@ -79,6 +89,17 @@ func NodeHealthSpeed(speed float64) float64 {
 // periods, tolerationSeconds) by NodeHealthSpeed(c.Speed).
 func (c *Config) nodeHealthPeriod(d time.Duration) time.Duration {
 	return time.Duration(float64(d) / NodeHealthSpeed(c.Speed))
+}
+
+// nodeGracePeriod scales a node grace period (--node-monitor-grace-period,
+// --node-startup-grace-period) as nodeHealthPeriod does, to no less than
+// ZeroSpeedMinNodeGracePeriod at speed 0.
+func (c *Config) nodeGracePeriod(d time.Duration) time.Duration {
+	scaled := c.nodeHealthPeriod(d)
+	if c.Speed <= 0 {
+		return max(scaled, ZeroSpeedMinNodeGracePeriod)
+	}
+	return scaled
 }
 
 // nodeHealthRate scales a rate (per second) by NodeHealthSpeed(c.Speed).
