@@ -126,22 +126,7 @@ func (c *EndpointsController) enqueue(obj any, verb, kind string) {
 }
 
 func (c *EndpointsController) podChanged(old, cur any, verb string) {
-	ch := podChangeFor(old, cur)
-	if ch == nil {
-		return
-	}
-	keys, err := servicesToSync(c.svcLister, ch)
-	if err != nil {
-		return
-	}
-	pod := podOrTombstone(cur)
-	if pod == nil {
-		pod = podOrTombstone(old)
-	}
-	for key := range keys {
-		c.why.note(key, triggerOf(verb, pod, "v1", "Pod"))
-		c.queue.Add(key)
-	}
+	queueServicesOfPod(c.svcLister, &c.why, c.queue, old, cur, verb)
 }
 
 // metaOf is the object (or the tombstone's object)'s metadata.

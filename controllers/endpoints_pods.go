@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 )
 
 // This file holds what the endpoints and endpointslice controllers share
@@ -142,4 +143,27 @@ func shouldSetHostname(p *corev1.Pod, svc *corev1.Service) bool {
 // isServiceIPSet: the Service has a cluster IP (it is not headless).
 func isServiceIPSet(svc *corev1.Service) bool {
 	return svc.Spec.ClusterIP != corev1.ClusterIPNone && svc.Spec.ClusterIP != ""
+}
+
+// queueServicesOfPod queues, on queue, the Services whose endpoints a
+// pod's change (old to cur, the informer event verb) touches, noting the
+// pod's event as why each was queued: the pod handler of the endpoints
+// and endpointslice controllers.
+func queueServicesOfPod(lister corelisters.ServiceLister, why *eventTriggers, queue workqueue.TypedRateLimitingInterface[string], old, cur any, verb string) {
+	ch := podChangeFor(old, cur)
+	if ch == nil {
+		return
+	}
+	keys, err := servicesToSync(lister, ch)
+	if err != nil {
+		return
+	}
+	pod := podOrTombstone(cur)
+	if pod == nil {
+		pod = podOrTombstone(old)
+	}
+	for key := range keys {
+		why.note(key, triggerOf(verb, pod, "v1", "Pod"))
+		queue.Add(key)
+	}
 }

@@ -125,22 +125,7 @@ func (c *EndpointSliceController) enqueueService(obj any, verb string) {
 }
 
 func (c *EndpointSliceController) podChanged(old, cur any, verb string) {
-	ch := podChangeFor(old, cur)
-	if ch == nil {
-		return
-	}
-	keys, err := servicesToSync(c.svcLister, ch)
-	if err != nil {
-		return
-	}
-	pod := podOrTombstone(cur)
-	if pod == nil {
-		pod = podOrTombstone(old)
-	}
-	for key := range keys {
-		c.why.note(key, triggerOf(verb, pod, "v1", "Pod"))
-		c.queue.Add(key)
-	}
+	queueServicesOfPod(c.svcLister, &c.why, c.queue, old, cur, verb)
 }
 
 func (c *EndpointSliceController) sliceAdded(obj any) {
