@@ -29,6 +29,7 @@ func (s *Server) kubeAPIServer(delegate http.Handler) http.Handler {
 	openAPI := servedByMux(serverKubeAPIServer, s.openapi)
 	mux.Handle(openapi.Path, openAPI)
 	mux.Handle(openapi.Path+"/", openAPI)
+	mux.Handle(openapi.PathV2, servedByMux(serverKubeAPIServer, openapi.NewV2(s.openapi)))
 	health := servedByMux(serverKubeAPIServer, http.HandlerFunc(s.health))
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 		mux.Handle(p, health)
