@@ -11,7 +11,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 )
 
 // change is one etcd change, decoded. Its objects are shared by every
@@ -26,6 +25,9 @@ type change struct {
 	// cur is the new state (nil for a delete); prev the one before (for a
 	// delete: the last state, stamped with the deletion's revision).
 	cur, prev runtime.Object
+	// encodings are those of the events watchers make of it, shared by
+	// all of them (a change from the watch cache only).
+	encodings eventEncodings
 }
 
 // item is what a watcher reads from its source: a change, a revision
@@ -67,8 +69,8 @@ func (s *Store) decodeChange(ev *clientv3.Event) (*change, error) {
 // which closes items instead): what items still holds is then discarded.
 // result is the watcher's buffer of events, whose fill the cache reports
 // if it gives up on the watcher. stop releases the source.
-func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool, result chan watch.Event) (replay []item, items <-chan item, ended <-chan struct{}, stop func()) {
-	sub, err := s.cache.subscribe(after, feedOf(ctx, key, result))
+func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool, pred Predicate, result chan Event) (replay []item, items <-chan item, ended <-chan struct{}, stop func()) {
+	sub, err := s.cache.subscribe(after, pred, feedOf(ctx, key, result))
 	if err != nil {
 		return []item{{err: err}}, nil, nil, func() {}
 	}
@@ -144,8 +146,9 @@ func (s *Store) etcdChanges(ctx context.Context, key string, after int64, progre
 // has a buffer of watchChannelSize changes; one whose buffer stays full
 // longer than the dispatch budget allows is dropped (see dispatch): its
 // stream ends and the client watches again from its last
-// resourceVersion. Safe for concurrent use; the zero value is not running
-// and serves nobody.
+// resourceVersion. A watcher that pins the store's WatchIndex field is
+// handed only the changes of its value (cacher_index.go). Safe for
+// concurrent use; the zero value is not running and serves nobody.
 type watchCache struct {
 	s         *Store
 	windowCfg WindowConfig
@@ -159,8 +162,14 @@ type watchCache struct {
 	running bool
 	ready   chan struct{} // closed when running, remade when it stops
 	history *window
-	rev     int64 // revision reached
-	subs    map[*subscription]struct{}
+	rev     int64                      // revision reached
+	subs    map[*subscription]struct{} // every watcher fed
+	// unindexed is the watchers not indexed, as handed out for each
+	// change (nil: to be rebuilt); byValue the indexed ones by the value
+	// they watch.
+	unindexed       []*subscription
+	byValue         map[string]map[*subscription]struct{}
+	indexProgressAt time.Time // the last progressIndexed
 }
 
 // subscription is one watcher's feed from the cache. Only the cache's
@@ -175,17 +184,21 @@ type subscription struct {
 	// lastQueued is the revision of the last change ch took (the
 	// cache's goroutine only).
 	lastQueued int64
+	// indexed: the watcher pins the store's WatchIndex field to
+	// indexValue.
+	indexed    bool
+	indexValue string
 }
 
 // feed is what the cache knows of the watcher a subscription feeds, to
 // report it if it gives up on it.
 type feed struct {
 	key          string
-	result       chan watch.Event
+	result       chan Event
 	onTerminated func(WatcherTerminated)
 }
 
-func feedOf(ctx context.Context, key string, result chan watch.Event) feed {
+func feedOf(ctx context.Context, key string, result chan Event) feed {
 	return feed{key: key, result: result, onTerminated: onTerminated(ctx)}
 }
 
@@ -275,7 +288,7 @@ func (c *watchCache) advance(rev int64) {
 // drop ends sub's feed and forgets it; false if it had ended already.
 // Called with c.mu held.
 func (c *watchCache) drop(sub *subscription) bool {
-	delete(c.subs, sub)
+	c.removeSubLocked(sub)
 	if sub.closed {
 		return false
 	}
@@ -336,7 +349,7 @@ func (s *Store) WaitForWatchCache(ctx context.Context) error { return s.cache.wa
 // when the cache is disabled (Run is not running: etcd serves); a 429
 // while it (re)starts, as kube-apiserver's cacher answers; the 410
 // Expired error when rev is older than its history.
-func (c *watchCache) subscribe(after int64, f feed) (*subscription, error) {
+func (c *watchCache) subscribe(after int64, pred Predicate, f feed) (*subscription, error) {
 	if c == nil {
 		return nil, nil
 	}
@@ -352,20 +365,21 @@ func (c *watchCache) subscribe(after int64, f feed) (*subscription, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub := &subscription{feed: f, ch: make(chan item, c.channelSizeLocked()), ended: make(chan struct{})}
+	sub := &subscription{feed: f, ch: make(chan item, c.channelSizeLocked(pred)), ended: make(chan struct{})}
+	sub.indexValue, sub.indexed = c.s.index.indexValue(pred)
 	for _, ch := range kept {
 		sub.replay = append(sub.replay, item{change: ch})
 	}
 	if c.rev > after {
 		sub.replay = append(sub.replay, item{rev: c.rev})
 	}
-	c.subs[sub] = struct{}{}
+	c.addSubLocked(sub)
 	return sub, nil
 }
 
 // channelSize is the size of a new watcher's buffers: watchChannelSize
 // while the cache runs, watchBuffer for a watch etcd serves.
-func (c *watchCache) channelSize() int {
+func (c *watchCache) channelSize(pred Predicate) int {
 	if c == nil {
 		return watchBuffer
 	}
@@ -374,16 +388,18 @@ func (c *watchCache) channelSize() int {
 	if !c.running {
 		return watchBuffer
 	}
-	return c.channelSizeLocked()
+	return c.channelSizeLocked(pred)
 }
 
-// channelSizeLocked is watchChannelSize for the history as it is now (or
-// the size a test set). Called with c.mu held, the cache running.
-func (c *watchCache) channelSizeLocked() int {
+// channelSizeLocked is watchChannelSize for the history as it is now and
+// the watcher's selector (or the size a test set). Called with c.mu held,
+// the cache running.
+func (c *watchCache) channelSizeLocked(pred Predicate) int {
 	if c.subBuffer > 0 {
 		return c.subBuffer
 	}
-	return watchChannelSize(c.history.capacity, c.history.cfg.EventFreshDuration)
+	_, indexed := c.s.index.indexValue(pred)
+	return watchChannelSize(c.history.capacity, c.history.cfg.EventFreshDuration, c.s.index != nil, indexed)
 }
 
 func (c *watchCache) unsubscribe(sub *subscription) {

@@ -5,23 +5,29 @@ import (
 	"time"
 )
 
-// TestWatchChannelSize: kube-apiserver's rule for a resource without an
-// indexed field: the history's capacity over the seconds a change is
-// kept, between 10 and 100.
+// TestWatchChannelSize: kube-apiserver's rule: the history's capacity
+// over the seconds a change is kept, at least 10 and at most 100 for a
+// resource without an index; with one, at most 10 for a watcher that pins
+// the indexed field and 1000 for one that does not.
 func TestWatchChannelSize(t *testing.T) {
 	fresh := DefaultEventFreshDuration
 	for _, tc := range []struct {
-		capacity int
-		fresh    time.Duration
-		want     int
+		capacity                 int
+		fresh                    time.Duration
+		indexedResource, indexed bool
+		want                     int
 	}{
-		{DefaultWindowLowerBound, fresh, 10}, // ceil(100/75) = 2, raised to 10
-		{1600, fresh, 22},                    // ceil(1600/75)
-		{DefaultWindowUpperBound, fresh, 100},
-		{100, 0, 10},
+		{DefaultWindowLowerBound, fresh, false, false, 10}, // ceil(100/75) = 2, raised to 10
+		{1600, fresh, false, false, 22},                    // ceil(1600/75)
+		{DefaultWindowUpperBound, fresh, false, false, 100},
+		{100, 0, false, false, 10},
+		{1600, fresh, true, true, 10},
+		{1600, fresh, true, false, 22},
+		{DefaultWindowUpperBound, fresh, true, false, 1000},
+		{DefaultWindowUpperBound, fresh, true, true, 10},
 	} {
-		if got := watchChannelSize(tc.capacity, tc.fresh); got != tc.want {
-			t.Errorf("watchChannelSize(%d, %s) = %d, want %d", tc.capacity, tc.fresh, got, tc.want)
+		if got := watchChannelSize(tc.capacity, tc.fresh, tc.indexedResource, tc.indexed); got != tc.want {
+			t.Errorf("watchChannelSize(%d, %s, index %v, pinned %v) = %d, want %d", tc.capacity, tc.fresh, tc.indexedResource, tc.indexed, got, tc.want)
 		}
 	}
 }

@@ -12,20 +12,18 @@ func (c *watchCache) record(changes []*change) {
 	for _, ch := range changes {
 		c.dispatch(ch, c.add(ch))
 	}
+	c.progressIndexed(time.Now())
 }
 
 // add records ch in the history and returns the subscribers to hand it
-// to. A watcher subscribing after this finds ch in its replay instead.
+// to (not to be modified): all but the indexed ones of other values. A
+// watcher subscribing after this finds ch in its replay instead.
 func (c *watchCache) add(ch *change) []*subscription {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.history.add(ch)
 	c.rev = max(c.rev, ch.rev)
-	subs := make([]*subscription, 0, len(c.subs))
-	for sub := range c.subs {
-		subs = append(subs, sub)
-	}
-	return subs
+	return c.interestedLocked(ch)
 }
 
 // dispatch hands ch to subs as kube-apiserver's cacher dispatches an

@@ -8,27 +8,36 @@ import (
 
 // Bounds of a watcher's channels, as kube-apiserver's watch cache sizes
 // them (k8s.io/apiserver/pkg/storage/cacher, watch_cache_history.go:
-// minWatchChanSize, maxWatchChanSizeWithoutIndex).
+// minWatchChanSize, maxWatchChanSizeWithoutIndex,
+// maxWatchChanSizeWithIndexAndTrigger, maxWatchChanSizeWithIndexWithoutTrigger).
 const (
-	minWatchChannelSize = 10
-	maxWatchChannelSize = 100
+	minWatchChannelSize                = 10
+	maxWatchChannelSize                = 100
+	maxWatchChannelSizeIndexed         = 10
+	maxWatchChannelSizeIndexedResource = 1000
 )
 
 // watchChannelSize is the size of each of a cache watcher's two buffers
 // (the changes the cache hands it, the events it has made of them), by
 // kube-apiserver's rule: about one second of the cache's history, its
 // capacity divided by the seconds a change is kept, at least 10 and at
-// most 100. (kube-apiserver allows up to 1000, or caps at 10, for a
-// resource with an indexed field, as pods' spec.nodeName, depending on
-// whether the watch selects by it; kubesim indexes no field, so every
-// watcher gets the rule of a resource without one.) With the default
-// history of 100 changes kept 75 s, that is 10.
-func watchChannelSize(capacity int, fresh time.Duration) int {
+// most 100; for a resource with a WatchIndex (pods' spec.nodeName), at
+// most 10 for a watcher that pins the field (it sees only its own
+// changes), at most 1000 for one that does not (it sees them all). With
+// the default history of 100 changes kept 75 s, that is 10.
+func watchChannelSize(capacity int, fresh time.Duration, indexedResource, indexedWatcher bool) int {
 	n := minWatchChannelSize
 	if s := fresh.Seconds(); s > 0 {
 		n = int(math.Ceil(float64(capacity) / s))
 	}
-	return min(max(n, minWatchChannelSize), maxWatchChannelSize)
+	limit := maxWatchChannelSize
+	switch {
+	case indexedWatcher:
+		limit = maxWatchChannelSizeIndexed
+	case indexedResource:
+		limit = maxWatchChannelSizeIndexedResource
+	}
+	return min(max(n, minWatchChannelSize), limit)
 }
 
 // WatcherTerminated is what the watch cache knows when it gives up on a

@@ -40,6 +40,9 @@ type Config struct {
 	// OnWrite, if set, is called after each write the Store made to etcd
 	// (see Write). Nil: nobody is told.
 	OnWrite func(ctx context.Context, w Write)
+	// WatchIndex, if set, is the field the watch cache indexes watchers
+	// by (pods: spec.nodeName). Nil: every watcher sees every change.
+	WatchIndex *WatchIndex
 }
 
 // Write is one change a Store made in etcd, as OnWrite is told about it:
@@ -79,6 +82,7 @@ type Store struct {
 	leases  *leaseManager
 	cache   *watchCache
 	onWrite func(ctx context.Context, w Write)
+	index   *WatchIndex
 
 	bookmarkInterval time.Duration
 }
@@ -107,6 +111,7 @@ func New(cfg Config) (*Store, error) {
 		newList:          cfg.NewListFunc,
 		leases:           newLeaseManager(cfg.Client),
 		onWrite:          cfg.OnWrite,
+		index:            cfg.WatchIndex,
 	}
 	s.cache = &watchCache{s: s, windowCfg: cfg.WatchCache}
 	return s, nil

@@ -70,9 +70,11 @@ func (s *Store) Watch(ctx context.Context, key string, opts ListOptions) (watch.
 			return nil, err
 		}
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	w := &watcher{
 		s:          s,
+		parent:     parent,
 		ctx:        ctx,
 		cancel:     cancel,
 		key:        key,
@@ -82,8 +84,9 @@ func (s *Store) Watch(ctx context.Context, key string, opts ListOptions) (watch.
 		endMarker:  sendInitial && opts.AllowWatchBookmarks,
 		initial:    initial,
 		startRev:   startRev,
-		result:     make(chan watch.Event, s.cache.channelSize()),
+		result:     make(chan Event, s.cache.channelSize(opts.Predicate)),
 		done:       make(chan struct{}),
+		stopped:    make(chan struct{}),
 		acceptsAll: opts.Predicate.Empty(),
 	}
 	go w.run()
@@ -92,6 +95,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts ListOptions) (watch.
 
 type watcher struct {
 	s          *Store
+	parent     context.Context // the caller's
 	ctx        context.Context
 	cancel     context.CancelFunc
 	key        string
@@ -103,7 +107,13 @@ type watcher struct {
 	initial    bool
 	startRev   int64
 
-	result chan watch.Event
+	result chan Event
+	// plain is what ResultChan returns: result's events without their
+	// encodings, relayed by a goroutine started on the first call.
+	plain      chan watch.Event
+	plainDone  chan struct{}
+	plainStart sync.Once
+	stopped    chan struct{} // closed by Stop
 	// ended is closed when the watch cache stops feeding the watcher
 	// (nil for a watch etcd serves); set by run before it sends.
 	ended    <-chan struct{}
@@ -111,14 +121,50 @@ type watcher struct {
 	stopOnce sync.Once
 }
 
-// ResultChan returns the events; it is closed when the watch ends.
-func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
+// Events returns the events with their shared encodings; it is closed
+// when the watch ends. Use it or ResultChan, not both.
+func (w *watcher) Events() <-chan Event { return w.result }
 
-// Stop ends the watch and waits for its goroutine to finish. Safe to call
-// more than once and from any goroutine.
+// ResultChan returns the events; it is closed when the watch ends.
+func (w *watcher) ResultChan() <-chan watch.Event {
+	w.plainStart.Do(func() {
+		w.plain, w.plainDone = make(chan watch.Event), make(chan struct{})
+		go w.relay()
+	})
+	return w.plain
+}
+
+// relay hands result's events to plain until result is closed or the
+// watch is stopped.
+func (w *watcher) relay() {
+	defer close(w.plainDone)
+	defer close(w.plain)
+	for ev := range w.result {
+		select {
+		case w.plain <- ev.Event:
+		case <-w.stopped:
+			return
+		case <-w.parent.Done():
+			return // nobody reads any more
+		}
+	}
+}
+
+// Stop ends the watch and waits for its goroutines to finish. Safe to
+// call more than once and from any goroutine.
 func (w *watcher) Stop() {
-	w.stopOnce.Do(w.cancel)
+	w.stopOnce.Do(func() {
+		w.cancel()
+		close(w.stopped)
+	})
 	<-w.done
+	w.plainStart.Do(func() {
+		// Never read: a closed channel for a late ResultChan.
+		w.plain, w.plainDone = make(chan watch.Event), make(chan struct{})
+		close(w.plain)
+		close(w.plainDone)
+	})
+	<-w.plainDone
 }
 
 func (w *watcher) run() {
@@ -132,7 +178,7 @@ func (w *watcher) run() {
 			return
 		}
 	}
-	replay, items, ended, stop := w.s.changesAfter(w.ctx, w.key, w.startRev, w.bookmarks, w.result)
+	replay, items, ended, stop := w.s.changesAfter(w.ctx, w.key, w.startRev, w.bookmarks, w.pred, w.result)
 	defer stop()
 	w.ended = ended
 
@@ -233,7 +279,7 @@ func (w *watcher) sendInitialState() bool {
 		if ok, err := w.pred.Matches(obj); err != nil || !ok {
 			continue
 		}
-		if !w.send(watch.Event{Type: watch.Added, Object: obj}) {
+		if !w.send(Event{Event: watch.Event{Type: watch.Added, Object: obj}}) {
 			return false
 		}
 	}
@@ -244,9 +290,23 @@ func (w *watcher) sendInitialState() bool {
 	return true
 }
 
-// transform turns a change into the API event this watcher shows, or nil
-// when the selectors hide it.
-func (w *watcher) transform(c *change) (*watch.Event, error) {
+// transform turns a change into the event this watcher shows, or nil
+// when the selectors hide it; with the change's shared encodings of that
+// event when the watch cache feeds the watcher.
+func (w *watcher) transform(c *change) (*Event, error) {
+	ev, err := w.eventOf(c)
+	if ev == nil || err != nil {
+		return nil, err
+	}
+	out := &Event{Event: *ev}
+	if w.ended != nil {
+		out.Encodings = c.encodings.of(ev.Type)
+	}
+	return out, nil
+}
+
+// eventOf is the API event this watcher makes of a change, or nil.
+func (w *watcher) eventOf(c *change) (*watch.Event, error) {
 	switch {
 	case c.deleted:
 		// The last state, stamped with the revision of its deletion.
@@ -283,7 +343,7 @@ func (w *watcher) transform(c *change) (*watch.Event, error) {
 	return nil, nil
 }
 
-func (w *watcher) send(ev watch.Event) bool {
+func (w *watcher) send(ev Event) bool {
 	if w.ctx.Err() != nil || w.isEnded() {
 		return false // stopped: nothing more reaches the reader
 	}
@@ -321,7 +381,7 @@ func (w *watcher) sendBookmark(rev int64, endOfInitial bool) bool {
 	if endOfInitial {
 		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
 	}
-	return w.send(watch.Event{Type: watch.Bookmark, Object: obj})
+	return w.send(Event{Event: watch.Event{Type: watch.Bookmark, Object: obj}})
 }
 
 func (w *watcher) sendError(err error) {
@@ -330,7 +390,7 @@ func (w *watcher) sendError(err error) {
 		status = apierrors.NewInternalError(err)
 	}
 	st := status.Status()
-	w.send(watch.Event{Type: watch.Error, Object: &st})
+	w.send(Event{Event: watch.Event{Type: watch.Error, Object: &st}})
 }
 
 // watchError maps etcd's watch failures to the API errors kube-apiserver
