@@ -49,6 +49,9 @@ var Pods = &Resource{
 		"status.podIP", "status.podIPs", "status.nominatedNodeName",
 	},
 	CheckGracefulDelete: podGracefulDelete,
+	// As kube-apiserver's pod storage (NodeNameTriggerFunc): a kubelet's
+	// watch of its node's pods sees only their changes.
+	WatchIndex: &storage.WatchIndex{Field: "spec.nodeName", Value: func(obj runtime.Object) string { return obj.(*corev1.Pod).Spec.NodeName }},
 }
 
 // PodStatusStrategy is the strategy of pods/status: only the status (and

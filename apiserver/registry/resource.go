@@ -72,6 +72,9 @@ type Resource struct {
 	// Fields returns the fields of obj that selectors may use. Nil means
 	// metadata.name and metadata.namespace.
 	Fields func(obj runtime.Object) fields.Set
+	// WatchIndex, if set, is the field the watch cache indexes watchers by
+	// (storage.Config.WatchIndex).
+	WatchIndex *storage.WatchIndex
 	// FieldLabels lists the field selector keys accepted. Nil means the
 	// default pair, metadata.name and metadata.namespace, reported with
 	// apimachinery's default message; resources with their own list report

@@ -63,6 +63,7 @@ func NewStore(res *Resource, cfg StoreConfig) (*Store, error) {
 		BookmarkInterval: cfg.BookmarkInterval,
 		WatchCache:       cfg.WatchCache,
 		OnWrite:          cfg.OnWrite,
+		WatchIndex:       res.WatchIndex,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.Plural, err)
