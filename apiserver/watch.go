@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/storage"
 )
 
 // serveWatch streams a watch the way kube-apiserver does over HTTP/1.1 and
@@ -30,7 +31,8 @@ import (
 // frame that is a stage of a pod's creation (3 for the scheduler, 6 for
 // the pod's kubelet; see Server.stageFrame) may be held at the gate, and
 // is recorded with its exact bytes; the time held does not count towards
-// the watch's length.
+// the watch's length. An event from the watch cache is serialized once
+// for all the watchers that write it in the same form (watchFrameOf).
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint, namespace string, opts *metainternalversion.ListOptions) error {
 	o, err := negotiate(r, asTable)
 	if err == nil && o.mediaType == mediaYAML {
@@ -63,41 +65,79 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	expired := make(chan struct{})
 	timer := newPausableTimer(timeout, func() { close(expired) })
 	defer timer.stop()
-	user := watcherName(r)
-	first := true
+	ws := &watchStream{s: s, w: w, r: r, rc: rc, e: e, o: o, ct: ct, user: watcherName(r), timer: timer, first: true}
+	events, plain := eventsOf(wi)
 	for {
+		var ev storage.Event
 		select {
 		case <-r.Context().Done():
 			return nil
 		case <-expired:
 			return nil
-		case ev, ok := <-wi.ResultChan():
+		case sev, ok := <-events:
 			if !ok {
 				return nil
 			}
-			var staged *stagedFrame
-			if e.stageFrame != nil {
-				var err error
-				if staged, err = e.stageFrame(s, r.Context(), user, ev, timer); err != nil {
-					return nil
-				}
-			}
-			frame, err := watchFrame(r, ev, o, !first)
-			if err != nil {
-				st := statusOf(err)
-				frame, _ = watchFrame(r, watch.Event{Type: watch.Error, Object: st}, o, true)
-				staged = nil
-			}
-			first = false
-			staged.record(s, r, user, ct, frame)
-			if _, err := w.Write(frame); err != nil {
+			ev = sev
+		case pev, ok := <-plain:
+			if !ok {
 				return nil
 			}
-			if err := rc.Flush(); err != nil {
-				return nil
-			}
+			ev = storage.Event{Event: pev}
+		}
+		if !ws.write(ev) {
+			return nil
 		}
 	}
+}
+
+// eventsOf returns the channel to read wi's events from: those with
+// their shared encodings if wi is a storage watcher, else its ResultChan
+// (the other channel is nil).
+func eventsOf(wi watch.Interface) (<-chan storage.Event, <-chan watch.Event) {
+	if es, ok := wi.(storage.EventSource); ok {
+		return es.Events(), nil
+	}
+	return nil, wi.ResultChan()
+}
+
+// watchStream is one watch's response as serveWatch writes it.
+type watchStream struct {
+	s     *Server
+	w     http.ResponseWriter
+	r     *http.Request
+	rc    *http.ResponseController
+	e     *endpoint
+	o     output
+	ct    string // the Content-Type
+	user  string
+	timer *pausableTimer
+	first bool
+}
+
+// write writes one event's frame and flushes it, after the endpoint's
+// stageFrame hook, and records it if it is a stage; false ends the watch.
+func (ws *watchStream) write(ev storage.Event) bool {
+	var staged *stagedFrame
+	if ws.e.stageFrame != nil {
+		var err error
+		if staged, err = ws.e.stageFrame(ws.s, ws.r.Context(), ws.user, ev.Event, ws.timer); err != nil {
+			return false
+		}
+	}
+	frame, err := watchFrameOf(ws.r, ev, ws.o, !ws.first)
+	if err != nil {
+		st := statusOf(err)
+		frame, _ = watchFrame(ws.r, watch.Event{Type: watch.Error, Object: st}, ws.o, true)
+		staged = nil
+	}
+	ws.first = false
+	// The evidence is the bytes written, shared or not.
+	staged.record(ws.s, ws.r, ws.user, ws.ct, frame)
+	if _, err := ws.w.Write(frame); err != nil {
+		return false
+	}
+	return ws.rc.Flush() == nil
 }
 
 // maxWatchTimeout caps a watch's timeoutSeconds: the largest whole number
@@ -135,6 +175,30 @@ func watcherName(r *http.Request) string {
 		return a.User.Name
 	}
 	return ""
+}
+
+// watchFrameOf is the frame of ev for a watcher that asked for form o:
+// the one in the event's shared encodings, made by the first watcher
+// that wrote the event in that form, when the form needs nothing of the
+// request (no Table or partial metadata: those depend on the request and
+// the time, and each watcher makes its own, as kube-apiserver's cacher
+// leaves transformed objects uncached too). The frame is shared: it must
+// not be modified.
+func watchFrameOf(r *http.Request, ev storage.Event, o output, noHeaders bool) ([]byte, error) {
+	if ev.Encodings == nil || o.as != asNone {
+		return watchFrame(r, ev.Event, o, noHeaders)
+	}
+	return ev.Encodings.Get(frameForm(o), func() ([]byte, error) {
+		return watchFrame(r, ev.Event, o, noHeaders)
+	})
+}
+
+// frameForm names the form of a watch frame in an event's Encodings.
+func frameForm(o output) string {
+	if o.pretty && o.mediaType == mediaJSON {
+		return o.mediaType + ";pretty"
+	}
+	return o.mediaType
 }
 
 // watchFrame is the bytes one event is sent as: for JSON, the event's JSON
