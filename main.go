@@ -138,6 +138,7 @@ read of it succeeds within 20 s, serve exits with the reason.`,
 	f.IntVar(&nodes, "nodes", nodes, "how many simulated nodes (node-1..node-N, 4 cpu, 8Gi, 110 pods each) to start")
 	f.Float64Var(&cfg.Speed, "speed", cfg.Speed, "speed of simulated time: 2 halves image pulls, container starts and back-offs; 0 removes them")
 	f.DurationVar(&cfg.RequestTimeout, "request-timeout", apiserver.DefaultRequestTimeout, "how long the API server works on a request before it answers 504 Timeout (watches excepted)")
+	f.DurationVar(&cfg.EtcdCompactionInterval, "etcd-compaction-interval", cfg.EtcdCompactionInterval, "how often the API server compacts etcd's history to the revision of its previous compaction, keeping about one interval of it (0 disables; wall time, not scaled by --speed)")
 	f.StringSliceVar(&cfg.EtcdServers, "etcd-servers", nil, "client `URLs` of an etcd cluster to store objects in, comma-separated (https://host:port); default: the embedded etcd")
 	f.StringVar(&cfg.EtcdCAFile, "etcd-cafile", "", "CA `file` verifying the etcd members (kubesim etcd certs: <pki-dir>/ca.crt)")
 	f.StringVar(&cfg.EtcdCertFile, "etcd-certfile", "", "the API server's client certificate `file` for etcd")

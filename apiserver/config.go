@@ -46,6 +46,9 @@ const (
 	// a client may open on one HTTP/2 connection: kube-apiserver's value
 	// when --http2-max-streams-per-connection is not set.
 	DefaultHTTP2MaxStreamsPerConnection = 100
+	// DefaultCompactionInterval is kube-apiserver's
+	// --etcd-compaction-interval: 5 minutes.
+	DefaultCompactionInterval = storage.DefaultCompactionInterval
 )
 
 // Config configures a Server.
@@ -61,6 +64,12 @@ type Config struct {
 	// WatchCache sizes the watch caches' history (the zero value: as
 	// kube-apiserver's, 100 to 102,400 changes, at least 75 s of them).
 	WatchCache storage.WindowConfig
+	// CompactionInterval is how often etcd's history is compacted, to
+	// the revision of the previous compaction's tick, so that about one
+	// interval of history is kept (kube-apiserver's
+	// --etcd-compaction-interval; 0 disables compaction; wall time, not
+	// scaled by any speed). See storage.Compactor.
+	CompactionInterval time.Duration
 	// MaxRequestBodyBytes limits request bodies (413 above).
 	MaxRequestBodyBytes int64
 	// MinRequestTimeout sets the default length of a watch.
@@ -138,6 +147,7 @@ func NewConfig(etcd *clientv3.Client) *Config {
 		Etcd:                etcd,
 		BindAddress:         DefaultBindAddress,
 		Port:                DefaultPort,
+		CompactionInterval:  DefaultCompactionInterval,
 		MaxRequestBodyBytes: DefaultMaxRequestBodyBytes,
 		MinRequestTimeout:   DefaultMinRequestTimeout,
 		Version:             DefaultVersion(),
@@ -161,6 +171,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("apiserver: bind address %q is not an IP address", c.BindAddress)
 	case c.Port < 0 || c.Port > 65535:
 		return fmt.Errorf("apiserver: port %d out of range", c.Port)
+	case c.CompactionInterval < 0:
+		return errors.New("apiserver: etcd compaction interval must not be negative")
 	case c.MaxRequestBodyBytes <= 0:
 		return errors.New("apiserver: request body limit must be positive")
 	case c.MinRequestTimeout <= 0:

@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/storage"
 )
 
 // Server is a running API server. New binds its listener; Run serves.
@@ -184,12 +185,18 @@ func (s *Server) Run(ctx context.Context) error {
 	return failed
 }
 
-// startCaches starts, in goroutines added to wg, the watch caches and the
-// namespace and RBAC caches, until ctx is done. Emptying a deleted
-// namespace is the controller manager's namespace controller's work, as
-// in Kubernetes: without it a namespace stays Terminating.
+// startCaches starts, in goroutines added to wg, the watch caches, the
+// namespace and RBAC caches and the etcd compactor, until ctx is done.
+// Emptying a deleted namespace is the controller manager's namespace
+// controller's work, as in Kubernetes: without it a namespace stays
+// Terminating.
 func (s *Server) startCaches(ctx context.Context, wg *sync.WaitGroup) {
-	for _, run := range []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.rbac.Run} {
+	runs := []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.rbac.Run}
+	if s.cfg.CompactionInterval > 0 {
+		// kube-apiserver's storage factory starts the etcd compactor too.
+		runs = append(runs, storage.NewCompactor(s.cfg.Etcd, s.cfg.CompactionInterval, s.cfg.errorLog().Printf).Run)
+	}
+	for _, run := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -232,6 +232,7 @@ func (c *Cluster) apiConfig(cfg *Config) *apiserver.Config {
 	acfg := apiserver.NewConfig(c.etcdClient)
 	acfg.BindAddress, acfg.Port = cfg.BindAddress, cfg.Port
 	acfg.BookmarkInterval = cfg.BookmarkInterval
+	acfg.CompactionInterval = cfg.EtcdCompactionInterval
 	if cfg.RequestTimeout > 0 {
 		acfg.RequestTimeout = cfg.RequestTimeout
 	}
@@ -417,9 +418,11 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 	return c.startAPI(ctx)
 }
 
-// CompactEtcd compacts etcd's history up to its current revision, as
-// kube-apiserver does every five minutes: reads at an older revision
-// (lists at an exact resourceVersion, continue tokens) then get 410 Gone.
+// CompactEtcd compacts etcd's history up to its current revision, at
+// once (the API server's compactor compacts every
+// Config.EtcdCompactionInterval, to the revision of its previous tick, as
+// kube-apiserver's). Reads at an older revision (lists at an exact
+// resourceVersion, continue tokens) then get 410 Gone.
 // Watches are served by the API server's watch cache, whose history does
 // not depend on etcd's. It returns the revision.
 func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {

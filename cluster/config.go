@@ -83,6 +83,13 @@ type Config struct {
 	// answered with a 504 Status (0: kube-apiserver's --request-timeout
 	// default, 60 s).
 	RequestTimeout time.Duration
+	// EtcdCompactionInterval is how often the API server compacts etcd's
+	// history to the revision of its previous tick, keeping about one
+	// interval of it (kube-apiserver's --etcd-compaction-interval,
+	// NewConfig: its default, 5 minutes; 0 disables). Wall time: it is
+	// not divided by Speed. Lessons about old revisions compact
+	// explicitly (Cluster.CompactEtcd).
+	EtcdCompactionInterval time.Duration
 	// EtcdDialTimeout bounds Start's wait for a connection to EtcdServers
 	// (0: DefaultEtcdDialTimeout, kube-apiserver's).
 	EtcdDialTimeout time.Duration
@@ -104,7 +111,7 @@ const DefaultNodeCount = 3
 // NewConfig returns the defaults: a throw-away data dir, the API on
 // 127.0.0.1:6443, the scheduler, the controller manager, DefaultNodeCount nodes of 4 cpu and 8Gi,
 // kubelets attached to Nodes created through the API, the metrics server,
-// speed 1.
+// speed 1, etcd compacted every 5 minutes.
 func NewConfig() *Config {
 	return &Config{
 		BindAddress:  DefaultBindAddress,
@@ -117,6 +124,8 @@ func NewConfig() *Config {
 
 		MetricsServer:     true,
 		ControllerManager: true,
+
+		EtcdCompactionInterval: apiserver.DefaultCompactionInterval,
 	}
 }
 
@@ -185,6 +194,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RequestTimeout < 0 {
 		add("request-timeout", c.RequestTimeout, "must not be negative")
+	}
+	if c.EtcdCompactionInterval < 0 {
+		add("etcd-compaction-interval", c.EtcdCompactionInterval, "must not be negative (0 disables compaction)")
 	}
 	errs = append(errs, c.validateEtcd()...)
 	return utilerrors.NewAggregate(errs)
