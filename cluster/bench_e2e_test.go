@@ -1,13 +1,22 @@
 package cluster_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -22,6 +31,19 @@ import (
 // and the kubelets at work together. Beside it, in the same run and on the
 // same etcd member, raw etcd puts of values of a stored pod's size. It
 // reports pods/s, puts/s and their ratio. Fsync is off on both sides.
+//
+// It also reports what the create → Running of one pod costs the API
+// server and etcd, counted from the audit log and an etcd watch between
+// the first create and the moment the pods' own traffic (creates,
+// bindings, status patches, events) has stopped for a second:
+//
+//	api-requests/pod  requests received about resources, but not those
+//	                  about leases and nodes (the heartbeats, which grow
+//	                  with time, not pods: see BenchmarkIdleNodes), nor
+//	                  discovery's
+//	etcd-writes/pod   etcd revisions written, leases and nodes left out too
+//
+// The breakdown by client and request is logged (go test -v).
 func BenchmarkPodToRunning(b *testing.B) {
 	ctx := context.Background()
 	cfg := cluster.NewConfig()
@@ -55,6 +77,7 @@ func BenchmarkPodToRunning(b *testing.B) {
 	var seq atomic.Int64
 	value := ""
 
+	cost := startPodCost(b, c, cfg.DataDir)
 	b.ResetTimer()
 	// Through the whole system.
 	w, err := admin.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{})
@@ -94,6 +117,9 @@ func BenchmarkPodToRunning(b *testing.B) {
 	}
 	e2e := time.Since(start)
 	w.Stop()
+	b.StopTimer()
+	requests, writes := cost.finish(b)
+	b.StartTimer()
 
 	// Raw etcd puts of the same size, same member.
 	resp, err := c.Etcd().Client().Get(ctx, "/registry/pods/default/e2e-000000001")
@@ -114,4 +140,219 @@ func BenchmarkPodToRunning(b *testing.B) {
 	b.ReportMetric(float64(b.N)/e2e.Seconds(), "pods-running/s")
 	b.ReportMetric(float64(b.N)/raw.Seconds(), "etcd-puts/s")
 	b.ReportMetric((float64(b.N)/e2e.Seconds())/(float64(b.N)/raw.Seconds()), "e2e/etcd-ratio")
+	b.ReportMetric(float64(requests)/float64(b.N), "api-requests/pod")
+	b.ReportMetric(float64(writes)/float64(b.N), "etcd-writes/pod")
+}
+
+// podCost counts what pods cost between startPodCost and finish: the
+// requests of the audit log (<data-dir>/logs/audit.log) and the etcd
+// revisions, without those about leases and nodes.
+type podCost struct {
+	c         *cluster.Cluster
+	auditPath string
+	offset    int64 // of the audit log at the start
+	rev       int64 // etcd's revision at the start
+}
+
+func startPodCost(b *testing.B, c *cluster.Cluster, dataDir string) *podCost {
+	p := &podCost{c: c, auditPath: filepath.Join(dataDir, "logs", "audit.log")}
+	fi, err := os.Stat(p.auditPath)
+	if err != nil {
+		b.Fatalf("audit log: %v", err)
+	}
+	p.offset = fi.Size()
+	p.rev = etcdRevision(b, c)
+	return p
+}
+
+// heartbeatResource reports whether an API resource or an etcd key's
+// second element is the nodes' heartbeat traffic: leases, nodes (stored
+// under minions).
+func heartbeatResource(r string) bool { return r == "leases" || r == "nodes" || r == "minions" }
+
+// finish waits until the pods' requests have stopped for a second (at
+// most a minute), then returns how many requests and etcd writes there
+// were, and logs their breakdown.
+func (p *podCost) finish(b *testing.B) (requests, writes int) {
+	var byKind map[string]int
+	last, still := -1, 0
+	for deadline := time.Now().Add(time.Minute); still < 5 && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		byKind, requests = p.requests(b, false)
+		if requests == last {
+			still++
+		} else {
+			last, still = requests, 0
+		}
+	}
+	byWrite, writes := p.etcdWrites(b, etcdRevision(b, p.c), false)
+	b.Logf("API requests (%d): %s", requests, sortedCounts(byKind))
+	b.Logf("etcd writes (%d): %s", writes, sortedCounts(byWrite))
+	return requests, writes
+}
+
+// requests counts the audit log's RequestReceived events since the start
+// by client (kubelet for any node), verb and resource: only the
+// heartbeats', or all but theirs.
+func (p *podCost) requests(b *testing.B, heartbeats bool) (map[string]int, int) {
+	f, err := os.Open(p.auditPath)
+	if err != nil {
+		b.Fatalf("audit log: %v", err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(p.offset, io.SeekStart); err != nil {
+		b.Fatalf("audit log: %v", err)
+	}
+	counts, total := map[string]int{}, 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev struct {
+			Stage, Verb, RequestURI string
+			User                    struct{ Username string }
+			ObjectRef               *struct{ Resource, Subresource string }
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Stage != "RequestReceived" {
+			continue
+		}
+		resource := "-"
+		if ev.ObjectRef != nil {
+			resource = ev.ObjectRef.Resource
+			if ev.ObjectRef.Subresource != "" {
+				resource += "/" + ev.ObjectRef.Subresource
+			}
+		}
+		if heartbeatResource(resource) != heartbeats {
+			continue
+		}
+		user := ev.User.Username
+		if strings.HasPrefix(user, kubelet.UserPrefix) {
+			user = "kubelet"
+		}
+		if ev.ObjectRef == nil { // discovery and other non-resource paths: not about pods
+			counts["(not counted) "+user+" "+ev.Verb+" "+ev.RequestURI]++
+			continue
+		}
+		counts[user+" "+ev.Verb+" "+resource]++
+		total++
+	}
+	return counts, total
+}
+
+// etcdWrites counts the revisions after the start up to rev by the
+// resource of their key: only the heartbeats', or all but theirs.
+func (p *podCost) etcdWrites(b *testing.B, rev int64, heartbeats bool) (map[string]int, int) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	counts, total := map[string]int{}, 0
+	seen := p.rev
+	wc := p.c.Etcd().Client().Watch(ctx, "/", clientv3.WithPrefix(), clientv3.WithRev(p.rev+1))
+	for seen < rev {
+		resp, ok := <-wc
+		if !ok || resp.Err() != nil {
+			b.Fatalf("etcd watch ended at revision %d of %d", seen, rev)
+		}
+		for _, ev := range resp.Events {
+			if ev.Kv.ModRevision > rev || ev.Kv.ModRevision == seen {
+				continue
+			}
+			seen = ev.Kv.ModRevision
+			parts := strings.SplitN(string(ev.Kv.Key), "/", 4)
+			resource := "-"
+			if len(parts) > 2 {
+				resource = parts[2]
+			}
+			if heartbeatResource(resource) != heartbeats {
+				continue
+			}
+			counts[resource]++
+			total++
+		}
+	}
+	return counts, total
+}
+
+func sortedCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var sb strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&sb, "\n  %6d  %s", m[k], k)
+	}
+	return sb.String()
+}
+
+// BenchmarkIdleNodes measures what 100 idle nodes cost at speed 0: no
+// pods, only the kubelets' heartbeats (Lease renewals, node status checks
+// and reports) and the node lifecycle controller watching them. Each op
+// is a window of 30 s, two of the kubelet's nodeStatusReportFrequency at
+// speed 0 (5 min divided by 20); run it with -benchtime=1x. It reports,
+// per second of the window:
+//
+//	etcd-revisions/s   every etcd write (the heartbeats' and the others')
+//	lease-writes/s     etcd writes of Leases
+//	node-writes/s      etcd writes of Nodes (status reports)
+//	api-requests/s     API requests about leases and nodes
+//	cores              CPU time of the whole process (control plane,
+//	                   kubelets, this benchmark) per second
+//
+// At speed 1 every period is 20 times longer and these rates 20 times
+// smaller.
+func BenchmarkIdleNodes(b *testing.B) {
+	ctx := context.Background()
+	cfg := cluster.NewConfig()
+	cfg.Port = 0
+	cfg.DataDir = b.TempDir()
+	cfg.UnsafeNoFsync = true
+	cfg.Speed = 0
+	cfg.Nodes = kubelet.DefaultNodes(100)
+	c, err := cluster.Start(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	admin, err := c.AdminClient()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchWait(b, time.Minute, "100 nodes registered", func(ctx context.Context) bool {
+		list, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		return err == nil && len(list.Items) == 100
+	})
+	const window = 30 * time.Second
+	b.ResetTimer()
+	var revs, leases, nodes, requests int
+	var cpu time.Duration
+	for range b.N {
+		cost := startPodCost(b, c, cfg.DataDir)
+		rev0, cpu0 := cost.rev, processCPU(b)
+		time.Sleep(window) // the window measured: nothing to wait for
+		rev1 := etcdRevision(b, c)
+		cpu += processCPU(b) - cpu0
+		writes, _ := cost.etcdWrites(b, rev1, true)
+		byKind, n := cost.requests(b, true)
+		revs += int(rev1 - rev0)
+		leases += writes["leases"]
+		nodes += writes["minions"]
+		requests += n
+		b.Logf("heartbeat API requests (%d): %s", n, sortedCounts(byKind))
+	}
+	secs := (time.Duration(b.N) * window).Seconds()
+	b.ReportMetric(float64(revs)/secs, "etcd-revisions/s")
+	b.ReportMetric(float64(leases)/secs, "lease-writes/s")
+	b.ReportMetric(float64(nodes)/secs, "node-writes/s")
+	b.ReportMetric(float64(requests)/secs, "api-requests/s")
+	b.ReportMetric(cpu.Seconds()/secs, "cores")
+}
+
+// processCPU is the CPU time this process has used, user and system.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
