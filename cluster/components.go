@@ -160,7 +160,7 @@ func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
 	cfg.Recorder = c.Recorder
 	cfg.Gate = c.Gate
 	cfg.Speed = c.speed
-	cfg.LeaseDuration = nodeLeaseDuration(c.speed)
+	nodeHeartbeats(cfg, c.speed)
 	if cfg.Serving, err = c.kubeletServing(spec.Name, cfg.NodeIP); err != nil {
 		return err
 	}

@@ -7,11 +7,24 @@ import (
 	"github.com/kubesim/kubesim/kubelet"
 )
 
-// nodeLeaseDuration is the kubelets' Lease duration in a cluster of
-// speed: the kubelet's 40 s (renewed every quarter of it) divided by
-// controllers.NodeHealthSpeed(speed), the speed the node lifecycle
-// controller's grace period runs at, so that a running kubelet's Lease
-// always stays five renewals ahead of it (10 s against 50 s at speed 1).
-func nodeLeaseDuration(speed float64) time.Duration {
-	return time.Duration(float64(kubelet.DefaultLeaseDuration) / controllers.NodeHealthSpeed(speed))
+// nodeHeartbeats sets a kubelet's heartbeat periods for a cluster of
+// speed: the kubelet's Lease duration (40 s, renewed every quarter of it),
+// its node status check (nodeStatusUpdateFrequency, 10 s) and its report
+// of an unchanged status (nodeStatusReportFrequency, 5 min), each divided
+// by controllers.NodeHealthSpeed(speed), the speed the node lifecycle
+// controller's grace period runs at. A running kubelet's Lease then stays
+// five renewals ahead of the grace period (10 s against 50 s at speed 1),
+// and the controller sees a live node as live by its Lease even when its
+// status is reported less often than the grace period (at speed 0: every
+// 15 s against a grace period of 10 s).
+func nodeHeartbeats(cfg *kubelet.Config, speed float64) {
+	cfg.LeaseDuration = nodeHealthPeriod(kubelet.DefaultLeaseDuration, speed)
+	cfg.StatusUpdateFrequency = nodeHealthPeriod(kubelet.DefaultStatusUpdateFrequency, speed)
+	cfg.StatusReportFrequency = nodeHealthPeriod(kubelet.DefaultStatusReportFrequency, speed)
+}
+
+// nodeHealthPeriod divides one of the kubelet's heartbeat periods at
+// speed 1 by controllers.NodeHealthSpeed(speed).
+func nodeHealthPeriod(d time.Duration, speed float64) time.Duration {
+	return time.Duration(float64(d) / controllers.NodeHealthSpeed(speed))
 }

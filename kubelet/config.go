@@ -39,12 +39,16 @@ const (
 	// kubelet's nodeLeaseDurationSeconds (40 s). The lease is renewed every
 	// quarter of it (10 s).
 	DefaultLeaseDuration = 40 * time.Second
-	// DefaultStatusUpdateFrequency is how often the Node's status is
-	// patched with fresh heartbeat times. The kubelet computes it every
-	// 10 s (nodeStatusUpdateFrequency) but sends an unchanged status only
-	// every 5 min (nodeStatusReportFrequency); kubesim sends it every
-	// time, so that heartbeats can be watched.
+	// DefaultStatusUpdateFrequency is how often the kubelet computes the
+	// Node's status and compares it with the stored one, the kubelet's
+	// nodeStatusUpdateFrequency (10 s). A status that changed is sent at
+	// once.
 	DefaultStatusUpdateFrequency = 10 * time.Second
+	// DefaultStatusReportFrequency is how often an unchanged Node status
+	// is sent all the same, with fresh heartbeat times: the kubelet's
+	// nodeStatusReportFrequency (5 min, its default since v1.13, when the
+	// Lease became the heartbeat).
+	DefaultStatusReportFrequency = 5 * time.Minute
 )
 
 // Back-off parameters at speed 1, as the kubelet's (initialCrashLoopBackOff,
@@ -217,9 +221,12 @@ type Config struct {
 	// LeaseDuration is the node lease's duration; the lease is renewed
 	// every quarter of it. Not scaled by Speed.
 	LeaseDuration time.Duration
-	// StatusUpdateFrequency is how often the Node's status is patched.
-	// Not scaled by Speed.
+	// StatusUpdateFrequency is how often the Node's status is computed
+	// and, if it changed, patched. Not scaled by Speed.
 	StatusUpdateFrequency time.Duration
+	// StatusReportFrequency is how often an unchanged Node status is
+	// patched all the same (with fresh heartbeats). Not scaled by Speed.
+	StatusReportFrequency time.Duration
 	// PodCIDR is spec.podCIDR of the Node (IPv4); pods get their IPs from
 	// it. Each node needs its own.
 	PodCIDR string
@@ -233,7 +240,8 @@ type Config struct {
 }
 
 // NewConfig returns the defaults for node: speed 1, the default delays,
-// lease 40s, status every 10s, PodCIDR DefaultPodCIDR(name) and NodeIP
+// lease 40s, status checked every 10s and sent when changed or every
+// 5 min, PodCIDR DefaultPodCIDR(name) and NodeIP
 // DefaultNodeIP(name).
 func NewConfig(node NodeSpec, client kubernetes.Interface) *Config {
 	return &Config{
@@ -243,6 +251,7 @@ func NewConfig(node NodeSpec, client kubernetes.Interface) *Config {
 		Delays:                DefaultDelays(),
 		LeaseDuration:         DefaultLeaseDuration,
 		StatusUpdateFrequency: DefaultStatusUpdateFrequency,
+		StatusReportFrequency: DefaultStatusReportFrequency,
 		PodCIDR:               DefaultPodCIDR(node.Name),
 		NodeIP:                DefaultNodeIP(node.Name),
 	}
@@ -303,6 +312,8 @@ func (c *Config) Validate() error {
 		return errors.New("kubelet: lease duration must be positive")
 	case c.StatusUpdateFrequency <= 0:
 		return errors.New("kubelet: status update frequency must be positive")
+	case c.StatusReportFrequency <= 0:
+		return errors.New("kubelet: status report frequency must be positive")
 	case c.Node.CPU.Sign() <= 0 || c.Node.Memory.Sign() <= 0:
 		return fmt.Errorf("kubelet: node %s needs positive cpu and memory", c.Node.Name)
 	case c.Node.Pods <= 0:

@@ -11,10 +11,14 @@
 //     default eviction thresholds, 100Mi of memory and 10% of ephemeral
 //     storage), the conditions MemoryPressure, DiskPressure, PIDPressure
 //     (False) and Ready (True, KubeletReady), nodeInfo, addresses
-//     (InternalIP, Hostname), spec.podCIDR, its labels and taints. It then
-//     patches nodes/<node>/status with fresh heartbeats every
-//     StatusUpdateFrequency, and renews its Lease in kube-node-lease every
-//     quarter of LeaseDuration.
+//     (InternalIP, Hostname), spec.podCIDR, its labels and taints. It
+//     renews its Lease in kube-node-lease every quarter of LeaseDuration:
+//     the Lease is the node's heartbeat. Every StatusUpdateFrequency (10 s)
+//     it reads its Node and computes its status, and patches
+//     nodes/<node>/status only when the status changed (heartbeat times
+//     aside) or StatusReportFrequency (5 min) has passed since the last
+//     report, as the kubelet's nodeStatusUpdateFrequency and
+//     nodeStatusReportFrequency say.
 //   - Watches only its own pods (an informer with the field selector
 //     spec.nodeName=<node>, the only pod list the Node authorizer allows).
 //   - Runs them in a fake container runtime, one pod worker per pod: the
@@ -29,7 +33,13 @@
 //   - Writes pod status as the status manager does: a strategic merge
 //     patch of pods/<name>/status (with $setElementOrder for the
 //     conditions, and metadata.uid as a precondition) computed from the
-//     stored status, skipped when it would change nothing. Each patch is
+//     stored status, read just before (upstream's syncPod reads the pod
+//     from the API server too, not from its informer), skipped when it
+//     would change nothing. One status per sync of the pod: the worker
+//     first takes every step due by then (at speed 0 the sandbox, pulls,
+//     creates and starts of one go), so the statuses in between are never
+//     sent, as the status manager keeps only the latest status of a pod
+//     until it syncs it. Each patch is
 //     reported to the flow recorder just before it is sent, with the body
 //     as sent: the one that first moves the phase off Pending with stage
 //     status-reported, the others with stage 0.
@@ -59,7 +69,9 @@
 // below, grace periods) and every back-off is divided by Config.Speed.
 // Speed 0 means no simulated delay at all; back-offs then run as at speed
 // 1000 (ZeroSpeedBackOffDivisor), so that a crash loop does not spin. The
-// lease and node status intervals are not scaled.
+// lease and node status periods are not scaled by Config.Speed: the
+// cluster scales them itself, all by the same factor, the one the node
+// lifecycle controller's periods run at.
 //
 // # Simulated containers
 //

@@ -278,17 +278,24 @@ func TestKubeletStepGate(t *testing.T) {
 			t.Errorf("after a stop held before the status report: phase %q, want Pending", p.Status.Phase)
 		}
 
-		// The new kubelet, with the same gate, finds the sandbox made
-		// (the pod has its IP) and the phase still Pending: it is past
-		// the hold before containers, not past the one before the status
-		// report. The status shows no container started, so it starts
-		// the container (the first start still: stage 6), then reports
+		// The stopped kubelet's one status said Pending, before the
+		// sandbox: one status per sync, and the sync that made the
+		// sandbox and started the container was held before its report.
+		// The new kubelet, with the same gate, finds nothing in the
+		// status that shows the pod past a hold: it holds it before
+		// containers, starts the container (the first start still:
+		// stage 6), holds it before the status report, then reports
 		// stage 7.
+		if p := getPod(t, admin, "again"); p.Status.PodIP != "" {
+			t.Errorf("after a stop held before the status report: podIP %q, want none (no status sent since the sandbox)", p.Status.PodIP)
+		}
 		second := startKubelet(t, c, "node-again", func(cfg *kubelet.Config) {
 			cfg.PodCIDR = "10.244.25.0/24"
 			cfg.Gate = gate
 		})
 		log := newFlowLog(t, second.cfg.Recorder)
+		waitHeld(t, gate, flow.PointBeforeContainers, "again")
+		gate.Advance()
 		waitHeld(t, gate, flow.PointBeforeStatusReport, "again")
 		gate.Advance()
 		waitFor(t, "again Running", func() (bool, error) {

@@ -40,6 +40,9 @@ type Kubelet struct {
 	recorder record.EventRecorder
 	nodeUID  atomic.Value          // types.UID, once registered
 	lease    *coordinationv1.Lease // the lease loop's
+	// lastStatusReport is when the Node's status was last sent (the
+	// registration's, then the status loop's).
+	lastStatusReport time.Time
 
 	mu       sync.Mutex
 	ctx      context.Context // the pod workers'
@@ -193,7 +196,8 @@ func (k *Kubelet) leaseLoop(ctx context.Context) {
 	}
 }
 
-// statusLoop reports the node's status every StatusUpdateFrequency.
+// statusLoop checks the node's status every StatusUpdateFrequency and
+// reports it when it changed or is due (updateNodeStatus).
 func (k *Kubelet) statusLoop(ctx context.Context) {
 	t := k.clock.NewTicker(k.cfg.StatusUpdateFrequency)
 	defer t.Stop()

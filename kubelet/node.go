@@ -191,6 +191,7 @@ func (k *Kubelet) tryRegister(ctx context.Context) error {
 	if err == nil {
 		logger.Info("Successfully registered node", "node", n.Name)
 		k.nodeUID.Store(created.UID)
+		k.lastStatusReport = k.clock.Now()
 		k.recorder.Event(k.nodeRef(), corev1.EventTypeNormal, ReasonStarting, msgStartingKubelet)
 		k.recorder.Event(k.nodeRef(), corev1.EventTypeNormal, "NodeAllocatableEnforced", "Updated Node Allocatable limit across pods")
 		k.nodeEvents(events)
@@ -226,9 +227,13 @@ func (k *Kubelet) tryRegister(ctx context.Context) error {
 	return k.patchNodeStatus(ctx, existing)
 }
 
-// updateNodeStatus reports the Node's status with fresh heartbeats.
+// updateNodeStatus is one check of the Node's status, as upstream's
+// tryUpdateNodeStatus: it reads the Node (as upstream does, from the API
+// server's cache: resourceVersion 0), computes the status, and patches it
+// only when it changed (heartbeat times aside) or StatusReportFrequency
+// has passed since the last report.
 func (k *Kubelet) updateNodeStatus(ctx context.Context) error {
-	n, err := k.cfg.Client.CoreV1().Nodes().Get(ctx, k.cfg.Node.Name, metav1.GetOptions{})
+	n, err := k.cfg.Client.CoreV1().Nodes().Get(ctx, k.cfg.Node.Name, metav1.GetOptions{ResourceVersion: "0"})
 	if err != nil {
 		return err
 	}
@@ -237,10 +242,17 @@ func (k *Kubelet) updateNodeStatus(ctx context.Context) error {
 
 // patchNodeStatus patches nodes/<name>/status from old to the status the
 // kubelet computes now, with a strategic merge patch of the difference
-// (as the kubelet's PatchNodeStatus).
+// (as the kubelet's PatchNodeStatus), unless the status is unchanged but
+// for its heartbeats and the last report is more recent than
+// StatusReportFrequency. Only the node status loop and registration (before
+// the loop starts) call it.
 func (k *Kubelet) patchNodeStatus(ctx context.Context, old *corev1.Node) error {
 	updated := old.DeepCopy()
-	events := k.setNodeStatus(updated, k.clock.Now())
+	now := k.clock.Now()
+	events := k.setNodeStatus(updated, now)
+	if now.Before(k.lastStatusReport.Add(k.cfg.StatusReportFrequency)) && !nodeStatusChanged(&old.Status, &updated.Status) {
+		return nil
+	}
 	patch, err := nodeStatusPatch(old, updated)
 	if err != nil {
 		return err
@@ -250,8 +262,22 @@ func (k *Kubelet) patchNodeStatus(ctx context.Context, old *corev1.Node) error {
 			return fmt.Errorf("kubelet: patch status of node %s: %w", old.Name, err)
 		}
 	}
+	k.lastStatusReport = now
 	k.nodeEvents(events)
 	return nil
+}
+
+// nodeStatusChanged reports whether the node's status changed in more
+// than its conditions' heartbeat times, as upstream's
+// nodeStatusHasChanged.
+func nodeStatusChanged(old, cur *corev1.NodeStatus) bool {
+	a, b := old.DeepCopy(), cur.DeepCopy()
+	for _, s := range []*corev1.NodeStatus{a, b} {
+		for i := range s.Conditions {
+			s.Conditions[i].LastHeartbeatTime = metav1.Time{}
+		}
+	}
+	return !apiequality.Semantic.DeepEqual(a, b)
 }
 
 func nodeStatusPatch(old, updated *corev1.Node) ([]byte, error) {

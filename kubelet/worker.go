@@ -142,6 +142,9 @@ func (w *podWorker) run(ctx context.Context) {
 		}
 		out, wake := w.m.step(now)
 		w.record(now, out)
+		if due := !wake.IsZero() && !wake.After(now); due && !w.m.terminated {
+			continue // one status per sync: the steps due by now first
+		}
 		if s, changed := w.m.nextStatus(now); changed || w.dirty {
 			w.dirty = !w.writeStatus(ctx, s)
 		}
