@@ -65,7 +65,7 @@ type Cluster struct {
 	speed      float64
 	logFile    *os.File
 	logSink    *logSink
-	auditFile  *os.File
+	auditFile  *apiserver.RotatingAuditLog
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 	runErr     error
@@ -117,7 +117,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 			c.Close()
 		}
 	}()
-	if err := c.openDataDir(); err != nil {
+	if err := c.openDataDir(cfg.AuditLogRotation); err != nil {
 		return nil, err
 	}
 	c.Recorder = cfg.Recorder
@@ -165,8 +165,9 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 }
 
 // openDataDir claims the data dir (claimDataDir) and opens the log files
-// in it: the API server's log, where klog goes too, and the audit log.
-func (c *Cluster) openDataDir() (err error) {
+// in it: the API server's log, where klog goes too, and the audit log,
+// rotated by rotation.
+func (c *Cluster) openDataDir(rotation apiserver.AuditLogRotation) (err error) {
 	var notes []string
 	if c.lock, err = claimDataDir(c.DataDir, func(f string, args ...any) { notes = append(notes, fmt.Sprintf(f, args...)) }); err != nil {
 		return err
@@ -182,7 +183,7 @@ func (c *Cluster) openDataDir() (err error) {
 	for _, n := range notes {
 		fmt.Fprintf(c.logSink, "cluster: %s\n", n)
 	}
-	if c.auditFile, err = apiserver.OpenAuditLog(filepath.Join(c.DataDir, "logs", "audit.log")); err != nil {
+	if c.auditFile, err = apiserver.OpenRotatingAuditLog(filepath.Join(c.DataDir, "logs", "audit.log"), rotation); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	return nil

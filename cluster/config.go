@@ -90,6 +90,11 @@ type Config struct {
 	// not divided by Speed. Lessons about old revisions compact
 	// explicitly (Cluster.CompactEtcd).
 	EtcdCompactionInterval time.Duration
+	// AuditLogRotation bounds logs/audit.log in the data dir
+	// (kube-apiserver's --audit-log-maxsize, --audit-log-maxbackup,
+	// --audit-log-maxage); NewConfig: DefaultAuditLogRotation; the zero
+	// value never rotates.
+	AuditLogRotation apiserver.AuditLogRotation
 	// EtcdDialTimeout bounds Start's wait for a connection to EtcdServers
 	// (0: DefaultEtcdDialTimeout, kube-apiserver's).
 	EtcdDialTimeout time.Duration
@@ -105,13 +110,20 @@ type Config struct {
 	OnStartup func(StartupStep)
 }
 
+// DefaultAuditLogRotation bounds the audit log to 400 MB: files of
+// kube-apiserver's default --audit-log-maxsize (100 MB), three backups
+// (upstream keeps 100, 10 GB, too much for a laptop's simulator) and
+// upstream's --audit-log-maxage of 366 days.
+var DefaultAuditLogRotation = apiserver.AuditLogRotation{MaxSizeMB: 100, MaxBackups: 3, MaxAgeDays: 366}
+
 // DefaultNodeCount is how many nodes a default cluster has.
 const DefaultNodeCount = 3
 
 // NewConfig returns the defaults: a throw-away data dir, the API on
 // 127.0.0.1:6443, the scheduler, the controller manager, DefaultNodeCount nodes of 4 cpu and 8Gi,
 // kubelets attached to Nodes created through the API, the metrics server,
-// speed 1, etcd compacted every 5 minutes.
+// speed 1, etcd compacted every 5 minutes, the audit log rotated
+// (DefaultAuditLogRotation).
 func NewConfig() *Config {
 	return &Config{
 		BindAddress:  DefaultBindAddress,
@@ -126,6 +138,7 @@ func NewConfig() *Config {
 		ControllerManager: true,
 
 		EtcdCompactionInterval: apiserver.DefaultCompactionInterval,
+		AuditLogRotation:       DefaultAuditLogRotation,
 	}
 }
 
@@ -194,6 +207,14 @@ func (c *Config) Validate() error {
 	}
 	if c.RequestTimeout < 0 {
 		add("request-timeout", c.RequestTimeout, "must not be negative")
+	}
+	for _, o := range []struct {
+		option string
+		value  int
+	}{{"audit-log-maxsize", c.AuditLogRotation.MaxSizeMB}, {"audit-log-maxbackup", c.AuditLogRotation.MaxBackups}, {"audit-log-maxage", c.AuditLogRotation.MaxAgeDays}} {
+		if o.value < 0 {
+			add(o.option, o.value, "must not be negative")
+		}
 	}
 	if c.EtcdCompactionInterval < 0 {
 		add("etcd-compaction-interval", c.EtcdCompactionInterval, "must not be negative (0 disables compaction)")
