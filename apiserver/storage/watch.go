@@ -24,6 +24,10 @@ import (
 // budget runs out: its stream ends and the client watches again.
 const watchBuffer = 100
 
+// fastReceives is how many changes in a row a watcher takes without
+// looking at its other channels (its context, the bookmark ticker).
+const fastReceives = 16
+
 // Watch streams the changes under key (a prefix ending in "/") or to the one
 // object at key, filtered by opts.Predicate:
 //
@@ -222,7 +226,22 @@ func (w *watcher) run() {
 		defer t.Stop()
 		tick = t.C
 	}
-	for {
+	for fast := 0; ; fast++ {
+		// A change already waiting is taken without a select of every
+		// channel (the watch cache wakes a thousand watchers per change),
+		// but not more than fastReceives in a row, so that the others
+		// get their turn.
+		if fast < fastReceives {
+			select {
+			case it, ok := <-items:
+				if !ok || w.isEnded() || !handle(it) {
+					return
+				}
+				continue
+			default:
+			}
+		}
+		fast = 0
 		select {
 		case <-w.ctx.Done():
 			return
@@ -346,6 +365,11 @@ func (w *watcher) eventOf(c *change) (*watch.Event, error) {
 func (w *watcher) send(ev Event) bool {
 	if w.ctx.Err() != nil || w.isEnded() {
 		return false // stopped: nothing more reaches the reader
+	}
+	select {
+	case w.result <- ev: // room, or the reader waiting: no need to wait
+		return true
+	default:
 	}
 	select {
 	case w.result <- ev:
