@@ -28,24 +28,35 @@ import (
 // (1 would mean a thousand watchers cost the first nothing), the heap and
 // the goroutine stacks each idle watcher holds (after a GC, before the
 // creates), and how many of the expected frames were not written (a
-// watcher the watch cache dropped as too slow misses the rest).
-// Run it with -benchtime=1x.
+// watcher the watch cache dropped as too slow misses the rest). A third
+// round has fanOutWatchers kubelets' watches instead (fieldSelector
+// spec.nodeName=<its node>), each pod created on one of their nodes:
+// p99-kubelets-ms is the delay of a pod's frame to its kubelet. Run it
+// with -benchtime=1x.
 func BenchmarkWatchFanOut(b *testing.B) {
 	ts := startServer(b)
 	h := ts.srv.Handler()
-	var one, many fanOutResult
+	var one, many, kubelets fanOutResult
+	every := func(int) string { return "" }
+	unbound := func(int) string { return "" }
 	for i := 0; i < b.N; i++ {
-		one.add(runFanOut(b, h, fmt.Sprintf("one%d", i), 1, ""))
-		many.add(runFanOut(b, h, fmt.Sprintf("many%d", i), fanOutWatchers, ""))
+		one.add(runFanOut(b, h, fmt.Sprintf("one%d", i), 1, every, unbound))
+		many.add(runFanOut(b, h, fmt.Sprintf("many%d", i), fanOutWatchers, every, unbound))
+		kubelets.add(runFanOut(b, h, fmt.Sprintf("kubelets%d", i), fanOutWatchers, func(w int) string {
+			return "&fieldSelector=spec.nodeName%3D" + fanOutNode(w)
+		}, func(pod int) string { return fanOutNode(pod * 7 % fanOutWatchers) }))
 	}
 	p1, pn := percentile(one.delays, 0.99), percentile(many.delays, 0.99)
 	b.ReportMetric(ms(p1), "p99-1-ms")
 	b.ReportMetric(ms(pn), "p99-1000-ms")
 	b.ReportMetric(float64(pn)/float64(max(p1, 1)), "p99-ratio")
+	b.ReportMetric(ms(percentile(kubelets.delays, 0.99)), "p99-kubelets-ms")
 	b.ReportMetric(many.heapPerWatcher/float64(b.N), "heap-B/watcher")
 	b.ReportMetric(many.stackPerWatcher/float64(b.N), "stack-B/watcher")
-	b.ReportMetric(float64(one.missing+many.missing), "missing-frames")
+	b.ReportMetric(float64(one.missing+many.missing+kubelets.missing), "missing-frames")
 }
+
+func fanOutNode(i int) string { return fmt.Sprintf("node-%d", i) }
 
 const (
 	fanOutWatchers = 1000
@@ -66,10 +77,11 @@ func (r *fanOutResult) add(o fanOutResult) {
 	r.missing += o.missing
 }
 
-// runFanOut starts watchers watches of pods (query added to each), creates
-// fanOutPods pods named <prefix>-<i>, waits for their ADDED frames (at
-// most a minute) and ends the watches.
-func runFanOut(b *testing.B, h http.Handler, prefix string, watchers int, query string) fanOutResult {
+// runFanOut starts watchers watches of pods (query(w) added to watch w's
+// URL), creates fanOutPods pods named <prefix>-<i> on node(i) ("": not
+// bound), waits for their ADDED frames (at most a minute) and ends the
+// watches. A bound pod is expected by one watcher, the others by all.
+func runFanOut(b *testing.B, h http.Handler, prefix string, watchers int, query, node func(int) string) fanOutResult {
 	b.Helper()
 	rv := podListRevision(b, h)
 	starts := make([]atomic.Int64, fanOutPods)
@@ -104,7 +116,7 @@ func runFanOut(b *testing.B, h http.Handler, prefix string, watchers int, query 
 	sinks := make([]*frameSink, watchers)
 	for w := range watchers {
 		sinks[w] = newFrameSink(onFrame)
-		req := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/pods?watch=1&resourceVersion="+rv+query, nil)
+		req := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/pods?watch=1&resourceVersion="+rv+query(w), nil)
 		req.Header.Set("Authorization", "Bearer "+adminToken)
 		wg.Add(1)
 		go func() {
@@ -123,13 +135,18 @@ func runFanOut(b *testing.B, h http.Handler, prefix string, watchers int, query 
 	res.stackPerWatcher = float64(int64(idle.StackInuse)-int64(before.StackInuse)) / float64(watchers)
 
 	tick := time.NewTicker(time.Second / fanOutRate)
+	want := int64(0)
 	for i := range fanOutPods {
 		<-tick.C
 		starts[i].Store(nowNanos())
-		createFanOutPod(b, h, fmt.Sprintf("%s-%d", prefix, i))
+		createFanOutPod(b, h, fmt.Sprintf("%s-%d", prefix, i), node(i))
+		if node(i) != "" {
+			want++
+		} else {
+			want += int64(watchers)
+		}
 	}
 	tick.Stop()
-	want := int64(fanOutPods * watchers)
 	deadline := time.Now().Add(time.Minute)
 	for delivered.Load() < want && time.Now().Before(deadline) && !allEnded(sinks) {
 		time.Sleep(10 * time.Millisecond)
@@ -167,9 +184,9 @@ func podListRevision(b *testing.B, h http.Handler) string {
 	return list.Metadata.ResourceVersion
 }
 
-func createFanOutPod(b *testing.B, h http.Handler, name string) {
+func createFanOutPod(b *testing.B, h http.Handler, name, node string) {
 	body := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `","labels":{"app":"fanout"}},` +
-		`"spec":{"containers":[{"name":"c","image":"nginx","ports":[{"containerPort":80}]}]}}`
+		`"spec":{"nodeName":"` + node + `","containers":[{"name":"c","image":"nginx","ports":[{"containerPort":80}]}]}}`
 	req := httptest.NewRequest("POST", "/api/v1/namespaces/default/pods", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	req.Header.Set("Content-Type", "application/json")
