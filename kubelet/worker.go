@@ -282,10 +282,12 @@ func (w *podWorker) record(now time.Time, out []output) {
 }
 
 // writeStatus sends s as the kubelet's status manager does: it reads the
-// pod, keeps the conditions the kubelet does not own, and patches
-// pods/<name>/status with a strategic merge patch from the stored status
-// (with metadata.uid as a precondition), unless nothing changed. It
-// reports whether the status is now stored (or the pod is gone).
+// pod from the API server (upstream's syncPod does too, though its pod
+// informer has the pod: the patch is made against the stored status, not
+// a cached one), keeps the conditions the kubelet does not own, and
+// patches pods/<name>/status with a strategic merge patch from the stored
+// status (with metadata.uid as a precondition), unless nothing changed.
+// It reports whether the status is now stored (or the pod is gone).
 //
 // The patch that first moves the stored phase off Pending is held at
 // PointBeforeStatusReport (once; the pod is read again after the hold)
