@@ -68,17 +68,18 @@ func (s *Store) decodeChange(ev *clientv3.Event) (*change, error) {
 // closed when the cache stops feeding the watcher (nil for etcd's feed,
 // which closes items instead): what items still holds is then discarded.
 // result is the watcher's buffer of events, whose fill the cache reports
-// if it gives up on the watcher. stop releases the source.
-func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool, pred Predicate, result chan Event) (replay []item, items <-chan item, ended <-chan struct{}, stop func()) {
+// if it gives up on the watcher. The watcher calls took after each item
+// it receives from items. stop releases the source.
+func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool, pred Predicate, result chan Event) (replay []item, items <-chan item, ended <-chan struct{}, took, stop func()) {
 	sub, err := s.cache.subscribe(after, pred, feedOf(ctx, key, result))
 	if err != nil {
-		return []item{{err: err}}, nil, nil, func() {}
+		return []item{{err: err}}, nil, nil, func() {}, func() {}
 	}
 	if sub != nil {
-		return sub.replay, sub.ch, sub.ended, func() { s.cache.unsubscribe(sub) }
+		return sub.replay, sub.q.ch, sub.ended, sub.q.took, func() { s.cache.unsubscribe(sub) }
 	}
 	items, stop = s.etcdChanges(ctx, key, after, progress)
-	return nil, items, nil, stop
+	return nil, items, nil, func() {}, stop
 }
 
 // etcdChanges watches key on etcd from after+1, decoding each change. The
@@ -173,15 +174,15 @@ type watchCache struct {
 }
 
 // subscription is one watcher's feed from the cache. Only the cache's
-// goroutine sends on ch; ch is never closed: ended is, once, under the
+// goroutine offers to q; q is never closed: ended is, once, under the
 // cache's mutex, when the cache stops feeding it.
 type subscription struct {
 	feed
 	replay []item
-	ch     chan item
+	q      *feedQueue
 	ended  chan struct{}
 	closed bool // ended is closed (guarded by the cache's mutex)
-	// lastQueued is the revision of the last change ch took (the
+	// lastQueued is the revision of the last change q took (the
 	// cache's goroutine only).
 	lastQueued int64
 	// indexed: the watcher pins the store's WatchIndex field to
@@ -278,10 +279,7 @@ func (c *watchCache) advance(rev int64) {
 	defer c.mu.Unlock()
 	c.rev = max(c.rev, rev)
 	for sub := range c.subs {
-		select {
-		case sub.ch <- item{rev: rev}:
-		default: // progress can wait for the next one
-		}
+		sub.offer(item{rev: rev}) // if full, progress can wait for the next one
 	}
 }
 
@@ -365,7 +363,7 @@ func (c *watchCache) subscribe(after int64, pred Predicate, f feed) (*subscripti
 	if err != nil {
 		return nil, err
 	}
-	sub := &subscription{feed: f, ch: make(chan item, c.channelSizeLocked(pred)), ended: make(chan struct{})}
+	sub := &subscription{feed: f, q: newFeedQueue(c.channelSizeLocked(pred)), ended: make(chan struct{})}
 	sub.indexValue, sub.indexed = c.s.index.indexValue(pred)
 	for _, ch := range kept {
 		sub.replay = append(sub.replay, item{change: ch})
@@ -377,8 +375,10 @@ func (c *watchCache) subscribe(after int64, pred Predicate, f feed) (*subscripti
 	return sub, nil
 }
 
-// channelSize is the size of a new watcher's buffers: watchChannelSize
-// while the cache runs, watchBuffer for a watch etcd serves.
+// channelSize is the size of a new watcher's buffer of events:
+// watchChannelSize while the cache runs, but at most initialFeedSize (the
+// buffer of the cache's items before it grows as far as needed), and
+// watchBuffer for a watch etcd serves.
 func (c *watchCache) channelSize(pred Predicate) int {
 	if c == nil {
 		return watchBuffer
@@ -388,7 +388,7 @@ func (c *watchCache) channelSize(pred Predicate) int {
 	if !c.running {
 		return watchBuffer
 	}
-	return c.channelSizeLocked(pred)
+	return min(c.channelSizeLocked(pred), initialFeedSize)
 }
 
 // channelSizeLocked is watchChannelSize for the history as it is now and

@@ -53,15 +53,11 @@ func (c *watchCache) dispatch(ch *change, subs []*subscription) {
 	spent := false
 	for _, sub := range blocked {
 		if !spent {
-			select {
-			case sub.ch <- it:
-				sub.lastQueued = ch.rev
+			queued, ended := sub.wait(it, timer.C)
+			if queued || ended {
 				continue
-			case <-sub.ended:
-				continue
-			case <-timer.C:
-				spent = true
 			}
+			spent = true
 		}
 		if !sub.offer(it) {
 			c.terminate(sub, ch.rev, time.Since(start))
@@ -70,17 +66,30 @@ func (c *watchCache) dispatch(ch *change, subs []*subscription) {
 	c.budget.give(budget - time.Since(start))
 }
 
+// wait offers it to sub each time its watcher takes an item, until it is
+// queued, the feed has ended, or spent fires.
+func (sub *subscription) wait(it item, spent <-chan time.Time) (queued, ended bool) {
+	for !sub.offer(it) {
+		select {
+		case <-sub.q.room:
+		case <-sub.ended:
+			return false, true
+		case <-spent:
+			return false, false
+		}
+	}
+	return true, false
+}
+
 // offer puts it in sub's buffer if there is room.
 func (sub *subscription) offer(it item) bool {
-	select {
-	case sub.ch <- it:
-		if it.change != nil {
-			sub.lastQueued = it.change.rev
-		}
-		return true
-	default:
+	if !sub.q.offer(it) {
 		return false
 	}
+	if it.change != nil {
+		sub.lastQueued = it.change.rev
+	}
+	return true
 }
 
 // terminate drops a watcher whose buffer stayed full: its stream ends
@@ -92,7 +101,7 @@ func (sub *subscription) offer(it item) bool {
 // count it in.
 func (c *watchCache) terminate(sub *subscription, gaveUpAt int64, waited time.Duration) {
 	t := WatcherTerminated{
-		Key: sub.key, BufferSize: cap(sub.ch), Queued: len(sub.ch),
+		Key: sub.key, BufferSize: sub.q.limit, Queued: sub.q.len(),
 		ResultSize: cap(sub.result), ResultQueued: len(sub.result),
 		LastQueued: sub.lastQueued, GaveUpAt: gaveUpAt, Waited: waited, Time: time.Now(),
 	}

@@ -19,9 +19,10 @@ import (
 // a slow reader. When it is full the watcher stops reading from its
 // source and leaves the rest to etcd's client: a slow reader delays only
 // its own watch and loses nothing. A watcher served by the watch cache
-// has two buffers of watchChannelSize instead (the cache's changes, its
-// events), and is dropped when both are full and the cache's dispatch
-// budget runs out: its stream ends and the client watches again.
+// has two buffers instead, the cache's changes (up to watchChannelSize,
+// growing from 10 as needed: feedQueue) and its events (10, or fewer if
+// watchChannelSize is), and is dropped when both are full and the cache's
+// dispatch budget runs out: its stream ends and the client watches again.
 const watchBuffer = 100
 
 // fastReceives is how many changes in a row a watcher takes without
@@ -182,7 +183,7 @@ func (w *watcher) run() {
 			return
 		}
 	}
-	replay, items, ended, stop := w.s.changesAfter(w.ctx, w.key, w.startRev, w.bookmarks, w.pred, w.result)
+	replay, items, ended, took, stop := w.s.changesAfter(w.ctx, w.key, w.startRev, w.bookmarks, w.pred, w.result)
 	defer stop()
 	w.ended = ended
 
@@ -234,7 +235,11 @@ func (w *watcher) run() {
 		if fast < fastReceives {
 			select {
 			case it, ok := <-items:
-				if !ok || w.isEnded() || !handle(it) {
+				if !ok {
+					return
+				}
+				took()
+				if w.isEnded() || !handle(it) {
 					return
 				}
 				continue
@@ -257,10 +262,11 @@ func (w *watcher) run() {
 			// the stream ends and the client watches again.
 			return
 		case it, ok := <-items:
-			if !ok || w.isEnded() {
+			if !ok {
 				return
 			}
-			if !handle(it) {
+			took()
+			if w.isEnded() || !handle(it) {
 				return
 			}
 		}
