@@ -18,6 +18,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/storage"
+	"github.com/kubesim/kubesim/internal/h2drain"
 )
 
 // Server is a running API server. New binds its listener; Run serves.
@@ -62,6 +63,8 @@ type Server struct {
 	agg *aggregatorState
 	// kubelets is the transport to the kubelets, for pods/log.
 	kubelets kubeletClient
+	// drainer ends HTTP/2 connections at shutdown once they are done.
+	drainer *h2drain.Drainer
 }
 
 // New builds the server on cfg and binds its listener, so URL is known
@@ -70,7 +73,7 @@ func New(cfg *Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, tracker: newPodTracker(cfg.Recorder, maxTrackedPods)}
+	s := &Server{cfg: cfg, tracker: newPodTracker(cfg.Recorder, maxTrackedPods), drainer: h2drain.New()}
 	reg, err := registry.New(registry.StoreConfig{Client: cfg.Etcd, BookmarkInterval: cfg.BookmarkInterval, WatchCache: cfg.WatchCache, OnWrite: s.observeWrite})
 	if err != nil {
 		return nil, err
@@ -159,7 +162,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if srv.TLSConfig != nil {
 		// ServeTLS with the certificate already in TLSConfig: HTTP/2 is
 		// negotiated through ALPN (h2, http/1.1).
-		go func() { serveErr <- srv.ServeTLS(s.ln, "", "") }()
+		go func() { serveErr <- srv.ServeTLS(s.drainer.Listener(s.ln), "", "") }()
 	} else {
 		go func() { serveErr <- srv.Serve(s.ln) }()
 	}
@@ -174,11 +177,10 @@ func (s *Server) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	cancelRequests()
-	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		srv.Close()
-	}
+	// Shutdown as kube-apiserver's, but each HTTP/2 connection ends as
+	// soon as it is done (h2drain), not a second later.
+	s.drainer.Shutdown(srv, shutdownGrace)
+	s.agg.handler.CloseIdleConnections()
 	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) && failed == nil {
 		return fmt.Errorf("apiserver: %w", err)
 	}
@@ -240,6 +242,7 @@ func (s *Server) newHTTPServer(reqCtx context.Context) *http.Server {
 		IdleTimeout:       c.IdleTimeout,
 		ReadHeaderTimeout: c.ReadHeaderTimeout,
 		BaseContext:       func(net.Listener) context.Context { return reqCtx },
+		ConnState:         s.drainer.ConnState,
 		// net/http's HTTP/2 takes its idle timeout from IdleTimeout. Its
 		// documentation puts the connection's receive buffer below 4 MiB,
 		// but it takes up to 2^31-1 (TestHTTP2Limits checks the window

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubesim/kubesim/internal/h2drain"
 )
 
 // Server is a metrics server. New binds its listener; Run serves.
@@ -81,7 +83,10 @@ func (s *Server) tlsConfig() *tls.Config {
 // Run starts the informers, serves until ctx is done, then stops serving
 // and returns once everything it started has ended.
 func (s *Server) Run(ctx context.Context) error {
-	srv := &http.Server{Handler: s.handler, TLSConfig: s.tlsConfig(), ErrorLog: s.cfg.ErrorLog,
+	// The drainer ends the aggregator's idle HTTP/2 connections at once at
+	// shutdown (h2drain), not a second later.
+	drainer := h2drain.New()
+	srv := &http.Server{Handler: s.handler, TLSConfig: s.tlsConfig(), ErrorLog: s.cfg.ErrorLog, ConnState: drainer.ConnState,
 		ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	if srv.ErrorLog == nil {
 		srv.ErrorLog = discardLog
@@ -98,17 +103,13 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 	}()
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.ServeTLS(s.ln, "", "") }()
+	go func() { serveErr <- srv.ServeTLS(drainer.Listener(s.ln), "", "") }()
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("metricsserver: %w", err)
 	case <-ctx.Done():
 	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		srv.Close()
-	}
+	drainer.Shutdown(srv, 5*time.Second)
 	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("metricsserver: %w", err)
 	}

@@ -194,18 +194,30 @@ func (c *RemoteAvailabilityController) probe(ctx context.Context, a *apiregv1.AP
 	if err != nil {
 		return err
 	}
-	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: probeTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	results := make(chan error, probeAttempts)
 	for range probeAttempts {
 		go func() { results <- probeOnce(ctx, client, url) }()
 	}
+	// The first success cancels the other attempts; all are waited for,
+	// so that no connection of tr is still busy, and left open, when its
+	// idle ones are closed.
 	var last error
+	succeeded := false
 	for range probeAttempts {
-		if last = <-results; last == nil {
-			break
+		if err := <-results; err == nil && !succeeded {
+			succeeded = true
+			cancel()
+		} else if !succeeded {
+			last = err
 		}
+	}
+	tr.CloseIdleConnections()
+	if succeeded {
+		return nil
 	}
 	return last
 }

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"net/http"
 	"sort"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
+	"k8s.io/utils/ptr"
 )
 
 // Handler routes a request by the APIService of its path, as upstream's
@@ -51,7 +53,14 @@ func (h *Handler) AddAPIService(a *apiregv1.APIService) {
 		return
 	}
 	if old, ok := h.byPath[proxyPath(a)]; ok && old.transport != nil {
-		old.transport.CloseIdleConnections()
+		if p.transport != nil && sameBackend(old.service, p.service) {
+			// As upstream's transport cache: a status change keeps the
+			// connections (a new transport would leave the old one's busy
+			// connections open, idle, until their timeout).
+			p.transport = old.transport
+		} else {
+			old.transport.CloseIdleConnections()
+		}
 	}
 	h.byPath[proxyPath(a)] = p
 	h.services[a.Name] = p.service
@@ -70,6 +79,28 @@ func (h *Handler) RemoveAPIService(name string) {
 	}
 	delete(h.byPath, proxyPath(a))
 	delete(h.services, name)
+}
+
+// sameBackend reports whether a and b are reached the same way: the
+// inputs of backendTransport.
+func sameBackend(a, b *apiregv1.APIService) bool {
+	as, bs := a.Spec.Service, b.Spec.Service
+	return as != nil && bs != nil && ptr.Equal(as.Port, bs.Port) && as.Namespace == bs.Namespace && as.Name == bs.Name &&
+		a.Spec.InsecureSkipTLSVerify == b.Spec.InsecureSkipTLSVerify && bytes.Equal(a.Spec.CABundle, b.Spec.CABundle)
+}
+
+// CloseIdleConnections closes the idle connections to every remote
+// APIService's backend, as the exit of kube-apiserver's process would
+// (Run calls it once it serves no more): the backend's own shutdown then
+// need not wait for them.
+func (h *Handler) CloseIdleConnections() {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, p := range h.byPath {
+		if p.transport != nil {
+			p.transport.CloseIdleConnections()
+		}
+	}
 }
 
 // APIServices returns the APIServices being served, sorted by name. The
