@@ -186,46 +186,65 @@ func (w *watcher) run() {
 	replay, items, ended, took, stop := w.s.changesAfter(w.ctx, w.key, w.startRev, w.bookmarks, w.pred, w.result)
 	defer stop()
 	w.ended = ended
-
-	// processed is the revision up to which every change under the key
-	// has been looked at (sent, or hidden by the selectors): what a
-	// BOOKMARK may promise.
-	processed := w.startRev
-	sentSinceTick := false
-	// handle shows one item to the client; false ends the watch.
-	handle := func(it item) bool {
-		switch {
-		case it.err != nil:
-			w.sendError(it.err)
-			return false
-		case it.change == nil:
-			processed = max(processed, it.rev)
-			return true
-		case it.change.rev <= w.startRev || !w.covers(it.change.key):
-			return true
-		}
-		out, err := w.transform(it.change)
-		if err != nil {
-			w.sendError(apierrors.NewInternalError(err))
-			return false
-		}
-		processed = max(processed, it.change.rev)
-		if out == nil {
-			return true
-		}
-		sentSinceTick = true
-		return w.send(*out)
-	}
+	st := &followState{processed: w.startRev}
 	for _, it := range replay {
-		if !handle(it) {
+		if !w.handle(st, it) {
 			return
 		}
 	}
+	w.follow(st, items, ended, took)
+}
+
+// followState is what a watcher knows of the changes it has looked at.
+type followState struct {
+	// processed is the revision up to which every change under the key
+	// has been looked at (sent, or hidden by the selectors): what a
+	// BOOKMARK may promise.
+	processed     int64
+	sentSinceTick bool
+}
+
+// handle shows one item to the client; false ends the watch.
+func (w *watcher) handle(st *followState, it item) bool {
+	switch {
+	case it.err != nil:
+		w.sendError(it.err)
+		return false
+	case it.change == nil:
+		st.processed = max(st.processed, it.rev)
+		return true
+	case it.change.rev <= w.startRev || !w.covers(it.change.key):
+		return true
+	}
+	out, err := w.transform(it.change)
+	if err != nil {
+		w.sendError(apierrors.NewInternalError(err))
+		return false
+	}
+	st.processed = max(st.processed, it.change.rev)
+	if out == nil {
+		return true
+	}
+	st.sentSinceTick = true
+	return w.send(*out)
+}
+
+// follow shows the items as they come, and a bookmark every bookmark
+// interval in which it showed nothing else, until the watch ends. took
+// is called after each item received.
+func (w *watcher) follow(st *followState, items <-chan item, ended <-chan struct{}, took func()) {
 	var tick <-chan time.Time
 	if w.bookmarks {
 		t := time.NewTicker(w.s.bookmarkInterval)
 		defer t.Stop()
 		tick = t.C
+	}
+	take := func(it item, ok bool) bool {
+		if !ok {
+			return false
+		}
+		took()
+		return !w.isEnded() && w.handle(st, it)
 	}
 	for fast := 0; ; fast++ {
 		// A change already waiting is taken without a select of every
@@ -235,11 +254,7 @@ func (w *watcher) run() {
 		if fast < fastReceives {
 			select {
 			case it, ok := <-items:
-				if !ok {
-					return
-				}
-				took()
-				if w.isEnded() || !handle(it) {
+				if !take(it, ok) {
 					return
 				}
 				continue
@@ -251,10 +266,10 @@ func (w *watcher) run() {
 		case <-w.ctx.Done():
 			return
 		case <-tick:
-			if !sentSinceTick && !w.sendBookmark(processed, false) {
+			if !st.sentSinceTick && !w.sendBookmark(st.processed, false) {
 				return
 			}
-			sentSinceTick = false
+			st.sentSinceTick = false
 		case <-ended:
 			// The watch cache dropped the watcher (its buffers were
 			// full) or stopped: the changes still in its buffer are
@@ -262,11 +277,7 @@ func (w *watcher) run() {
 			// the stream ends and the client watches again.
 			return
 		case it, ok := <-items:
-			if !ok {
-				return
-			}
-			took()
-			if w.isEnded() || !handle(it) {
+			if !take(it, ok) {
 				return
 			}
 		}
