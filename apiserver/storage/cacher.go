@@ -144,7 +144,8 @@ func (s *Store) etcdChanges(ctx context.Context, key string, after int64, progre
 // one decoding per change, not a hundred. Its history (window) starts
 // when it starts: a watcher from an older resourceVersion, or from one
 // older than the oldest change still kept, gets 410 Expired. Each watcher
-// has a buffer of watchChannelSize changes; one whose buffer stays full
+// has a buffer of up to watchChannelSize changes (feedQueue: it starts
+// at 10 and grows as needed); one whose buffer stays full
 // longer than the dispatch budget allows is dropped (see dispatch): its
 // stream ends and the client watches again from its last
 // resourceVersion. A watcher that pins the store's WatchIndex field is

@@ -15,7 +15,11 @@
 //
 // Watches are served, while Run runs, by the Store's watch cache, as on
 // kube-apiserver: one etcd watch per Store, each change decoded once for
-// every watcher. The cache's history starts when the cache starts and is
+// every watcher, and each event it makes encoded once per form for all
+// the watchers that write it (Event.Encodings, KEP-1152's cachingObject);
+// with Config.WatchIndex (pods: spec.nodeName), a watcher whose field
+// selector pins that field is handed only the changes of its value. The
+// cache's history starts when the cache starts and is
 // sized by WindowConfig: a watch from a resourceVersion older than that
 // history gets one ERROR event with a 410 Expired Status ("too old
 // resource version"), even if etcd still has the changes, and a watch the
