@@ -323,6 +323,12 @@ func scenarioCluster(sc *scenarios.Scenario, dataDir string, port int, speed flo
 	cfg.Port = port
 	cfg.Recorder = flow.NewRecorder()
 	cfg.Gate = flow.NewGate(mode, delay, cfg.Recorder)
+	// A lesson reads old revisions on the learner's time: a class may
+	// pause at a step for longer than kube-apiserver's 5 minute
+	// compaction interval, and etcd-mvcc-history or watch-resume-410
+	// would then find their history gone. While a scenario plays nothing
+	// compacts but the steps that teach compaction.
+	cfg.EtcdCompactionInterval = 0
 	sc.Configure(cfg)
 	if speed >= 0 {
 		cfg.Speed = speed

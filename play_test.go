@@ -9,6 +9,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/scenarios"
 )
 
 // runMain runs the command line args as main would, with stdin in, and
@@ -207,5 +212,21 @@ func TestNoArgsPlaysTheDefault(t *testing.T) {
 	}
 	if !strings.Contains(out, `playing "pod-create"`) || !strings.Contains(out, "[8/8] Status stored in etcd") {
 		t.Errorf("kubesim alone did not play pod-create to stage 8:\n%s", out)
+	}
+}
+
+// TestScenarioClusterLeavesCompactionToTheSteps: a scenario's cluster
+// has no compactor (a class may pause longer than its interval), while
+// serve keeps kube-apiserver's.
+func TestScenarioClusterLeavesCompactionToTheSteps(t *testing.T) {
+	sc, err := scenarios.Find("etcd-mvcc-history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := scenarioCluster(sc, "", 0, -1, flow.ModeAuto, 0).EtcdCompactionInterval; got != 0 {
+		t.Errorf("scenario cluster compaction interval = %v, want 0", got)
+	}
+	if got := cluster.NewConfig().EtcdCompactionInterval; got != apiserver.DefaultCompactionInterval {
+		t.Errorf("default compaction interval = %v, want %v", got, apiserver.DefaultCompactionInterval)
 	}
 }
