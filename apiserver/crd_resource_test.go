@@ -171,7 +171,13 @@ func TestCustomResourceTableAndDiscovery(t *testing.T) {
 		t.Errorf("rows = %v, want x with color blue", table.Rows)
 	}
 
-	code, body = ts.do(t, "GET", "/apis/example.com/v1", "", "")
+	// Discovery follows the CRD's Established condition as the handler's
+	// CRD informer sees it, which may come after the custom resources
+	// are served (upstream's discovery controller is as eventual).
+	waitFor(t, 10*time.Second, "discovery of example.com/v1", func() bool {
+		code, body = ts.do(t, "GET", "/apis/example.com/v1", "", "")
+		return code != http.StatusNotFound
+	})
 	var list metav1.APIResourceList
 	if err := json.Unmarshal([]byte(body), &list); code != 200 || err != nil {
 		t.Fatalf("discovery = %d %s", code, body)
