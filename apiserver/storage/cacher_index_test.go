@@ -103,6 +103,14 @@ func TestWatchCacheIndexesByNodeName(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer all.Stop()
+	// A watcher subscribes in its own goroutine: one that comes after
+	// the writes replays them from the history, through its selector.
+	// The marker's ADDED shows the kubelet's watcher is live.
+	mustCreate(t, s, podOn("m", "node-a"))
+	if got := typeAndName(nextChange(t, kubelet)); got != "ADDED m" {
+		t.Fatalf("kubelet's watch: %s, want ADDED m", got)
+	}
+	looked.Store(0)
 
 	for i := range 5 {
 		mustCreate(t, s, podOn(fmt.Sprintf("b%d", i), "node-b"))
@@ -123,7 +131,7 @@ func TestWatchCacheIndexesByNodeName(t *testing.T) {
 	if got := looked.Load(); got > 5 {
 		t.Errorf("the kubelet's selector looked at %d objects, want at most the 5 of p on its node", got)
 	}
-	wantAll := []string{"ADDED b0", "ADDED b1", "ADDED b2", "ADDED b3", "ADDED b4", "ADDED p", "MODIFIED p", "MODIFIED p", "DELETED p"}
+	wantAll := []string{"ADDED m", "ADDED b0", "ADDED b1", "ADDED b2", "ADDED b3", "ADDED b4", "ADDED p", "MODIFIED p", "MODIFIED p", "DELETED p"}
 	for i, want := range wantAll {
 		if got := typeAndName(nextChange(t, all)); got != want {
 			t.Errorf("event %d of the watch of every pod: %s, want %s", i, got, want)
