@@ -32,6 +32,7 @@ func (c *DeploymentController) newReplicaSet(ctx context.Context, d *appsv1.Depl
 	}
 	*rs.Spec.Replicas = count
 	setNewReplicaSetAnnotations(d, rs, newRevision, false)
+	ownedBy(ctx, &rs.OwnerReferences[0])
 	wctx := writeSlot(ctx)
 	created, err := c.client.AppsV1().ReplicaSets(d.Namespace).Create(wctx, rs, metav1.CreateOptions{})
 	if err == nil {

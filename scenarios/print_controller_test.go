@@ -84,7 +84,7 @@ func TestPlayShowsWhoCreatedEachPod(t *testing.T) {
 	newRS := strings.Index(text, "created by deployment-controller, syncing Deployment default/web\n")
 	if newRS < 0 || !regexp.MustCompile(`· ReplicaSet web-[a-z0-9]+: who created it\n`).MatchString(text[:newRS]) ||
 		!strings.Contains(text, "no ReplicaSet has the current pod template: created ReplicaSet web-") ||
-		!regexp.MustCompile(`POST replicasets default/web-[a-z0-9]+ → 201  ← this one`).MatchString(text) {
+		!regexp.MustCompile(`POST replicasets default/web-[a-z0-9]+ → 201  ← this one\n +ownerReference: Deployment web uid [0-9a-f-]+  controller=true blockOwnerDeletion=true\n`).MatchString(text) {
 		t.Errorf("no deployment controller action with its new ReplicaSet:\n%s", text)
 	}
 	if strings.Contains(text, "deployment-controller synced Deployment default/web\n") {
