@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
@@ -93,11 +94,22 @@ func (p *player) getDeployment(ctx context.Context, o ObjectSpec, user string) (
 // find them: those its selector matches that it controls (ownerReference
 // with controller: true and its UID), oldest first.
 func (p *player) replicaSetsOf(ctx context.Context, d *appsv1.Deployment, user string) ([]*appsv1.ReplicaSet, error) {
-	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	return listControlled[appsv1.ReplicaSet](ctx, p, "ReplicaSet", d, d.Spec.Selector, user)
+}
+
+// listControlled lists, as user, the objects of kind in owner's
+// namespace that match selector and that owner controls, oldest first
+// (by creation, then name): a Deployment's ReplicaSets, a ReplicaSet's
+// pods.
+func listControlled[T any, PT interface {
+	*T
+	metav1.Object
+}](ctx context.Context, p *player, kind string, owner metav1.Object, selector *metav1.LabelSelector, user string) ([]PT, error) {
+	sel, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {
-		return nil, fmt.Errorf("deployment %s: selector: %w", d.Name, err)
+		return nil, fmt.Errorf("%s: selector: %w", owner.GetName(), err)
 	}
-	ri, err := p.resource(ObjectSpec{Kind: "ReplicaSet", Namespace: d.Namespace}, user)
+	ri, err := p.resource(ObjectSpec{Kind: kind, Namespace: owner.GetNamespace()}, user)
 	if err != nil {
 		return nil, err
 	}
@@ -105,20 +117,20 @@ func (p *player) replicaSetsOf(ctx context.Context, d *appsv1.Deployment, user s
 	if err != nil {
 		return nil, err
 	}
-	var out []*appsv1.ReplicaSet
+	var out []PT
 	for _, item := range list.Items {
-		rs := &appsv1.ReplicaSet{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, rs); err != nil {
-			return nil, fmt.Errorf("replicaset %s: %w", item.GetName(), err)
+		obj := PT(new(T))
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, obj); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", strings.ToLower(kind), item.GetName(), err)
 		}
-		if metav1.IsControlledBy(rs, d) {
-			out = append(out, rs)
+		if metav1.IsControlledBy(obj, owner) {
+			out = append(out, obj)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].CreationTimestamp, out[j].CreationTimestamp
+		a, b := out[i].GetCreationTimestamp(), out[j].GetCreationTimestamp()
 		if a.Equal(&b) {
-			return out[i].Name < out[j].Name
+			return out[i].GetName() < out[j].GetName()
 		}
 		return a.Before(&b)
 	})

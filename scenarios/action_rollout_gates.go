@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -123,25 +121,13 @@ func (a *PassReadinessGatesAction) run(ctx context.Context, p *player, user stri
 // have a readiness gate not yet True, oldest first; a pod without
 // readiness gates is an error.
 func (p *player) gatedPods(ctx context.Context, rs *appsv1.ReplicaSet, user string) ([]*corev1.Pod, error) {
-	sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-	if err != nil {
-		return nil, err
-	}
-	ri, err := p.resource(ObjectSpec{Kind: "Pod", Namespace: rs.Namespace}, user)
-	if err != nil {
-		return nil, err
-	}
-	list, err := ri.List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	pods, err := listControlled[corev1.Pod](ctx, p, "Pod", rs, rs.Spec.Selector, user)
 	if err != nil {
 		return nil, err
 	}
 	var out []*corev1.Pod
-	for _, item := range list.Items {
-		pod := &corev1.Pod{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, pod); err != nil {
-			return nil, fmt.Errorf("pod %s: %w", item.GetName(), err)
-		}
-		if !metav1.IsControlledBy(pod, rs) || pod.DeletionTimestamp != nil {
+	for _, pod := range pods {
+		if pod.DeletionTimestamp != nil {
 			continue
 		}
 		if len(pod.Spec.ReadinessGates) == 0 {
@@ -151,13 +137,6 @@ func (p *player) gatedPods(ctx context.Context, rs *appsv1.ReplicaSet, user stri
 			out = append(out, pod)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].CreationTimestamp, out[j].CreationTimestamp
-		if a.Equal(&b) {
-			return out[i].Name < out[j].Name
-		}
-		return a.Before(&b)
-	})
 	return out, nil
 }
 
