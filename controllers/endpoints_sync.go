@@ -10,13 +10,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // ReasonEndpointsChanged: a Service's Endpoints no longer list what its
 // pods make of it; Target is the Service, Want the addresses written,
 // Have how many of them are ready (both 0 when the Service is gone and
 // its Endpoints are deleted).
-const ReasonEndpointsChanged = "endpoints-changed"
+const ReasonEndpointsChanged = flow.DecisionEndpointsChanged
 
 // sync brings the Endpoints of the Service key in line with its pods; a
 // Service gone takes its Endpoints with it.

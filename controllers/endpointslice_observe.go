@@ -6,13 +6,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // ReasonEndpointSlicesChanged: a Service's EndpointSlices no longer
 // list what its pods make of it; Target is the Service, Want the
 // endpoints its slices list after the sync, Have how many of them are
 // ready, Count the slices written (created, updated or deleted).
-const ReasonEndpointSlicesChanged = "endpointslices-changed"
+const ReasonEndpointSlicesChanged = flow.DecisionEndpointSlicesChanged
 
 // decideSlices records, in the sync's record if any, that the slices of
 // svc change as ch says.

@@ -8,6 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // Action is one sync of a workqueue key in which a controller decided to
@@ -77,36 +79,37 @@ type Trigger struct {
 	ResourceVersion string
 }
 
-// The decisions a controller reports (Decision.Reason).
+// The decisions a controller reports (Decision.Reason): flow's names,
+// which its layout says in both languages.
 const (
 	// DecisionTooFewReplicas: a ReplicaSet has fewer pods than it wants;
 	// Want, Have and Count (the pods it creates, at most BurstReplicas).
-	DecisionTooFewReplicas = "too-few-replicas"
+	DecisionTooFewReplicas = flow.DecisionTooFewReplicas
 	// DecisionTooManyReplicas: more pods than wanted; Count it deletes.
-	DecisionTooManyReplicas = "too-many-replicas"
+	DecisionTooManyReplicas = flow.DecisionTooManyReplicas
 	// DecisionNewReplicaSet: a Deployment's template has no ReplicaSet
 	// yet; Target is the one created, To its replicas.
-	DecisionNewReplicaSet = "new-replicaset"
+	DecisionNewReplicaSet = flow.DecisionNewReplicaSet
 	// DecisionScaleUp, DecisionScaleDown: a ReplicaSet of a Deployment
 	// scaled (Target) From → To.
-	DecisionScaleUp   = "scale-up"
-	DecisionScaleDown = "scale-down"
+	DecisionScaleUp   = flow.DecisionScaleUp
+	DecisionScaleDown = flow.DecisionScaleDown
 	// DecisionDeleteOldReplicaSet: beyond revisionHistoryLimit (Want),
 	// the oldest ReplicaSet with no replicas goes (Target).
-	DecisionDeleteOldReplicaSet = "delete-old-replicaset"
+	DecisionDeleteOldReplicaSet = flow.DecisionDeleteOldReplicaSet
 	// DecisionOwnerGone: none of an object's owners is left (Target names
 	// the owners); it is deleted with Policy.
-	DecisionOwnerGone = "owner-gone"
+	DecisionOwnerGone = flow.DecisionOwnerGone
 	// DecisionOwnerDeletingDependents: an owner deletes its dependents in
 	// the foreground and the object has dependents of its own: deleted
 	// with Policy Foreground.
-	DecisionOwnerDeletingDependents = "owner-deleting-dependents"
+	DecisionOwnerDeletingDependents = flow.DecisionOwnerDeletingDependents
 	// DecisionDependentsGone: an owner deleted in the foreground has no
 	// blocking dependent left; its finalizer (Target) is removed.
-	DecisionDependentsGone = "dependents-gone"
+	DecisionDependentsGone = flow.DecisionDependentsGone
 	// DecisionOrphan: an owner deleted with the orphan finalizer; its
 	// dependents (Count) lose their ownerReference, then the finalizer.
-	DecisionOrphan = "orphan-dependents"
+	DecisionOrphan = flow.DecisionOrphan
 )
 
 // Decision is one thing a controller decided, with its figures. Which
