@@ -46,33 +46,7 @@ import (
 // The breakdown by client and request is logged (go test -v).
 func BenchmarkPodToRunning(b *testing.B) {
 	ctx := context.Background()
-	cfg := cluster.NewConfig()
-	cfg.Port = 0
-	cfg.DataDir = b.TempDir()
-	cfg.UnsafeNoFsync = true
-	cfg.Speed = 0
-	cfg.Nodes = kubelet.DefaultNodes(100)
-	c, err := cluster.Start(ctx, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	admin, err := c.AdminClient()
-	if err != nil {
-		b.Fatal(err)
-	}
-	// Wait for the 100 nodes.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		list, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		if err == nil && len(list.Items) == 100 {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("100 nodes not registered within a minute")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	c, admin, cfg := startBenchCluster(b, 100, nil)
 	clients := newBenchClients(b, c.Kubeconfig, 16)
 	var seq atomic.Int64
 	value := ""
@@ -305,26 +279,7 @@ func BenchmarkIdleNodes(b *testing.B) {
 }
 
 func benchIdleNodes(b *testing.B, speed float64, window time.Duration) {
-	ctx := context.Background()
-	cfg := cluster.NewConfig()
-	cfg.Port = 0
-	cfg.DataDir = b.TempDir()
-	cfg.UnsafeNoFsync = true
-	cfg.Speed = speed
-	cfg.Nodes = kubelet.DefaultNodes(100)
-	c, err := cluster.Start(ctx, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	admin, err := c.AdminClient()
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchWait(b, time.Minute, "100 nodes registered", func(ctx context.Context) bool {
-		list, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		return err == nil && len(list.Items) == 100
-	})
+	c, _, cfg := startBenchCluster(b, 100, func(cfg *cluster.Config) { cfg.Speed = speed })
 	b.ResetTimer()
 	var revs, leases, nodes, requests int
 	var cpu time.Duration

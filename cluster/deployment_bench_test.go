@@ -68,7 +68,7 @@ type rolloutTimes struct{ created, scheduled, ready time.Duration }
 // benchDeploymentReady runs the benchmark on a new cluster of nodes nodes.
 func benchDeploymentReady(b *testing.B, replicas int32, nodes int) {
 	ctx := context.Background()
-	c, admin := startBenchCluster(b, nodes)
+	c, admin, _ := startBenchCluster(b, nodes, func(cfg *cluster.Config) { cfg.MetricsServer = false })
 	etcd := c.EtcdClient()
 	var rawTime, e2e time.Duration
 	var sum rolloutTimes
@@ -111,16 +111,20 @@ func benchDeploymentReady(b *testing.B, replicas int32, nodes int) {
 	b.ReportMetric(float64(writes)/(n*float64(replicas)), "etcd-writes/pod")
 }
 
-// startBenchCluster starts the whole cluster (no metrics server) on nodes
-// nodes at speed 0 with fsync off, and waits for every node to be Ready.
-func startBenchCluster(b *testing.B, nodes int) (*cluster.Cluster, kubernetes.Interface) {
+// startBenchCluster starts the whole cluster on nodes nodes at speed 0
+// with fsync off, changed by configure (if not nil), and waits for every
+// node to be Ready. It returns the cluster, an admin client and the
+// configuration it started with.
+func startBenchCluster(b *testing.B, nodes int, configure func(*cluster.Config)) (*cluster.Cluster, kubernetes.Interface, *cluster.Config) {
 	cfg := cluster.NewConfig()
 	cfg.Port = 0
 	cfg.DataDir = b.TempDir()
 	cfg.UnsafeNoFsync = true
 	cfg.Speed = 0
-	cfg.MetricsServer = false
 	cfg.Nodes = kubelet.DefaultNodes(nodes)
+	if configure != nil {
+		configure(cfg)
+	}
 	c, err := cluster.Start(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -146,7 +150,7 @@ func startBenchCluster(b *testing.B, nodes int) (*cluster.Cluster, kubernetes.In
 		}
 		return true
 	})
-	return c, admin
+	return c, admin, cfg
 }
 
 // rolloutToReady creates a Deployment name of replicas pods and follows
