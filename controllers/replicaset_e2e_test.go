@@ -24,6 +24,14 @@ func TestReplicaSetAdoptsAndReleases(t *testing.T) {
 	if _, err := admin.CoreV1().Pods("default").Create(ctx, orphan, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// As upstream's e2e adoption test: the orphan Running before the
+	// ReplicaSet comes. A ReplicaSet whose informer has not seen the
+	// orphan yet creates two pods, adopts the orphan later and deletes one
+	// of the three, an unready pod first: the orphan, if it is not Running.
+	waitFor(t, "the orphan Running", func(ctx context.Context) (bool, error) {
+		p, err := admin.CoreV1().Pods("default").Get(ctx, "orphan", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning, err
+	})
 	two := int32(2)
 	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default"},
 		Spec: appsv1.ReplicaSetSpec{Replicas: &two, Selector: &metav1.LabelSelector{MatchLabels: labels},
