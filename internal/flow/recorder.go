@@ -19,11 +19,24 @@ type Recorder struct {
 	mu   sync.Mutex
 	seq  uint64
 	subs map[*Subscription]struct{}
+	// readers is len(subs), kept apart so that HasReaders takes no lock.
+	readers atomic.Int32
 }
 
 // NewRecorder returns a Recorder without subscribers.
 func NewRecorder() *Recorder {
 	return &Recorder{subs: map[*Subscription]struct{}{}}
+}
+
+// HasReaders reports whether anyone is subscribed now (false for a nil
+// Recorder). It takes no lock and allocates nothing, so a component can
+// ask it on every request and build an event's evidence only when the
+// answer is true: an event recorded without readers reaches nobody. The
+// answer may be stale by the time the event is recorded; an event built
+// just before a reader subscribes may be missed, as one recorded just
+// before Subscribe would be.
+func (r *Recorder) HasReaders() bool {
+	return r != nil && r.readers.Load() > 0
 }
 
 // Record numbers e and delivers it to every current subscriber that has
@@ -55,6 +68,7 @@ func (r *Recorder) Subscribe(buffer int) *Subscription {
 	s := &Subscription{r: r, ch: make(chan Event, buffer)}
 	r.mu.Lock()
 	r.subs[s] = struct{}{}
+	r.readers.Store(int32(len(r.subs)))
 	r.mu.Unlock()
 	return s
 }
@@ -79,6 +93,7 @@ func (s *Subscription) Close() {
 	s.once.Do(func() {
 		s.r.mu.Lock()
 		delete(s.r.subs, s)
+		s.r.readers.Store(int32(len(s.r.subs)))
 		s.r.mu.Unlock()
 		close(s.ch)
 	})

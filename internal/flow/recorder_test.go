@@ -42,6 +42,30 @@ func TestRecorderFanOutAndDrops(t *testing.T) {
 	nilRec.Record(flow.Event{}) // must not panic
 }
 
+func TestRecorderHasReaders(t *testing.T) {
+	var nilRec *flow.Recorder
+	if nilRec.HasReaders() {
+		t.Error("a nil Recorder has readers")
+	}
+	r := flow.NewRecorder()
+	if r.HasReaders() {
+		t.Error("a new Recorder has readers")
+	}
+	a, b := r.Subscribe(1), r.Subscribe(1)
+	if !r.HasReaders() {
+		t.Error("no readers with two subscriptions")
+	}
+	a.Close()
+	if !r.HasReaders() {
+		t.Error("no readers with one subscription left")
+	}
+	b.Close()
+	b.Close()
+	if r.HasReaders() {
+		t.Error("readers after every subscription closed")
+	}
+}
+
 func TestStages(t *testing.T) {
 	if len(flow.Stages) != 8 {
 		t.Fatalf("%d stages, want 8", len(flow.Stages))
