@@ -32,8 +32,10 @@ type Server struct {
 	// hooks are the post-start hooks; startup is told Run's steps.
 	hooks   postStartHooks
 	startup startupObserver
-	// namespaces answers the namespace check of every create.
+	// namespaces answers the namespace check of every create, accounts
+	// the service account admission of every pod create.
 	namespaces *registry.NamespaceCache
+	accounts   *registry.ServiceAccountCache
 	// rbac feeds the RBAC authorizer; authorizer is Node then RBAC.
 	rbac       *registry.RBACCache
 	authorizer auth.Authorizer
@@ -81,7 +83,8 @@ func New(cfg *Config) (*Server, error) {
 	s.reg, s.groups, s.namespaces = reg, buildGroups(reg), registry.NewNamespaceCache(reg.Namespaces)
 	s.extensions, s.registration = extensionsGroup(reg), registrationGroup(reg)
 	s.rbac = registry.NewRBACCache(reg)
-	s.admission = newAdmissionChain(s.namespaces, serviceAccountGetter{reg}, cfg.DisableAdmissionPlugins...)
+	s.accounts = registry.NewServiceAccountCache(reg.ServiceAccounts)
+	s.admission = newAdmissionChain(s.namespaces, s.serviceAccounts(), cfg.DisableAdmissionPlugins...)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
 	s.rules = s.ruleResolver()
 	if err := s.setupServiceAccountTokens(); err != nil {
@@ -101,6 +104,12 @@ func New(cfg *Config) (*Server, error) {
 		return nil, fmt.Errorf("apiserver: listen on %s: %w", addr, err)
 	}
 	return s, nil
+}
+
+// serviceAccounts is the getter of service accounts (and pods) the
+// ServiceAccount admission plugin and the token authenticator read.
+func (s *Server) serviceAccounts() serviceAccountGetter {
+	return serviceAccountGetter{reg: s.reg, accounts: s.accounts}
 }
 
 // URL is the server's base URL, e.g. https://127.0.0.1:6443.
@@ -188,12 +197,13 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // startCaches starts, in goroutines added to wg, the watch caches, the
-// namespace and RBAC caches and the etcd compactor, until ctx is done.
+// namespace, service account and RBAC caches and the etcd compactor,
+// until ctx is done.
 // Emptying a deleted namespace is the controller manager's namespace
 // controller's work, as in Kubernetes: without it a namespace stays
 // Terminating.
 func (s *Server) startCaches(ctx context.Context, wg *sync.WaitGroup) {
-	runs := []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.rbac.Run}
+	runs := []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.accounts.Run, s.rbac.Run}
 	if s.cfg.CompactionInterval > 0 {
 		// kube-apiserver's storage factory starts the etcd compactor too.
 		runs = append(runs, storage.NewCompactor(s.cfg.Etcd, s.cfg.CompactionInterval, s.cfg.errorLog().Printf).Run)

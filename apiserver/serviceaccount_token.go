@@ -59,7 +59,7 @@ func (s *Server) setupServiceAccountTokens() error {
 	}
 	s.tokens = issuer
 	s.authn = auth.Union(s.cfg.Authenticator,
-		auth.NewServiceAccountAuthenticator(issuer.Issuer(), s.apiAudiences(), &key.PublicKey, serviceAccountGetter{s.reg}))
+		auth.NewServiceAccountAuthenticator(issuer.Issuer(), s.apiAudiences(), &key.PublicKey, s.serviceAccounts()))
 	return nil
 }
 
@@ -68,10 +68,15 @@ func (s *Server) setupServiceAccountTokens() error {
 // issuer.
 func (s *Server) apiAudiences() []string { return []string{s.tokens.Issuer()} }
 
-// serviceAccountGetter reads service accounts and pods from the watch
-// cache, then from etcd when the cache has not seen them yet (as
-// upstream's getter falls back to a live lookup).
-type serviceAccountGetter struct{ reg *registry.Registry }
+// serviceAccountGetter reads service accounts from the service account
+// cache (fed by the watch cache, as upstream's getter reads an
+// informer's lister) and pods with a read of resourceVersion 0, then from
+// etcd when the cache has not seen them yet (as upstream's getter falls
+// back to a live lookup).
+type serviceAccountGetter struct {
+	reg      *registry.Registry
+	accounts *registry.ServiceAccountCache
+}
 
 func getCachedThenLive(ctx context.Context, store *registry.Store, namespace, name string) (runtime.Object, error) {
 	obj, err := store.Get(ctx, namespace, name, &metav1.GetOptions{ResourceVersion: "0"})
@@ -82,11 +87,11 @@ func getCachedThenLive(ctx context.Context, store *registry.Store, namespace, na
 }
 
 func (g serviceAccountGetter) GetServiceAccount(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
-	obj, err := getCachedThenLive(ctx, g.reg.ServiceAccounts, namespace, name)
-	if err != nil {
-		return nil, err
+	sa, err := g.CachedServiceAccount(ctx, namespace, name)
+	if apierrors.IsNotFound(err) {
+		sa, err = g.LiveServiceAccount(ctx, namespace, name)
 	}
-	return obj.(*corev1.ServiceAccount), nil
+	return sa, err
 }
 
 func (g serviceAccountGetter) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
