@@ -130,7 +130,8 @@ func goroutineID() string {
 	return "?"
 }
 
-// withTrace starts the trace of a request (received, goroutine), counts
+// withTrace starts the trace of a request (received, and the goroutine
+// when the recorder has readers), counts
 // what the response sends, and when the request ends records the trace as
 // a flow event.
 func withTrace(h http.Handler, s *Server) http.Handler {
@@ -146,8 +147,12 @@ func withTrace(h http.Handler, s *Server) http.Handler {
 		}
 		t.step("received", "ok", fmt.Sprintf("%s %s over %s from %s", r.Method, r.URL.RequestURI(), r.Proto, r.RemoteAddr),
 			"proto", r.Proto, "remote", r.RemoteAddr)
-		gid := goroutineID()
-		t.step("goroutine", "ok", goroutineDetail(r.ProtoMajor, gid), "goroutine", gid)
+		// Which goroutine runs the request is asked of the runtime
+		// (runtime.Stack, costly) only when someone reads the evidence.
+		if s.cfg.Recorder.HasReaders() {
+			gid := goroutineID()
+			t.step("goroutine", "ok", goroutineDetail(r.ProtoMajor, gid), "goroutine", gid)
+		}
 		cw := &countingWriter{ResponseWriter: w}
 		defer func() {
 			code := cw.code
@@ -186,11 +191,11 @@ func outcomeOf(code int) string {
 }
 
 // recordTrace hands a finished trace to the recorder, as an event of no
-// stage (Stage 0): the stages of a pod's creation are recorded while its
-// requests run (see podTracker).
+// stage (Stage 0), if anyone reads it: the stages of a pod's creation
+// are recorded while its requests run (see podTracker).
 func (s *Server) recordTrace(t *requestTrace) {
-	if s.cfg.Recorder == nil {
-		return
+	if !s.cfg.Recorder.HasReaders() {
+		return // it would reach nobody
 	}
 	rt := t.snapshot()
 	t.mu.Lock()
