@@ -146,6 +146,7 @@ read of it succeeds within 20 s, serve exits with the reason.`,
 	f.StringVar(&cfg.EtcdCAFile, "etcd-cafile", "", "CA `file` verifying the etcd members (kubesim etcd certs: <pki-dir>/ca.crt)")
 	f.StringVar(&cfg.EtcdCertFile, "etcd-certfile", "", "the API server's client certificate `file` for etcd")
 	f.StringVar(&cfg.EtcdKeyFile, "etcd-keyfile", "", "the API server's client key `file` for etcd")
+	f.StringVar(&cfg.StorageMediaType, "storage-media-type", cfg.StorageMediaType, "media `type` objects are stored in etcd as: application/json (readable with etcdctl) or application/vnd.kubernetes.protobuf (kube-apiserver's default, values start with k8s\\x00); either is read, custom resources are always JSON")
 	return cmd
 }
 

@@ -14,9 +14,24 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/storage"
 	"github.com/kubesim/kubesim/internal/flow"
 )
+
+// The media types of Config.StorageMediaType (kube-apiserver's
+// --storage-media-type), and kubesim's default.
+const (
+	StorageMediaTypeJSON     = registry.StorageMediaTypeJSON
+	StorageMediaTypeProtobuf = registry.StorageMediaTypeProtobuf
+	DefaultStorageMediaType  = registry.DefaultStorageMediaType
+)
+
+// ValidateStorageMediaType checks a --storage-media-type: "" (the
+// default) or one of the two media types kubesim stores.
+func ValidateStorageMediaType(mediaType string) error {
+	return registry.ValidateStorageMediaType(mediaType)
+}
 
 // Defaults used by NewConfig.
 const (
@@ -64,6 +79,13 @@ type Config struct {
 	// WatchCache sizes the watch caches' history (the zero value: as
 	// kube-apiserver's, 100 to 102,400 changes, at least 75 s of them).
 	WatchCache storage.WindowConfig
+	// StorageMediaType is the media type the built-in resources are
+	// stored in etcd as (kube-apiserver's --storage-media-type, whose
+	// default is protobuf): registry.StorageMediaTypeJSON (NewConfig's
+	// default, so that lessons can show etcd's values as they are) or
+	// registry.StorageMediaTypeProtobuf. Values of either are read
+	// whatever it says; custom resources are stored as JSON always.
+	StorageMediaType string
 	// CompactionInterval is how often etcd's history is compacted, to
 	// the revision of the previous compaction's tick, so that about one
 	// interval of history is kept (kube-apiserver's
@@ -152,6 +174,7 @@ func NewConfig(etcd *clientv3.Client) *Config {
 		MaxRequestBodyBytes: DefaultMaxRequestBodyBytes,
 		MinRequestTimeout:   DefaultMinRequestTimeout,
 		Version:             DefaultVersion(),
+		StorageMediaType:    DefaultStorageMediaType,
 		RequestTimeout:      DefaultRequestTimeout,
 
 		MaxRequestsInFlight:         DefaultMaxRequestsInFlight,
@@ -188,6 +211,9 @@ func (c *Config) Validate() error {
 		return errors.New("apiserver: HTTP/2 streams per connection must be positive")
 	case c.Authenticator == nil:
 		return errors.New("apiserver: no authenticator")
+	}
+	if err := registry.ValidateStorageMediaType(c.StorageMediaType); err != nil {
+		return fmt.Errorf("apiserver: %w", err)
 	}
 	return validateAdmissionPlugins(c.DisableAdmissionPlugins)
 }

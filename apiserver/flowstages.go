@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -73,23 +75,49 @@ func (s *Server) observeWrite(ctx context.Context, w storage.Write) {
 	if s.tracker.tracks(pod.UID) {
 		between, more, elsewhere = s.writes.between(w.PrevRevision, w.Revision)
 	}
+	summary := fmt.Sprintf("etcd %s %s at revision %d", w.Op, w.Key, w.Revision)
+	var value string
+	if s.cfg.Recorder.HasReaders() {
+		value, summary = shownValue(w, summary)
+	}
 	s.tracker.recordWrite(w.Op, pod, flow.Event{
 		Component: component,
 		Object:    podRef(pod),
 		Time:      time.Now(),
-		Summary:   fmt.Sprintf("etcd %s %s at revision %d", w.Op, w.Key, w.Revision),
+		Summary:   summary,
 		Etcd: &flow.EtcdWrite{
 			Op:               w.Op,
 			Key:              w.Key,
 			Revision:         w.Revision,
 			PrevRevision:     w.PrevRevision,
-			Value:            string(w.Value),
+			Value:            value,
 			By:               by,
 			Between:          between,
 			BetweenMore:      more,
 			BetweenElsewhere: elsewhere,
 		},
 	})
+}
+
+// shownValue is the value of w as the evidence shows it, and summary
+// with what the reader should know about it: the stored bytes when they
+// are JSON; when the API server stores protobuf
+// (Config.StorageMediaType), which no screen can show, the JSON of the
+// object written (without its resourceVersion, as stored), and the
+// summary says so, with the size of what etcd holds.
+func shownValue(w storage.Write, summary string) (string, string) {
+	if !registry.IsProtobuf(w.Value) || w.Object == nil {
+		return string(w.Value), summary
+	}
+	obj := w.Object.DeepCopyObject()
+	if m, err := meta.Accessor(obj); err == nil {
+		m.SetResourceVersion("")
+	}
+	var buf bytes.Buffer
+	if err := registry.Codec.Encode(obj, &buf); err != nil {
+		return "", fmt.Sprintf("%s (stored as protobuf, %d bytes, which could not be shown as JSON: %v)", summary, len(w.Value), err)
+	}
+	return buf.String(), fmt.Sprintf("%s (stored as protobuf, %d bytes; the value shown is the object as JSON)", summary, len(w.Value))
 }
 
 // requestStage is the event of a stage reached inside a request, with the

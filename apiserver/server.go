@@ -76,7 +76,8 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, tracker: newPodTracker(cfg.Recorder, maxTrackedPods), drainer: h2drain.New()}
-	reg, err := registry.New(registry.StoreConfig{Client: cfg.Etcd, BookmarkInterval: cfg.BookmarkInterval, WatchCache: cfg.WatchCache, OnWrite: s.observeWrite})
+	reg, err := registry.New(registry.StoreConfig{Client: cfg.Etcd, BookmarkInterval: cfg.BookmarkInterval, WatchCache: cfg.WatchCache, OnWrite: s.observeWrite,
+		StorageMediaType: cfg.StorageMediaType})
 	if err != nil {
 		return nil, err
 	}

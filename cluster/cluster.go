@@ -244,6 +244,7 @@ func (c *Cluster) apiConfig(cfg *Config) *apiserver.Config {
 	acfg.Gate = c.Gate
 	acfg.AuditLog = c.auditFile
 	acfg.DisableAdmissionPlugins = cfg.DisableAdmissionPlugins
+	acfg.StorageMediaType = cfg.StorageMediaType
 	return acfg
 }
 

@@ -104,6 +104,13 @@ type Config struct {
 	// as upstream's integration tests do, since nothing makes the
 	// default service accounts there.
 	DisableAdmissionPlugins []string
+	// StorageMediaType is the media type the API server stores the
+	// built-in resources in (kube-apiserver's --storage-media-type,
+	// whose default is protobuf): apiserver.StorageMediaTypeJSON,
+	// NewConfig's default, so that lessons show etcd's values as they
+	// are, or apiserver.StorageMediaTypeProtobuf. A data dir written
+	// with one opens with the other.
+	StorageMediaType string
 	// OnStartup, when set, is called with each step of Start (and of
 	// RestartAPIServer) as it happens, one call at a time; it must not
 	// block for long. Cluster.StartupSteps lists them afterwards.
@@ -139,6 +146,7 @@ func NewConfig() *Config {
 
 		EtcdCompactionInterval: apiserver.DefaultCompactionInterval,
 		AuditLogRotation:       DefaultAuditLogRotation,
+		StorageMediaType:       apiserver.DefaultStorageMediaType,
 	}
 }
 
@@ -218,6 +226,9 @@ func (c *Config) Validate() error {
 	}
 	if c.EtcdCompactionInterval < 0 {
 		add("etcd-compaction-interval", c.EtcdCompactionInterval, "must not be negative (0 disables compaction)")
+	}
+	if err := apiserver.ValidateStorageMediaType(c.StorageMediaType); err != nil {
+		add("storage-media-type", c.StorageMediaType, fmt.Sprintf("must be %s or %s", apiserver.StorageMediaTypeJSON, apiserver.StorageMediaTypeProtobuf))
 	}
 	errs = append(errs, c.validateEtcd()...)
 	return utilerrors.NewAggregate(errs)

@@ -50,13 +50,21 @@ type StoreConfig struct {
 	WatchCache storage.WindowConfig
 	// OnWrite is told about every write to etcd (storage.Config.OnWrite).
 	OnWrite func(ctx context.Context, w storage.Write)
+	// StorageMediaType is the media type objects are written in
+	// (StorageCodec; "": DefaultStorageMediaType). Values of either
+	// media type are read.
+	StorageMediaType string
 }
 
 // NewStore returns a Store keeping res under /registry/<plural>/.
 func NewStore(res *Resource, cfg StoreConfig) (*Store, error) {
+	codec, err := StorageCodec(cfg.StorageMediaType)
+	if err != nil {
+		return nil, err
+	}
 	st, err := storage.New(storage.Config{
 		Client:           cfg.Client,
-		Codec:            Codec,
+		Codec:            codec,
 		Prefix:           res.keyPrefix(),
 		NewFunc:          res.NewFunc,
 		NewListFunc:      res.NewListFunc,
