@@ -48,18 +48,18 @@ func (*NodeResourcesBalancedAllocation) Score(_ context.Context, state *CycleSta
 		return 0, AsStatus(fmt.Errorf("%s: PreScore did not run", NodeResourcesBalancedAllocationName))
 	}
 	req := v.(Resources)
-	var with, without, alloc []int64
+	var with, without, alloc [len(scoredResources)]int64
+	k := 0
 	for _, r := range scoredResources {
 		a := pick(r.name, nodeInfo.Allocatable)
 		if a == 0 {
 			continue
 		}
 		used := pick(r.name, nodeInfo.Requested)
-		alloc = append(alloc, a)
-		without = append(without, used)
-		with = append(with, used+pick(r.name, req))
+		alloc[k], without[k], with[k] = a, used, used+pick(r.name, req)
+		k++
 	}
-	return MaxNodeScore/2 + (MaxNodeScore/2+balance(with, alloc)-balance(without, alloc))/2, nil
+	return MaxNodeScore/2 + (MaxNodeScore/2+balance(with[:k], alloc[:k])-balance(without[:k], alloc[:k]))/2, nil
 }
 
 // NormalizeScore does nothing: scores are already 0-100.
@@ -68,26 +68,30 @@ func (*NodeResourcesBalancedAllocation) NormalizeScore(context.Context, *CycleSt
 }
 
 // balance is 100 * (1 - standard deviation of the shares requested/alloc),
-// each share capped at 1.
+// each share capped at 1. (Two resources, the default, take a shortcut:
+// the deviation of two shares is half their distance.)
 func balance(requested, alloc []int64) int64 {
-	fractions := make([]float64, len(requested))
-	var total float64
-	for i := range requested {
-		f := min(float64(requested[i])/float64(alloc[i]), 1)
-		fractions[i] = f
-		total += f
-	}
 	var std float64
-	switch n := len(fractions); {
+	switch n := len(requested); {
 	case n == 2:
-		std = math.Abs((fractions[0] - fractions[1]) / 2)
+		std = math.Abs((share(requested[0], alloc[0]) - share(requested[1], alloc[1])) / 2)
 	case n > 2:
+		var total float64
+		for i := range n {
+			total += share(requested[i], alloc[i])
+		}
 		mean := total / float64(n)
 		var sum float64
-		for _, f := range fractions {
-			sum += (f - mean) * (f - mean)
+		for i := range n {
+			d := share(requested[i], alloc[i]) - mean
+			sum += d * d
 		}
 		std = math.Sqrt(sum / float64(n))
 	}
 	return int64((1 - std) * float64(MaxNodeScore))
+}
+
+// share is requested/alloc, at most 1.
+func share(requested, alloc int64) float64 {
+	return min(float64(requested)/float64(alloc), 1)
 }

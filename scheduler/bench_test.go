@@ -17,21 +17,37 @@ import (
 // API call. It reports pods/s for clusters of 100, 1,000 and 5,000 nodes
 // (from 1,000 nodes on, each attempt filters only until it has
 // numFeasibleNodesToFind nodes: 420 and 500). "recorded" also builds the
-// flow evidence for every attempt.
+// flow evidence for every attempt, which a subscriber reads;
+// "recorder-without-readers" has a Recorder that nobody subscribed to, so
+// the evidence should not be built at all.
 //
 //	go test ./scheduler/ -run '^$' -bench Scheduling
 func BenchmarkScheduling(b *testing.B) {
 	for _, c := range []struct {
-		nodes  int
-		record bool
-	}{{100, false}, {1000, false}, {5000, false}, {5000, true}} {
+		nodes int
+		rec   recording
+	}{{100, noRecorder}, {1000, noRecorder}, {1000, recorderWithoutReaders}, {5000, noRecorder}, {5000, recordedAndRead}} {
 		name := fmt.Sprintf("nodes=%d", c.nodes)
-		if c.record {
+		switch c.rec {
+		case recorderWithoutReaders:
+			name += "/recorder-without-readers"
+		case recordedAndRead:
 			name += "/recorded"
 		}
-		b.Run(name, func(b *testing.B) { benchmarkScheduling(b, c.nodes, c.record) })
+		b.Run(name, func(b *testing.B) { benchmarkScheduling(b, c.nodes, c.rec) })
 	}
 }
+
+// recording is how a benchmark case records flow events.
+type recording int
+
+const (
+	noRecorder recording = iota
+	// recorderWithoutReaders: a Recorder nobody subscribed to.
+	recorderWithoutReaders
+	// recordedAndRead: a Recorder with a subscriber draining it.
+	recordedAndRead
+)
 
 // confirmingBinder binds by confirming the assumed pod in the cache.
 type confirmingBinder struct{ cache *schedulerCache }
@@ -43,18 +59,19 @@ func (c confirmingBinder) Bind(_ context.Context, pod *corev1.Pod, node string) 
 	return nil
 }
 
-func benchmarkScheduling(b *testing.B, numNodes int, record bool) {
+func benchmarkScheduling(b *testing.B, numNodes int, rec recording) {
 	cfg := &Config{SchedulerName: DefaultSchedulerName, InitialBackoff: DefaultInitialBackoff, MaxBackoff: DefaultMaxBackoff,
 		TieBreaker: NewRandomTieBreaker(1)}
-	if record {
-		rec := flow.NewRecorder()
-		sub := rec.Subscribe(1 << 16)
+	if rec != noRecorder {
+		cfg.Recorder = flow.NewRecorder()
+	}
+	if rec == recordedAndRead {
+		sub := cfg.Recorder.Subscribe(1 << 16)
 		defer sub.Close()
 		go func() {
 			for range sub.Events() {
 			}
 		}()
-		cfg.Recorder = rec
 	}
 	s := newScheduler(cfg)
 	s.binder = confirmingBinder{cache: s.cache}

@@ -59,6 +59,10 @@ type Config struct {
 	// ParallelAPICalls bounds the bindings and failure reports in flight
 	// (0: DefaultParallelAPICalls).
 	ParallelAPICalls int
+	// Parallelism is how many workers filter and score the nodes of one
+	// attempt (kube-scheduler's parallelism; 0: DefaultParallelism),
+	// never more than GOMAXPROCS. The choice does not depend on it.
+	Parallelism int
 }
 
 // NewConfig returns the defaults for client.
@@ -85,6 +89,8 @@ func (c *Config) Validate() error {
 		return errors.New("scheduler: max backoff must not be shorter than the initial backoff")
 	case c.ParallelAPICalls < 0:
 		return errors.New("scheduler: parallel API calls must not be negative")
+	case c.Parallelism < 0:
+		return errors.New("scheduler: parallelism must not be negative")
 	}
 	return nil
 }

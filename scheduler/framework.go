@@ -207,23 +207,50 @@ func (s *Status) String() string {
 }
 
 // CycleState carries data between the extension points of one scheduling
-// attempt (PreFilter computes, Filter reads). It belongs to one attempt and
-// is not safe for concurrent use; the scheduler runs plugins one at a time.
+// attempt (PreFilter and PreScore compute, Filter and Score read). It
+// belongs to one attempt. Writes happen one at a time (PreFilter,
+// PreScore); Filter and Score may run on several nodes at once and only
+// read, which is safe. kube-scheduler keeps it in a sync.Map; a handful of
+// entries in a slice are found faster, and Filter and Score read them on
+// every node.
 type CycleState struct {
-	data map[string]any
+	entries []stateEntry
+}
+
+type stateEntry struct {
+	key   string
+	value any
 }
 
 // NewCycleState returns an empty state.
-func NewCycleState() *CycleState { return &CycleState{data: map[string]any{}} }
+func NewCycleState() *CycleState { return &CycleState{} }
 
 // Read returns the value stored under key.
 func (c *CycleState) Read(key string) (any, bool) {
-	v, ok := c.data[key]
-	return v, ok
+	for i := range c.entries {
+		if c.entries[i].key == key {
+			return c.entries[i].value, true
+		}
+	}
+	return nil, false
 }
 
 // Write stores v under key.
-func (c *CycleState) Write(key string, v any) { c.data[key] = v }
+func (c *CycleState) Write(key string, v any) {
+	for i := range c.entries {
+		if c.entries[i].key == key {
+			c.entries[i].value = v
+			return
+		}
+	}
+	c.entries = append(c.entries, stateEntry{key, v})
+}
+
+// reset empties the state for the next attempt, keeping its room.
+func (c *CycleState) reset() {
+	clear(c.entries)
+	c.entries = c.entries[:0]
+}
 
 // EventResource names the kind of object a cluster change is about.
 type EventResource string

@@ -41,7 +41,9 @@ const (
 
 // scoredResources are the resources both resource-scoring plugins look
 // at, with their weights (kube-scheduler's default: cpu and memory, 1 each).
-var scoredResources = []struct {
+// (An array: the scoring plugins keep their per-node figures in arrays of
+// this length, not in slices made per node.)
+var scoredResources = [...]struct {
 	name   corev1.ResourceName
 	weight int64
 }{{corev1.ResourceCPU, 1}, {corev1.ResourceMemory, 1}}

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -135,49 +136,88 @@ type pluginScores struct {
 
 // runScore runs PreScore, Score and NormalizeScore for the feasible nodes
 // and returns their scores, plus which score plugins took part (false:
-// skipped by PreScore).
-func (f *framework) runScore(ctx context.Context, state *CycleState, pod *corev1.Pod, nodes []*NodeInfo) ([]pluginScores, []bool, *Status) {
-	skipped := map[string]bool{}
-	for _, p := range f.preScore {
-		s := p.PreScore(ctx, state, pod, nodes)
-		switch {
-		case s.IsSkip():
-			skipped[p.Name()] = true
-		case !s.IsSuccess():
-			return nil, nil, AsStatus(fmt.Errorf("running PreScore plugin %q: %w", p.Name(), s.AsError()))
+// skipped by PreScore). Score runs on p's workers, each taking a chunk
+// of nodes and giving them every plugin's score, as kube-scheduler does;
+// NormalizeScore then runs once per plugin. The slices returned are buf's.
+func (f *framework) runScore(ctx context.Context, state *CycleState, pod *corev1.Pod, nodes []*NodeInfo, p parallelizer, buf *scoreBuffers) ([]pluginScores, []bool, *Status) {
+	active, st := f.runPreScore(ctx, state, pod, nodes, buf)
+	if st != nil {
+		return nil, nil, st
+	}
+	n, m := len(nodes), len(f.score)
+	out, flat, raw := growSlice(buf.out, n), growSlice(buf.flat, n*m), growSlice(buf.raw, n*m)
+	buf.out, buf.flat, buf.raw = out, flat, raw
+	for i, node := range nodes {
+		out[i] = pluginScores{node: node.Name(), scores: flat[i*m : (i+1)*m : (i+1)*m]}
+	}
+	var failed atomic.Pointer[Status]
+	scoreChunk := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j, wp := range f.score {
+				if !active[j] {
+					continue
+				}
+				s, st := wp.Plugin.Score(ctx, state, pod, nodes[i])
+				if !st.IsSuccess() {
+					failed.CompareAndSwap(nil, AsStatus(fmt.Errorf("plugin %q failed with: %w", wp.Plugin.Name(), st.AsError())))
+					return
+				}
+				raw[j*n+i] = NodeScore{Name: out[i].node, Score: s}
+			}
 		}
 	}
-	active := make([]bool, len(f.score))
-	out := make([]pluginScores, len(nodes))
-	flat := make([]int64, len(nodes)*len(f.score))
-	for i, n := range nodes {
-		out[i] = pluginScores{node: n.Name(), scores: flat[i*len(f.score) : (i+1)*len(f.score) : (i+1)*len(f.score)]}
+	p.until(n, scoreChunk, func() bool { return failed.Load() != nil })
+	if st := failed.Load(); st != nil {
+		return nil, nil, st
 	}
-	list := make([]NodeScore, len(nodes))
 	for j, wp := range f.score {
-		p := wp.Plugin
-		if skipped[p.Name()] {
-			continue
-		}
-		active[j] = true
-		for i, n := range nodes {
-			s, st := p.Score(ctx, state, pod, n)
-			if !st.IsSuccess() {
-				return nil, nil, AsStatus(fmt.Errorf("plugin %q failed with: %w", p.Name(), st.AsError()))
+		if active[j] {
+			if st := normalize(ctx, state, pod, wp, j, raw[j*n:(j+1)*n], out); st != nil {
+				return nil, nil, st
 			}
-			list[i] = NodeScore{Name: n.Name(), Score: s}
-		}
-		if st := p.NormalizeScore(ctx, state, pod, list); !st.IsSuccess() {
-			return nil, nil, AsStatus(fmt.Errorf("plugin %q failed with: %w", p.Name(), st.AsError()))
-		}
-		for i := range nodes {
-			s := list[i].Score
-			if s < MinNodeScore || s > MaxNodeScore {
-				return nil, nil, AsStatus(fmt.Errorf("plugin %q scored node %q %d after normalizing, outside [%d, %d]", p.Name(), list[i].Name, s, MinNodeScore, MaxNodeScore))
-			}
-			out[i].scores[j] = s
-			out[i].total += s * wp.Weight
 		}
 	}
 	return out, active, nil
+}
+
+// runPreScore runs the PreScore plugins and returns which score plugins
+// take part (false: skipped by PreScore), or the failure.
+func (f *framework) runPreScore(ctx context.Context, state *CycleState, pod *corev1.Pod, nodes []*NodeInfo, buf *scoreBuffers) ([]bool, *Status) {
+	active := growSlice(buf.active, len(f.score))
+	buf.active = active
+	for j := range active {
+		active[j] = true
+	}
+	for _, ps := range f.preScore {
+		s := ps.PreScore(ctx, state, pod, nodes)
+		switch {
+		case s.IsSkip():
+			for j, wp := range f.score {
+				if wp.Plugin.Name() == ps.Name() {
+					active[j] = false
+				}
+			}
+		case !s.IsSuccess():
+			return nil, AsStatus(fmt.Errorf("running PreScore plugin %q: %w", ps.Name(), s.AsError()))
+		}
+	}
+	return active, nil
+}
+
+// normalize runs a score plugin's NormalizeScore over its scores of every
+// node (list) and adds them, weighted, to out as the j-th scores.
+func normalize(ctx context.Context, state *CycleState, pod *corev1.Pod, wp weightedScorePlugin, j int, list []NodeScore, out []pluginScores) *Status {
+	p := wp.Plugin
+	if st := p.NormalizeScore(ctx, state, pod, list); !st.IsSuccess() {
+		return AsStatus(fmt.Errorf("plugin %q failed with: %w", p.Name(), st.AsError()))
+	}
+	for i := range list {
+		s := list[i].Score
+		if s < MinNodeScore || s > MaxNodeScore {
+			return AsStatus(fmt.Errorf("plugin %q scored node %q %d after normalizing, outside [%d, %d]", p.Name(), list[i].Name, s, MinNodeScore, MaxNodeScore))
+		}
+		out[i].scores[j] = s
+		out[i].total += s * wp.Weight
+	}
+	return nil
 }

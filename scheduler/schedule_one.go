@@ -14,24 +14,6 @@ import (
 	"github.com/kubesim/kubesim/internal/flow"
 )
 
-// In a large cluster the search for feasible nodes stops once it has found
-// enough of them (kube-scheduler's percentageOfNodesToScore, adaptive):
-// every node below 100 nodes, then 50% minus 1% per 125 nodes, at least 5%
-// and at least 100 nodes. Each search starts where the last one stopped.
-const (
-	minFeasibleNodesToFind           = 100
-	minFeasibleNodesPercentageToFind = 5
-)
-
-// numFeasibleNodesToFind is how many feasible nodes are enough among n.
-func numFeasibleNodesToFind(n int) int {
-	if n < minFeasibleNodesToFind {
-		return n
-	}
-	pct := max(50-n/125, minFeasibleNodesPercentageToFind)
-	return max(n*pct/100, minFeasibleNodesToFind)
-}
-
 // attempt is one scheduling attempt: what was found and decided.
 type attempt struct {
 	pod    *corev1.Pod
@@ -161,7 +143,9 @@ func (s *Scheduler) pending(pod *corev1.Pod) (*corev1.Pod, bool) {
 
 // schedulePod finds the node for pod: PreFilter, Filter over the nodes
 // until enough feasible ones are found, then (with more than one) Score
-// and the best total.
+// and the best total. The flow evidence is built only when someone reads
+// the recorder's events (flow.Recorder.HasReaders): a recorder without
+// readers costs one check per attempt.
 func (s *Scheduler) schedulePod(ctx context.Context, pod *corev1.Pod) *attempt {
 	nodes := s.snap.nodes
 	a := &attempt{pod: pod, numNodes: len(nodes)}
@@ -174,51 +158,32 @@ func (s *Scheduler) schedulePod(ctx context.Context, pod *corev1.Pod) *attempt {
 		a.err = ErrNoNodesAvailable
 		return a
 	}
-	state := NewCycleState()
+	state := &s.buf.state
+	state.reset()
 	skip, st := s.fwk.runPreFilter(ctx, state, pod)
 	if !st.IsSuccess() {
-		if !st.IsRejected() {
-			a.err = st.AsError()
-			return a
-		}
-		a.rejectors = []string{st.Plugin()}
-		fe := &FitError{Pod: pod, NumAllNodes: len(nodes), AbsentStatus: st, PreFilterMsg: st.Message()}
-		fe.PostFilterMsg = s.preemptionMessage(ctx, state, skip, pod, nodes, nil)
-		a.err = fe
-		if d != nil {
-			for _, n := range nodes {
-				d.Nodes = append(d.Nodes, flow.NodeVerdict{Node: n.Name(), FailedPlugin: st.Plugin(), Reasons: st.Reasons()})
-			}
-		}
+		s.preFilterFailed(ctx, a, state, skip, st)
 		return a
 	}
-
-	feasible, statuses, err := s.findFeasible(ctx, state, skip, pod, nodes)
+	search, err := s.findFeasible(ctx, state, skip, pod, nodes)
 	if err != nil {
 		a.err = err
 		return a
 	}
 	var scores []pluginScores
 	var active []bool
-	switch {
+	switch feasible := search.feasible; {
 	case len(feasible) == 0:
-		seen := map[string]bool{}
-		for _, st := range statuses {
-			if p := st.Plugin(); !seen[p] {
-				seen[p] = true
-				a.rejectors = append(a.rejectors, p)
-			}
-		}
-		slices.Sort(a.rejectors)
-		fe := &FitError{Pod: pod, NumAllNodes: len(nodes), NodeStatuses: statuses}
-		fe.PostFilterMsg = s.preemptionMessage(ctx, state, skip, pod, nodes, statuses)
+		a.rejectors = rejectingPlugins(search.statuses)
+		fe := &FitError{Pod: pod, NumAllNodes: len(nodes), NodeStatuses: search.statuses}
+		fe.PostFilterMsg = s.preemptionMessage(ctx, state, skip, pod, nodes, search.statuses)
 		a.err = fe
 	case len(feasible) == 1:
 		// Nothing to compare: kube-scheduler does not score a single node.
 		a.host = feasible[0].Name()
 	default:
 		var st *Status
-		scores, active, st = s.fwk.runScore(ctx, state, pod, feasible)
+		scores, active, st = s.fwk.runScore(ctx, state, pod, feasible, s.parallel, &s.buf.score)
 		if !st.IsSuccess() {
 			a.err = st.AsError()
 			return a
@@ -226,45 +191,53 @@ func (s *Scheduler) schedulePod(ctx context.Context, pod *corev1.Pod) *attempt {
 		var tied []string
 		a.host, tied = s.selectHost(scores)
 		if d != nil && len(tied) > 1 {
-			d.Tied = tied
+			d.Tied = slices.Clone(tied)
 		}
 	}
 	if d != nil {
-		s.fillVerdicts(d, nodes, statuses, feasible, scores, active)
+		s.fillVerdicts(d, nodes, search, scores, active)
 	}
 	return a
 }
 
-// findFeasible runs the filters over the nodes, starting where the last
-// search stopped, until numFeasibleNodesToFind nodes passed or all were
-// tried. It returns the nodes that passed and the rejections.
-func (s *Scheduler) findFeasible(ctx context.Context, state *CycleState, skip skipSet, pod *corev1.Pod, nodes []*NodeInfo) ([]*NodeInfo, map[string]*Status, error) {
-	want := numFeasibleNodesToFind(len(nodes))
-	feasible := make([]*NodeInfo, 0, min(want, len(nodes)))
-	statuses := map[string]*Status{}
-	start := s.nextStartNode % len(nodes)
-	tried := 0
-	for ; tried < len(nodes) && len(feasible) < want; tried++ {
-		n := nodes[(start+tried)%len(nodes)]
-		st := s.fwk.runFilter(ctx, state, skip, pod, n)
-		switch {
-		case st.IsSuccess():
-			feasible = append(feasible, n)
-		case st.IsRejected():
-			statuses[n.Name()] = st
-		default:
-			return nil, nil, st.AsError()
+// preFilterFailed settles an attempt whose PreFilter rejected the pod (or
+// failed): no node is looked at, every node gets the rejection.
+func (s *Scheduler) preFilterFailed(ctx context.Context, a *attempt, state *CycleState, skip skipSet, st *Status) {
+	if !st.IsRejected() {
+		a.err = st.AsError()
+		return
+	}
+	pod, nodes := a.pod, s.snap.nodes
+	a.rejectors = []string{st.Plugin()}
+	fe := &FitError{Pod: pod, NumAllNodes: len(nodes), AbsentStatus: st, PreFilterMsg: st.Message()}
+	fe.PostFilterMsg = s.preemptionMessage(ctx, state, skip, pod, nodes, nil)
+	a.err = fe
+	if d := a.decision; d != nil {
+		d.Nodes = make([]flow.NodeVerdict, 0, len(nodes))
+		for _, n := range nodes {
+			d.Nodes = append(d.Nodes, flow.NodeVerdict{Node: n.Name(), FailedPlugin: st.Plugin(), Reasons: st.Reasons()})
 		}
 	}
-	s.nextStartNode = (start + tried) % len(nodes)
-	return feasible, statuses, nil
+}
+
+// rejectingPlugins returns the plugins that rejected a node, sorted.
+func rejectingPlugins(statuses map[string]*Status) []string {
+	var out []string
+	for _, st := range statuses {
+		if p := st.Plugin(); !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // selectHost returns the node with the highest total, asking the
 // TieBreaker when several share it (kube-scheduler picks one of them at
-// random), and the nodes that shared it, by name.
+// random), and the nodes that shared it, by name (in the scheduler's
+// buffer: valid until the next attempt).
 func (s *Scheduler) selectHost(scores []pluginScores) (string, []string) {
-	best := make([]string, 0, len(scores))
+	best := s.buf.best[:0]
 	top := int64(-1)
 	for _, ns := range scores {
 		switch {
@@ -274,11 +247,31 @@ func (s *Scheduler) selectHost(scores []pluginScores) (string, []string) {
 			best = append(best, ns.node)
 		}
 	}
+	s.buf.best = best
 	if len(best) == 1 {
 		return best[0], best
 	}
-	slices.Sort(best)
+	sortSearchOrder(best)
 	return s.tieBreak(best), best
+}
+
+// sortSearchOrder sorts names that are in the order a search for feasible
+// nodes looked at them: the node list is sorted, so they are sorted but
+// for the wrap from the last node to the first, and a rotation sorts them.
+func sortSearchOrder(names []string) {
+	for k := 1; k < len(names); k++ {
+		if names[k] >= names[k-1] {
+			continue
+		}
+		if !slices.IsSorted(names[k:]) || names[len(names)-1] > names[0] {
+			slices.Sort(names) // not a search order after all
+			return
+		}
+		slices.Reverse(names[:k])
+		slices.Reverse(names[k:])
+		slices.Reverse(names)
+		return
+	}
 }
 
 // bind writes the binding and settles the attempt (bindDone).
@@ -413,50 +406,63 @@ func (s *Scheduler) eventf(pod *corev1.Pod, eventType, reason, format string, ar
 	}
 }
 
-// fillVerdicts writes one verdict per node that was looked at, by name:
-// the rejecting plugin and its reasons, or the scores.
-func (s *Scheduler) fillVerdicts(d *flow.SchedulingDecision, nodes []*NodeInfo, statuses map[string]*Status, feasible []*NodeInfo, scores []pluginScores, active []bool) {
-	byNode := make(map[string]*pluginScores, len(scores))
-	for i := range scores {
-		byNode[scores[i].node] = &scores[i]
+// fillVerdicts writes one verdict per node the search looked at, in name
+// order: the rejecting plugin and its reasons, or the scores (nil when
+// there was nothing to compare). All the verdicts' scores share one
+// array.
+func (s *Scheduler) fillVerdicts(d *flow.SchedulingDecision, nodes []*NodeInfo, search feasibleSearch, scores []pluginScores, active []bool) {
+	d.Nodes = make([]flow.NodeVerdict, 0, search.tried)
+	var flat []flow.PluginScore
+	if scores != nil {
+		flat = make([]flow.PluginScore, 0, len(scores)*len(s.fwk.score))
 	}
-	passed := make(map[string]bool, len(feasible))
-	for _, n := range feasible {
-		passed[n.Name()] = true
-	}
-	for _, n := range nodes {
-		name := n.Name()
-		if st, ok := statuses[name]; ok {
+	wrapped, next := 0, 0 // verdicts of nodes before start; next feasible node's scores
+	for k := range search.tried {
+		i := (search.start + k) % len(nodes)
+		if i < search.start {
+			wrapped++
+		}
+		name := nodes[i].Name()
+		if st := search.verdicts[k]; st != nil {
 			d.Nodes = append(d.Nodes, flow.NodeVerdict{Node: name, FailedPlugin: st.Plugin(), Reasons: st.Reasons()})
 			continue
 		}
-		if !passed[name] {
-			continue // not looked at: enough feasible nodes were found first
-		}
 		v := flow.NodeVerdict{Node: name, Feasible: true}
-		if ps, ok := byNode[name]; ok {
+		if scores != nil {
+			ps := &scores[next]
+			from := len(flat)
 			for j, wp := range s.fwk.score {
 				if active[j] {
-					v.Scores = append(v.Scores, flow.PluginScore{Plugin: wp.Plugin.Name(), Score: ps.scores[j], Weight: wp.Weight})
+					flat = append(flat, flow.PluginScore{Plugin: wp.Plugin.Name(), Score: ps.scores[j], Weight: wp.Weight})
 				}
+			}
+			if len(flat) > from {
+				v.Scores = flat[from:len(flat):len(flat)]
 			}
 			v.Total = ps.total
 		}
+		next++
 		d.Nodes = append(d.Nodes, v)
 	}
+	// The search went from start to the end of the list and on from its
+	// beginning: the wrapped verdicts come first by name.
+	tail := len(d.Nodes) - wrapped
+	slices.Reverse(d.Nodes[:tail])
+	slices.Reverse(d.Nodes[tail:])
+	slices.Reverse(d.Nodes)
 }
 
 // record sends the attempt's flow event with stage (StageScheduled or
 // 0). The event gets a copy of the decision: the attempt may go on to
-// fail and be recorded again.
+// fail and be recorded again (with the same verdicts, which it shares).
 func (s *Scheduler) record(a *attempt, stage flow.Stage, summary string) {
 	if a.decision == nil {
 		return
 	}
 	a.decision.Attempt = a.number
 	a.decision.Chosen = a.host
+	// Nodes is not changed after the attempt; the rest may be.
 	d := *a.decision
-	d.Nodes = slices.Clone(a.decision.Nodes)
 	s.recorder.record(flow.Event{
 		Stage:      stage,
 		Component:  "scheduler",
@@ -470,5 +476,6 @@ func (s *Scheduler) record(a *attempt, stage flow.Stage, summary string) {
 // flowRecorder wraps a possibly nil *flow.Recorder.
 type flowRecorder struct{ r *flow.Recorder }
 
-func (f flowRecorder) enabled() bool       { return f.r != nil }
+// enabled reports whether an attempt's evidence would reach anyone.
+func (f flowRecorder) enabled() bool       { return f.r.HasReaders() }
 func (f flowRecorder) record(e flow.Event) { f.r.Record(e) }

@@ -55,6 +55,10 @@ type Scheduler struct {
 	// nextStartNode is where the next search for feasible nodes starts,
 	// so that in large clusters every node gets its turn.
 	nextStartNode int
+	// parallel runs Filter and Score on several nodes at once; buf is
+	// the attempts' working memory.
+	parallel parallelizer
+	buf      attemptBuffers
 
 	// The API side; the in-memory benchmark leaves it unset.
 	client    kubernetes.Interface
@@ -144,6 +148,7 @@ func newScheduler(cfg *Config) *Scheduler {
 		cache:    newSchedulerCache(),
 		snap:     newSnapshot(),
 		tieBreak: tb,
+		parallel: newParallelizer(cfg.Parallelism),
 		apiCalls: make(chan struct{}, parallel),
 	}
 }

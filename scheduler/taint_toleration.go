@@ -41,8 +41,12 @@ func (*TaintToleration) Name() string { return TaintTolerationName }
 // Filter rejects a node with a NoSchedule or NoExecute taint that none of
 // the pod's tolerations matches.
 func (*TaintToleration) Filter(ctx context.Context, _ *CycleState, pod *corev1.Pod, nodeInfo *NodeInfo) *Status {
+	taints := nodeInfo.Node().Spec.Taints
+	if len(taints) == 0 {
+		return nil // most nodes: no need for the logger
+	}
 	logger := klog.FromContext(ctx)
-	taint, ok := firstUntoleratedTaint(logger, nodeInfo.Node().Spec.Taints, pod.Spec.Tolerations)
+	taint, ok := firstUntoleratedTaint(logger, taints, pod.Spec.Tolerations)
 	if !ok {
 		return nil
 	}
@@ -108,10 +112,14 @@ func (*TaintToleration) Score(ctx context.Context, state *CycleState, pod *corev
 		return 0, AsStatus(fmt.Errorf("%s: PreScore did not run", TaintTolerationName))
 	}
 	tolerations := v.([]corev1.Toleration)
+	taints := nodeInfo.Node().Spec.Taints
+	if len(taints) == 0 {
+		return 0, nil
+	}
 	logger := klog.FromContext(ctx)
 	var count int64
-	for i := range nodeInfo.Node().Spec.Taints {
-		t := &nodeInfo.Node().Spec.Taints[i]
+	for i := range taints {
+		t := &taints[i]
 		if t.Effect == corev1.TaintEffectPreferNoSchedule && !tolerates(logger, tolerations, t) {
 			count++
 		}
