@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 
 // kubesimBinary returns the path of a kubesim built from this tree. It
 // skips the test in -short mode.
-func kubesimBinary(t *testing.T) string {
+func kubesimBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -63,7 +63,7 @@ func kubesimBinary(t *testing.T) string {
 // process is a kubesim started by a test; its stdout is scanned line by
 // line (waitLine), its stderr kept whole.
 type process struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	lines  chan string
 	stderr *lockedBuffer
@@ -73,7 +73,7 @@ type process struct {
 
 // startKubesim starts the binary with args and environment extra env
 // entries; the process is killed when the test ends if it still runs.
-func startKubesim(t *testing.T, env []string, args ...string) *process {
+func startKubesim(t testing.TB, env []string, args ...string) *process {
 	t.Helper()
 	cmd := exec.Command(kubesimBinary(t), args...)
 	cmd.Env = append(os.Environ(), env...)

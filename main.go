@@ -104,7 +104,7 @@ With no command, kubesim plays the scenario "` + DefaultScenario + `" (see "kube
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runPlay(cmd.Context(), DefaultScenario, o, stdin, stdout, stderr)
 	}
-	root.AddCommand(newPlayCommand(stdin, stdout, stderr), newScenariosCommand(stdout), newServeCommand(stdout), newEtcdCommand(stdout), newVersionCommand(stdout), newNodeCommand(stdout))
+	root.AddCommand(newPlayCommand(stdin, stdout, stderr), newScenariosCommand(stdout), newServeCommand(stdout), newEtcdCommand(stdout), newVersionCommand(stdout), newNodeCommand(stdout), newBenchCommand(stdout, stderr))
 	return root
 }
 
