@@ -145,3 +145,32 @@ func TestStorageMediaTypeSwitch(t *testing.T) {
 		t.Fatalf("JSON registry read back labels %v uid %s", got.Labels, got.UID)
 	}
 }
+
+// TestStoredKindIsTheResourceKind: every built-in resource is stored with
+// its Resource.Kind, which the watch cache gives the copies it takes of
+// what a store created (storage.Config.Kind).
+func TestStoredKindIsTheResourceKind(t *testing.T) {
+	r, err := registry.New(registry.StoreConfig{Client: etcdtest.Start(t).Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*registry.Store{r.Pods, r.Nodes, r.Namespaces, r.Events, r.Leases,
+		r.ConfigMaps, r.Secrets, r.ServiceAccounts, r.Services, r.Endpoints,
+		r.EndpointSlices, r.Deployments, r.ReplicaSets,
+		r.Roles, r.ClusterRoles, r.RoleBindings, r.ClusterRoleBindings,
+		r.CustomResourceDefinitions, r.APIServices} {
+		for _, mt := range []string{registry.StorageMediaTypeJSON, registry.StorageMediaTypeProtobuf} {
+			var buf bytes.Buffer
+			if err := mustStorageCodec(t, mt).Encode(st.Resource.NewFunc(), &buf); err != nil {
+				t.Fatalf("%s as %s: %v", st.Resource.Plural, mt, err)
+			}
+			obj, _, err := mustStorageCodec(t, mt).Decode(buf.Bytes(), nil, st.Resource.NewFunc())
+			if err != nil {
+				t.Fatalf("%s as %s: %v", st.Resource.Plural, mt, err)
+			}
+			if got := obj.GetObjectKind().GroupVersionKind(); got != st.Resource.Kind {
+				t.Errorf("%s stored as %s has kind %v, its Resource says %v", st.Resource.Plural, mt, got, st.Resource.Kind)
+			}
+		}
+	}
+}

@@ -72,6 +72,9 @@ func NewStore(res *Resource, cfg StoreConfig) (*Store, error) {
 		WatchCache:       cfg.WatchCache,
 		OnWrite:          cfg.OnWrite,
 		WatchIndex:       res.WatchIndex,
+		// The built-in resources are stored as their Kind: the watch
+		// cache may take a copy of what the store created.
+		Kind: res.Kind,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.Plural, err)

@@ -38,12 +38,13 @@ type item struct {
 	err    error
 }
 
-// decodeChange decodes an etcd event.
-func (s *Store) decodeChange(ev *clientv3.Event) (*change, error) {
+// decodeChange decodes an etcd event; cur, if not nil, is the new state
+// already decoded (writtenObjects).
+func (s *Store) decodeChange(ev *clientv3.Event, cur runtime.Object) (*change, error) {
 	rev := ev.Kv.ModRevision
-	c := &change{key: string(ev.Kv.Key), rev: rev, created: ev.IsCreate(), deleted: ev.Type == mvccpb.DELETE}
+	c := &change{key: string(ev.Kv.Key), rev: rev, created: ev.IsCreate(), deleted: ev.Type == mvccpb.DELETE, cur: cur}
 	var err error
-	if !c.deleted {
+	if !c.deleted && c.cur == nil {
 		if c.cur, err = s.decode(ev.Kv.Value, rev); err != nil {
 			return nil, err
 		}
@@ -118,7 +119,7 @@ func (s *Store) etcdChanges(ctx context.Context, key string, after int64, progre
 				continue
 			}
 			for _, ev := range resp.Events {
-				c, err := s.decodeChange(ev)
+				c, err := s.decodeChange(ev, nil)
 				if err != nil {
 					send(item{err: apierrors.NewInternalError(err)})
 					return
@@ -172,6 +173,8 @@ type watchCache struct {
 	unindexed       []*subscription
 	byValue         map[string]map[*subscription]struct{}
 	indexProgressAt time.Time // the last progressIndexed
+	// written are the Store's creates the cache expects to see.
+	written writtenObjects
 }
 
 // subscription is one watcher's feed from the cache. Only the cache's
@@ -250,6 +253,7 @@ func (c *watchCache) follow(ctx context.Context) error {
 			start := resp.Header.Revision
 			c.mu.Lock()
 			c.running, c.history, c.rev = true, newWindow(c.windowCfg, start), start
+			c.written.resetLocked(true)
 			if c.subs == nil {
 				c.subs = map[*subscription]struct{}{}
 			}
@@ -261,9 +265,10 @@ func (c *watchCache) follow(ctx context.Context) error {
 			c.advance(resp.Header.Revision)
 			continue
 		}
+		written := c.takeWritten(resp.Events)
 		changes := make([]*change, 0, len(resp.Events))
-		for _, ev := range resp.Events {
-			ch, err := c.s.decodeChange(ev)
+		for i, ev := range resp.Events {
+			ch, err := c.s.decodeChange(ev, written[i])
 			if err != nil {
 				return err
 			}
@@ -304,6 +309,7 @@ func (c *watchCache) stop(error) {
 		c.ready = nil // a new channel for the next start
 	}
 	c.running, c.history = false, nil
+	c.written.resetLocked(false)
 	for sub := range c.subs {
 		c.drop(sub)
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -43,6 +44,13 @@ type Config struct {
 	// WatchIndex, if set, is the field the watch cache indexes watchers
 	// by (pods: spec.nodeName). Nil: every watcher sees every change.
 	WatchIndex *WatchIndex
+	// Kind, if set, is the apiVersion and kind Codec stores every
+	// object with: the watch cache then takes a copy of each object the
+	// Store creates rather than decoding its value again from etcd's
+	// event (see writtenObjects). Leave it empty when decoding may give
+	// something else than a copy (custom resources, converted between
+	// versions).
+	Kind schema.GroupVersionKind
 }
 
 // Write is one change a Store made in etcd, as OnWrite is told about it:
@@ -83,6 +91,7 @@ type Store struct {
 	cache   *watchCache
 	onWrite func(ctx context.Context, w Write)
 	index   *WatchIndex
+	kind    schema.GroupVersionKind
 
 	bookmarkInterval time.Duration
 }
@@ -112,6 +121,7 @@ func New(cfg Config) (*Store, error) {
 		leases:           newLeaseManager(cfg.Client),
 		onWrite:          cfg.OnWrite,
 		index:            cfg.WatchIndex,
+		kind:             cfg.Kind,
 	}
 	s.cache = &watchCache{s: s, windowCfg: cfg.WatchCache}
 	return s, nil
@@ -241,14 +251,17 @@ func (s *Store) Create(ctx context.Context, key string, obj runtime.Object, opts
 	if err != nil {
 		return nil, err
 	}
+	expected := s.cache.expect(key, data, obj)
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(clientv3.OpPut(key, string(data), putOpts...)).
 		Commit()
 	if err != nil {
+		s.cache.withdraw(key, expected)
 		return nil, err
 	}
 	if !resp.Succeeded {
+		s.cache.withdraw(key, expected)
 		return nil, &Error{Code: ErrCodeKeyExists, Key: key, Rev: resp.Header.Revision}
 	}
 	if err := setResourceVersion(obj, resp.Header.Revision); err != nil {
