@@ -56,28 +56,10 @@ func (s *Scheduler) findFeasible(ctx context.Context, state *CycleState, skip sk
 	start := s.nextStartNode % n
 	verdicts := growSlice(s.buf.verdicts, n)
 	s.buf.verdicts = verdicts
-	var passed atomic.Int64
-	var failed atomic.Bool
-	filterChunk := func(lo, hi int) {
-		ok := 0
-		for k := lo; k < hi; k++ {
-			st := s.fwk.runFilter(ctx, state, skip, pod, nodes[(start+k)%n])
-			verdicts[k] = st
-			switch {
-			case st.IsSuccess():
-				ok++
-			case !st.IsRejected():
-				failed.Store(true)
-			}
-		}
-		passed.Add(int64(ok))
-	}
-	enough := func() bool { return failed.Load() || passed.Load() >= int64(want) }
-	looked := s.parallel.until(n, filterChunk, enough)
-
+	looked := s.filterNodes(ctx, state, skip, pod, nodes, start, want, verdicts)
 	out := feasibleSearch{start: start, verdicts: verdicts, feasible: s.buf.feasible[:0]}
-	for k := 0; k < looked && len(out.feasible) < want; k++ {
-		node, st := nodes[(start+k)%n], verdicts[k]
+	for k, i := 0, start; k < looked && len(out.feasible) < want; k, i = k+1, wrap(i+1, n) {
+		node, st := nodes[i], verdicts[k]
 		switch {
 		case st.IsSuccess():
 			out.feasible = append(out.feasible, node)
@@ -94,6 +76,54 @@ func (s *Scheduler) findFeasible(ctx context.Context, state *CycleState, skip sk
 	s.buf.feasible = out.feasible
 	s.nextStartNode = (start + out.tried) % n
 	return out, nil
+}
+
+// filterNodes runs the filters over nodes from start on, wrapping around,
+// writing the k-th node's verdict to verdicts[k], until want nodes passed
+// or one failed with an error; it returns how many nodes it looked at (on
+// several workers, it may look further than a search node by node would).
+func (s *Scheduler) filterNodes(ctx context.Context, state *CycleState, skip skipSet, pod *corev1.Pod, nodes []*NodeInfo, start, want int, verdicts []*Status) int {
+	n := len(nodes)
+	if s.parallel.workersFor(n) == 1 {
+		passed := 0
+		k := 0
+		for i := start; k < n && passed < want; k, i = k+1, wrap(i+1, n) {
+			st := s.fwk.runFilter(ctx, state, skip, pod, nodes[i])
+			verdicts[k] = st
+			if st.IsSuccess() {
+				passed++
+			} else if !st.IsRejected() {
+				return k + 1
+			}
+		}
+		return k
+	}
+	var passed atomic.Int64
+	var failed atomic.Bool
+	filterChunk := func(lo, hi int) {
+		ok := 0
+		for k, i := lo, wrap(start+lo, n); k < hi; k, i = k+1, wrap(i+1, n) {
+			st := s.fwk.runFilter(ctx, state, skip, pod, nodes[i])
+			verdicts[k] = st
+			switch {
+			case st.IsSuccess():
+				ok++
+			case !st.IsRejected():
+				failed.Store(true)
+			}
+		}
+		passed.Add(int64(ok))
+	}
+	return s.parallel.until(n, filterChunk, func() bool { return failed.Load() || passed.Load() >= int64(want) })
+}
+
+// wrap returns i, or 0 when i is n: the next index after i-1 in a walk
+// around a list of n.
+func wrap(i, n int) int {
+	if i >= n {
+		return i - n
+	}
+	return i
 }
 
 // growSlice returns b with length n, reallocated only when too short.

@@ -202,6 +202,9 @@ func quantityValue(name corev1.ResourceName, q resource.Quantity) int64 {
 // the node (or after it was deleted). Plugins only read a NodeInfo.
 type NodeInfo struct {
 	node *corev1.Node
+	// name is node.Name, kept here: the scheduler reads it for every node
+	// of every attempt, and the node object lies elsewhere in memory.
+	name string
 	// Pods are the pods on the node.
 	Pods []*PodInfo
 	// Requested is the sum of the pods' Requests.
@@ -233,12 +236,13 @@ func (n *NodeInfo) Name() string {
 	if n.node == nil {
 		return ""
 	}
-	return n.node.Name
+	return n.name
 }
 
 // SetNode sets the node object and its allocatable resources.
 func (n *NodeInfo) SetNode(node *corev1.Node) {
 	n.node = node
+	n.name = node.Name
 	n.Allocatable = resourcesFromList(node.Status.Allocatable)
 }
 

@@ -41,22 +41,31 @@ func (p parallelizer) chunkSize(n int) int {
 	return max(1, min(int(math.Sqrt(float64(n))), n/p.workers+1))
 }
 
+// workersFor is how many workers until would use for n indexes.
+func (p parallelizer) workersFor(n int) int {
+	if chunk := p.chunkSize(n); (n+chunk-1)/chunk < p.workers*minChunksPerWorker {
+		return 1
+	}
+	return p.workers
+}
+
 // until calls work(lo, hi) for consecutive chunks covering [0, n), on up
 // to p.workers goroutines, until every chunk is done or stop returns
 // true; stop is asked before each chunk is taken (nil: never stop). The
 // chunks taken are always the first ones: when until returns, [0, done)
 // was covered, and nothing from done on.
 func (p parallelizer) until(n int, work func(lo, hi int), stop func() bool) (done int) {
+	workers := p.workersFor(n)
+	if workers == 1 && stop == nil {
+		work(0, n)
+		return n
+	}
 	chunk := p.chunkSize(n)
-	chunks := (n + chunk - 1) / chunk
-	workers := p.workers
-	if chunks < workers*minChunksPerWorker {
-		workers = 1
-	}
-	if workers == 1 && stop != nil {
+	if workers == 1 {
 		// Alone, stop after any index: nothing is looked at in vain.
-		chunk, chunks = 1, n
+		chunk = 1
 	}
+	chunks := (n + chunk - 1) / chunk
 	var next atomic.Int64
 	run := func() {
 		for stop == nil || !stop() {

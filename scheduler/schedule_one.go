@@ -417,8 +417,7 @@ func (s *Scheduler) fillVerdicts(d *flow.SchedulingDecision, nodes []*NodeInfo, 
 		flat = make([]flow.PluginScore, 0, len(scores)*len(s.fwk.score))
 	}
 	wrapped, next := 0, 0 // verdicts of nodes before start; next feasible node's scores
-	for k := range search.tried {
-		i := (search.start + k) % len(nodes)
+	for k, i := 0, search.start; k < search.tried; k, i = k+1, wrap(i+1, len(nodes)) {
 		if i < search.start {
 			wrapped++
 		}
