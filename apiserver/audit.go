@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -79,7 +78,7 @@ func (l *auditLog) write(ev *auditEvent) {
 	if l == nil {
 		return
 	}
-	data, err := json.Marshal(ev)
+	data, err := ev.appendJSON(make([]byte, 0, 512))
 	if err != nil {
 		l.errorLog.Printf("audit: encoding event %s: %v", ev.AuditID, err)
 		return
