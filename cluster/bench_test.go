@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/embedetcd"
 )
@@ -41,7 +42,9 @@ import (
 // (etcd=3-members) puts the API server on three kubesim etcd members on
 // loopback (TLS, fsync on), the raw puts going to the same cluster over
 // TLS too: both sides then wait for a quorum of members to store each
-// write.
+// write. Two more runs (fsync=on/storage=protobuf, fsync=off/storage=protobuf)
+// have the API server store protobuf, the raw puts writing the sample
+// pod's protobuf value.
 //
 // The API clients are client-go clientsets built from the cluster's
 // kubeconfig (see newBenchClients), not hand-written net/http requests:
@@ -55,12 +58,23 @@ func BenchmarkPodCreate(b *testing.B) {
 		if !fsync {
 			name = "fsync=off"
 		}
-		b.Run(name, func(b *testing.B) { benchPodCreate(b, fsync, nil) })
+		b.Run(name, func(b *testing.B) { benchPodCreate(b, fsync, nil, "") })
 	}
 	// The same against three etcd members on loopback (kubesim etcd),
 	// fsync on: the raw puts go to the same cluster through a client of
 	// its own, so each side pays raft's round trips between members.
-	b.Run("etcd=3-members", func(b *testing.B) { benchPodCreate(b, true, startBenchEtcdCluster(b)) })
+	b.Run("etcd=3-members", func(b *testing.B) { benchPodCreate(b, true, startBenchEtcdCluster(b), "") })
+	// The same with the API server storing protobuf (serve
+	// --storage-media-type, kube-apiserver's default): the raw puts
+	// write the protobuf value of the sample pod. The names keep
+	// 'PodCreate/fsync=o./clients=16' selecting the JSON runs only.
+	for _, fsync := range []bool{true, false} {
+		name := "fsync=on/storage=protobuf"
+		if !fsync {
+			name = "fsync=off/storage=protobuf"
+		}
+		b.Run(name, func(b *testing.B) { benchPodCreate(b, fsync, nil, apiserver.StorageMediaTypeProtobuf) })
+	}
 }
 
 // startBenchEtcdCluster starts three members with fsync on.
@@ -69,13 +83,17 @@ func startBenchEtcdCluster(b *testing.B) *etcdCluster {
 }
 
 // benchPodCreate runs the sub-benchmarks on a new cluster: its embedded
-// member (fsync says whether it syncs), or ec when not nil.
-func benchPodCreate(b *testing.B, fsync bool, ec *etcdCluster) {
+// member (fsync says whether it syncs), or ec when not nil; the API
+// server stores objects as mediaType ("": the default, JSON).
+func benchPodCreate(b *testing.B, fsync bool, ec *etcdCluster, mediaType string) {
 	ctx := context.Background()
 	cfg := cluster.NewConfig().APIOnly()
 	cfg.Port = 0
 	cfg.DataDir = b.TempDir()
 	cfg.UnsafeNoFsync = !fsync
+	if mediaType != "" {
+		cfg.StorageMediaType = mediaType
+	}
 	if ec != nil {
 		ec.configure(cfg)
 	}
