@@ -67,8 +67,11 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 		return
 	}
 	// The decision is recorded before the binding (and its hold): stage 4
-	// for the first attempt of the pod that found a node.
-	s.record(a, s.stages.stage(pod.UID), fmt.Sprintf("%s → %s", pod.Name, a.host))
+	// for the first recorded attempt of the pod that found a node. Without
+	// readers there is nothing to record, nor to remember about the pod.
+	if a.decision != nil {
+		s.record(a, s.stages.stage(pod.UID), pod.Name+" → "+a.host)
+	}
 	gate := s.stages.gate
 	if gate == nil || !s.stages.first(pod.UID, flow.PointBeforeBinding) || gate.Mode() == flow.ModeOff {
 		s.goAPI(func() { s.bind(ctx, qp, a, assumed) })
