@@ -32,9 +32,10 @@ type Config struct {
 	// Client talks to the API server, authenticated as
 	// system:kube-scheduler.
 	Client kubernetes.Interface
-	// Recorder receives a flow event per scheduling attempt; nil records
-	// nothing. The first attempt that finds a node for a pod is recorded
-	// with stage flow.StageScheduled, every other attempt with stage 0.
+	// Recorder receives a flow event per scheduling attempt while it has
+	// readers (the evidence is not even built without them); nil records
+	// nothing. The first recorded attempt that finds a node for a pod has
+	// stage flow.StageScheduled, every other attempt stage 0.
 	Recorder *flow.Recorder
 	// Gate holds a pod's creation at the scheduler's two points, once per
 	// pod each: flow.PointBeforeScheduling when the pod is popped for its

@@ -14,10 +14,15 @@
 //     and the pods on them (cache.go: bound pods, plus pods assumed but
 //     not yet bound).
 //  3. Filter plugins rule nodes out, each with a reason a person can read
-//     ("Insufficient cpu"); the first rejection per node counts.
+//     ("Insufficient cpu"); the first rejection per node counts. From 100
+//     nodes on, the search stops once it has enough feasible nodes
+//     (numFeasibleNodesToFind), and the next one starts where it stopped
+//     (feasible.go).
 //  4. Score plugins rank the nodes left, 0-100 each, times a weight; the
 //     highest total wins; among equal totals kube-scheduler picks at
 //     random (Config.TieBreaker), and the decision names the tied nodes.
+//     Filter and Score run on several workers (Config.Parallelism, at
+//     most GOMAXPROCS; parallel.go), with the same outcome as on one.
 //  5. The pod is assumed on the node at once, so the next attempt sees the
 //     room taken, and bound in the background: POST pods/<name>/binding,
 //     then a Scheduled event.
@@ -27,8 +32,10 @@
 //     in the queue for a cluster change that could help it.
 //
 // Each attempt is also recorded as a flow.Event with every node's verdict
-// and scores: the first attempt that finds a node for a pod with stage
-// "scheduled" (before its binding), every other attempt with stage 0.
+// and scores: the first recorded attempt that finds a node for a pod with
+// stage "scheduled" (before its binding), every other attempt with stage
+// 0. The evidence is only built while the recorder has readers
+// (flow.Recorder.HasReaders).
 // With Config.Gate, a pod is held before its first attempt
 // (flow.PointBeforeScheduling) and before its first binding
 // (flow.PointBeforeBinding).
