@@ -35,7 +35,7 @@ import (
 // the watch's length. An event from the watch cache is serialized once
 // for all the watchers that write it in the same form (watchFrameOf).
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint, namespace string, opts *metainternalversion.ListOptions) error {
-	o, err := negotiate(r, asTable)
+	o, err := negotiate(r, asTable, asPartial)
 	if err == nil && o.mediaType == mediaYAML {
 		// YAML has no streaming form.
 		err = notAcceptableMsg("only the following media types are accepted: " + mediaJSON + ", " + mediaProtobuf)

@@ -12,8 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 )
@@ -50,8 +52,11 @@ type GarbageCollector struct {
 	discovery discovery.DiscoveryInterface
 	dynamic   dynamic.Interface
 	resync    time.Duration
-	factory   dynamicinformer.DynamicSharedInformerFactory
-	graph     *ownerGraph
+	// typed are the manager's shared informers (nil: none), metadata
+	// the collector's own informers of what typed has not got.
+	typed    informers.SharedInformerFactory
+	metadata metadatainformer.SharedInformerFactory
+	graph    *ownerGraph
 
 	mu       sync.Mutex
 	mappings map[schema.GroupVersionKind]resourceMapping // kind → resource, from discovery
@@ -72,14 +77,18 @@ type resourceMapping struct {
 }
 
 // NewGarbageCollector returns a collector that finds resources through
-// disc, watches them through informers (the manager's shared ones
-// upstream, on the manager's own client) and reads, patches and deletes
-// them through dyn (the collector's own credentials), rediscovering
-// every resync.
-func NewGarbageCollector(disc discovery.DiscoveryInterface, dyn, informers dynamic.Interface, resync time.Duration) *GarbageCollector {
+// disc, watches them as upstream's informer factory for the collector
+// does (k8s.io/controller-manager/pkg/informerfactory): through typed,
+// the manager's shared informers (nil: none), for the resources it
+// serves, so that a pod is held once for every controller, and through
+// metadata informers on meta (PartialObjectMetadata: names, owners,
+// finalizers, no spec) for the rest, custom resources among them; it
+// reads, patches and deletes them through dyn (the collector's own
+// credentials), rediscovering every resync.
+func NewGarbageCollector(disc discovery.DiscoveryInterface, dyn dynamic.Interface, typed informers.SharedInformerFactory, meta metadata.Interface, resync time.Duration) *GarbageCollector {
 	gc := &GarbageCollector{
 		discovery: disc, dynamic: dyn, resync: resync,
-		factory:  dynamicinformer.NewDynamicSharedInformerFactory(informers, 0),
+		typed: typed, metadata: metadatainformer.NewSharedInformerFactory(meta, 0),
 		mappings: map[schema.GroupVersionKind]resourceMapping{},
 		watched:  map[schema.GroupVersionResource]cache.SharedIndexInformer{},
 		attemptToDelete: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.UID](),
@@ -97,7 +106,7 @@ func NewGarbageCollector(disc discovery.DiscoveryInterface, dyn, informers dynam
 func (gc *GarbageCollector) Run(ctx context.Context, workers int) {
 	defer gc.attemptToDelete.ShutDown()
 	defer gc.attemptToOrphan.ShutDown()
-	defer gc.factory.Shutdown()
+	defer gc.metadata.Shutdown()
 	for ctx.Err() == nil {
 		if err := gc.discover(); err == nil {
 			break
@@ -107,7 +116,7 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int) {
 		case <-time.After(gc.resync):
 		}
 	}
-	gc.factory.Start(ctx.Done())
+	gc.startInformers(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), gc.syncedFuncs()...) {
 		return
 	}
@@ -140,7 +149,7 @@ func (gc *GarbageCollector) rediscover(ctx context.Context) {
 			return
 		case <-t.C:
 			if gc.discover() == nil {
-				gc.factory.Start(ctx.Done())
+				gc.startInformers(ctx)
 			}
 		}
 	}
@@ -186,11 +195,32 @@ func (gc *GarbageCollector) addResource(gv schema.GroupVersion, r metav1.APIReso
 	if _, ok := gc.watched[gvr]; ok {
 		return
 	}
-	inf := gc.factory.ForResource(gvr).Informer()
-	if _, err := inf.AddEventHandler(gc.graph.handlers()); err != nil {
+	inf := gc.informerFor(gvr)
+	if _, err := inf.AddEventHandler(gc.graph.handlers(gv.WithKind(r.Kind))); err != nil {
 		return
 	}
 	gc.watched[gvr] = inf
+}
+
+// informerFor is the typed shared informer of gvr if the manager's
+// factory has one, else a metadata informer of the collector's own.
+func (gc *GarbageCollector) informerFor(gvr schema.GroupVersionResource) cache.SharedIndexInformer {
+	if gc.typed != nil {
+		if gi, err := gc.typed.ForResource(gvr); err == nil {
+			return gi.Informer()
+		}
+	}
+	return gc.metadata.ForResource(gvr).Informer()
+}
+
+// startInformers starts the informers added since the last start: the
+// shared factory's too, as the manager started it before the collector
+// asked for its informers (starting is idempotent).
+func (gc *GarbageCollector) startInformers(ctx context.Context) {
+	if gc.typed != nil {
+		gc.typed.Start(ctx.Done())
+	}
+	gc.metadata.Start(ctx.Done())
 }
 
 // mapping returns where objects of apiVersion and kind are served.
@@ -247,11 +277,11 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			informerDynamic, err := dynamic.NewForConfig(cc.own.config("metadata-informers"))
+			meta, err := metadata.NewForConfig(cc.own.config("metadata-informers"))
 			if err != nil {
 				return nil, err
 			}
-			gc := NewGarbageCollector(client.Discovery(), dyn, informerDynamic, max(cc.cfg.period(DefaultGCResyncPeriod), minGCResyncPeriod))
+			gc := NewGarbageCollector(client.Discovery(), dyn, cc.factory, meta, max(cc.cfg.period(DefaultGCResyncPeriod), minGCResyncPeriod))
 			if cc.cfg.Observer != nil {
 				gc.report = cc.cfg.observe
 			}

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 )
@@ -43,30 +44,32 @@ func newOwnerGraph(gc *GarbageCollector) *ownerGraph {
 	return &ownerGraph{nodes: map[types.UID]*graphNode{}, gc: gc}
 }
 
-func (g *ownerGraph) handlers() cache.ResourceEventHandler {
+// handlers are the graph's handlers for an informer of objects of kind
+// gvk: the informer's objects do not say their kind (a typed informer's
+// have no TypeMeta, a metadata informer's say PartialObjectMetadata), so
+// it is the discovered one, as upstream's graph builder takes it from the
+// monitor of each resource.
+func (g *ownerGraph) handlers(gvk schema.GroupVersionKind) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { g.observe(obj, false) },
-		UpdateFunc: func(_, obj any) { g.observe(obj, false) },
+		AddFunc:    func(obj any) { g.observe(obj, gvk, false) },
+		UpdateFunc: func(_, obj any) { g.observe(obj, gvk, false) },
 		DeleteFunc: func(obj any) {
 			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = tomb.Obj
 			}
-			g.observe(obj, true)
+			g.observe(obj, gvk, true)
 		},
 	}
 }
 
-// observe records an object added, changed or deleted.
-func (g *ownerGraph) observe(obj any, deleted bool) {
+// observe records an object of kind gvk added, changed or deleted.
+func (g *ownerGraph) observe(obj any, gvk schema.GroupVersionKind, deleted bool) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return
 	}
-	typ, err := meta.TypeAccessor(obj)
-	if err != nil {
-		return
-	}
-	ref := objectRef{APIVersion: typ.GetAPIVersion(), Kind: typ.GetKind(), Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()}
+	apiVersion, kind := gvk.ToAPIVersionAndKind()
+	ref := objectRef{APIVersion: apiVersion, Kind: kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if deleted {
