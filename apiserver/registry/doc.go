@@ -15,9 +15,11 @@
 // manager's namespace controller, an API client, does the rest). They return API errors
 // (apierrors.StatusError) carrying kube-apiserver's codes, reasons and
 // messages; the HTTP layer only encodes them. Registry holds every store
-// and runs their watch caches; NamespaceCache and RBACCache keep, fed by
-// watches, what admission and authorization read on every request. Scheme
-// and the codecs know every type served.
+// and runs their watch caches; NamespaceCache, ServiceAccountCache and
+// RBACCache keep, fed by watches, what admission and authorization read
+// on every request. Scheme and the codecs know every type served;
+// StorageCodec is the one of the values in etcd (JSON, or protobuf as
+// kube-apiserver's --storage-media-type chooses; either is read).
 //
 // Everything here is safe for concurrent use.
 package registry

@@ -1,7 +1,9 @@
 // Package storage keeps API objects in etcd the way kube-apiserver does.
 //
-// An object lives at one key (for example /registry/pods/default/nginx) as
-// JSON. Its resourceVersion is the etcd mod revision of that key; a list's
+// An object lives at one key (for example /registry/pods/default/nginx),
+// encoded by the Store's Codec: the API server's stores JSON by default,
+// or Kubernetes' protobuf envelope (registry.StorageCodec). Its
+// resourceVersion is the etcd mod revision of that key; a list's
 // resourceVersion is the revision the read was served at. Creates are
 // transactions on "the key does not exist yet", updates and deletes are
 // transactions on "the key has not changed since I read it", so two writers
@@ -15,7 +17,8 @@
 //
 // Watches are served, while Run runs, by the Store's watch cache, as on
 // kube-apiserver: one etcd watch per Store, each change decoded once for
-// every watcher, and each event it makes encoded once per form for all
+// every watcher (a create the Store made itself not at all: the cache
+// takes the Store's copy, writtenObjects), and each event it makes encoded once per form for all
 // the watchers that write it (Event.Encodings, KEP-1152's cachingObject);
 // with Config.WatchIndex (pods: spec.nodeName), a watcher whose field
 // selector pins that field is handed only the changes of its value. The
