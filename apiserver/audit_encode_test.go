@@ -20,8 +20,10 @@ func TestAuditEventAppendJSON(t *testing.T) {
 	}
 	tricky := "q\"b\\s/<tag>&amp;\n\r\t\b\f\x01\x1f é \u2028\u2029 \xff end"
 	tests := map[string]func(*auditEvent){
-		"minimal":    func(*auditEvent) {},
-		"zero times": func(ev *auditEvent) { ev.RequestReceivedTimestamp, ev.StageTimestamp = metav1.MicroTime{}, metav1.MicroTime{} },
+		"minimal": func(*auditEvent) {},
+		"zero times": func(ev *auditEvent) {
+			ev.RequestReceivedTimestamp, ev.StageTimestamp = metav1.MicroTime{}, metav1.MicroTime{}
+		},
 		"complete": func(ev *auditEvent) {
 			ev.Stage = auditResponseComplete
 			ev.User.Groups = []string{"system:masters", "system:authenticated"}
