@@ -234,6 +234,12 @@ type Config struct {
 	NodeIP string
 	// Clock tells the time; nil means the real clock.
 	Clock clock.WithTicker
+	// Hollow, if set, makes the kubelet one of the host's hollow nodes:
+	// its pods and its Node come from the host's shared informers, and it
+	// registers in one of the host's slots (see HollowHost for how that
+	// differs from a kubelet on the wire). Nil: its own pod watch and a
+	// GET of its Node at each status check, as upstream.
+	Hollow *HollowHost
 	// Serving, if set, makes the kubelet serve its HTTPS API (the
 	// containers' logs) and advertise its port in the Node's status.
 	Serving *ServingConfig

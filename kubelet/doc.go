@@ -54,6 +54,17 @@
 //     same data dir), adopts them from their status: running containers
 //     keep their IDs and start times and get no new events.
 //
+// # Hollow kubelets
+//
+// A Kubelet with Config.Hollow is one of a HollowHost's hollow nodes: it
+// gets its pods from the host's one informer of all pods (dispatched by
+// spec.nodeName) instead of its own watch, reads its Node for the status
+// check from the host's Node informer instead of a GET, and registers in
+// one of the host's registration slots. Everything else (the Lease, the
+// Node's creation and status patches, pod status, events) it does as any
+// kubelet. The lease and status loops of every kubelet wait up to 4%
+// longer than their period, as upstream's jitter.
+//
 // # Step gate
 //
 // With Config.Gate, a pod's worker waits at the gate twice, once each:

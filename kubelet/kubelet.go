@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
@@ -140,6 +141,30 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	k.mu.Lock()
 	k.ctx = ctx
 	k.mu.Unlock()
+	stopPods := k.watchPods(ctx)
+	logger.Info("Kubelet started", "podCIDR", k.cfg.PodCIDR, "nodeIP", k.cfg.NodeIP, "speed", k.cfg.Speed, "hollow", k.cfg.Hollow != nil)
+
+	<-ctx.Done()
+	stopPods() // no more handler calls after this
+	k.mu.Lock()
+	k.closing = true
+	k.mu.Unlock()
+	k.wg.Wait()
+	loops.Wait()
+	logger.Info("Kubelet stopped")
+	return nil
+}
+
+// watchPods starts the source of the kubelet's pods and returns the
+// function that stops it, after which no handler call is under way: its
+// own informer of the pods bound to its node (fieldSelector
+// spec.nodeName=<node>, as upstream's kubelet watches), or, for a hollow
+// kubelet, its place in the host's informer of all pods.
+func (k *Kubelet) watchPods(ctx context.Context) (stop func()) {
+	if h := k.cfg.Hollow; h != nil {
+		h.attach(k)
+		return func() { h.detach(k) }
+	}
 	selector := fields.OneTermEqualSelector("spec.nodeName", k.cfg.Node.Name).String()
 	factory := informers.NewSharedInformerFactoryWithOptions(k.cfg.Client, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = selector }))
@@ -152,31 +177,29 @@ func (k *Kubelet) Run(ctx context.Context) error {
 		UpdateFunc: func(_, obj any) { k.podChanged(obj) },
 		DeleteFunc: k.podDeleted,
 	}); err != nil {
-		logger.Error(err, "Cannot watch pods")
+		klog.FromContext(ctx).Error(err, "Cannot watch pods")
 	}
-	stop := make(chan struct{})
-	factory.Start(stop)
-	logger.Info("Kubelet started", "podCIDR", k.cfg.PodCIDR, "nodeIP", k.cfg.NodeIP, "speed", k.cfg.Speed)
-
-	<-ctx.Done()
-	close(stop)
-	factory.Shutdown() // no more handler calls after this
-	k.mu.Lock()
-	k.closing = true
-	k.mu.Unlock()
-	k.wg.Wait()
-	loops.Wait()
-	logger.Info("Kubelet stopped")
-	return nil
+	done := make(chan struct{})
+	factory.Start(done)
+	return func() {
+		close(done)
+		factory.Shutdown()
+	}
 }
 
-// leaseLoop renews the node lease every quarter of its duration; a
-// failed renewal is retried sooner (200ms doubling up to the interval).
+// heartbeatJitter is the jitter factor of the lease and node status
+// loops: each wait is up to 4% longer than its period, as upstream's
+// (wait.JitterUntil with 0.04 in the kubelet's status loop and the lease
+// controller), so that nodes started together drift apart.
+const heartbeatJitter = 0.04
+
+// leaseLoop renews the node lease every quarter of its duration (plus
+// jitter); a failed renewal is retried sooner (200ms doubling up to the interval).
 func (k *Kubelet) leaseLoop(ctx context.Context) {
 	interval := k.cfg.LeaseDuration / 4
 	retry := 200 * time.Millisecond
 	for {
-		wait := interval
+		wait := jittered(interval)
 		if err := k.renewLease(ctx); err != nil {
 			if ctx.Err() != nil {
 				return
@@ -196,14 +219,14 @@ func (k *Kubelet) leaseLoop(ctx context.Context) {
 	}
 }
 
-// statusLoop checks the node's status every StatusUpdateFrequency and
-// reports it when it changed or is due (updateNodeStatus).
+// statusLoop checks the node's status every StatusUpdateFrequency (plus
+// jitter) and reports it when it changed or is due (updateNodeStatus).
 func (k *Kubelet) statusLoop(ctx context.Context) {
-	t := k.clock.NewTicker(k.cfg.StatusUpdateFrequency)
-	defer t.Stop()
 	for {
+		t := k.clock.NewTimer(jittered(k.cfg.StatusUpdateFrequency))
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C():
 		}
@@ -212,6 +235,9 @@ func (k *Kubelet) statusLoop(ctx context.Context) {
 		}
 	}
 }
+
+// jittered is d made up to heartbeatJitter longer, at random.
+func jittered(d time.Duration) time.Duration { return wait.Jitter(d, heartbeatJitter) }
 
 // podChanged hands a pod's new version to its worker, starting one for a
 // pod the kubelet has not seen. Called by the informer; does not block.

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -30,8 +31,11 @@ const ControllerManagedAttachAnnotation = "volumes.kubernetes.io/controller-mana
 
 // KubeletVersion is status.nodeInfo.kubeletVersion: the Kubernetes
 // version of the k8s.io/api module kubesim is built with (v0.37.2 is
-// Kubernetes v1.37.2).
-func KubeletVersion() string {
+// Kubernetes v1.37.2). It is read from the build info once: every
+// status check of every node asks for it.
+var KubeletVersion = sync.OnceValue(kubeletVersion)
+
+func kubeletVersion() string {
 	v := "v1.37.2"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
@@ -165,11 +169,17 @@ func (k *Kubelet) nodeEvents(events []string) {
 // registerNode creates the kubelet's Node, or, when it exists (409
 // AlreadyExists: a kubelet restart), brings its labels and pod CIDR up to
 // date; then reports its status. It retries as the kubelet does (100ms
-// doubling to 7s) until it succeeds or ctx is done.
+// doubling to 7s) until it succeeds or ctx is done. A hollow kubelet
+// makes each attempt in one of its host's registration slots.
 func (k *Kubelet) registerNode(ctx context.Context) error {
 	step := 100 * time.Millisecond
 	for {
-		err := k.tryRegister(ctx)
+		var err error
+		if h := k.cfg.Hollow; h != nil {
+			err = h.register(ctx, func() error { return k.tryRegister(ctx) })
+		} else {
+			err = k.tryRegister(ctx)
+		}
 		if err == nil {
 			return nil
 		}
@@ -231,8 +241,14 @@ func (k *Kubelet) tryRegister(ctx context.Context) error {
 // tryUpdateNodeStatus: it reads the Node (as upstream does, from the API
 // server's cache: resourceVersion 0), computes the status, and patches it
 // only when it changed (heartbeat times aside) or StatusReportFrequency
-// has passed since the last report.
+// has passed since the last report. A hollow kubelet reads the Node from
+// its host's informer instead (a GET only while the informer has none).
 func (k *Kubelet) updateNodeStatus(ctx context.Context) error {
+	if h := k.cfg.Hollow; h != nil {
+		if n, ok := h.node(k.cfg.Node.Name); ok {
+			return k.patchNodeStatus(ctx, n)
+		}
+	}
 	n, err := k.cfg.Client.CoreV1().Nodes().Get(ctx, k.cfg.Node.Name, metav1.GetOptions{ResourceVersion: "0"})
 	if err != nil {
 		return err

@@ -159,8 +159,12 @@ func (k *Kubelet) handler() http.Handler {
 	return mux
 }
 
-// podByName returns the pod the kubelet's informer holds, if any.
+// podByName returns the pod the kubelet's informer (or its hollow
+// host's) holds, if any.
 func (k *Kubelet) podByName(namespace, name string) (*corev1.Pod, bool) {
+	if h := k.cfg.Hollow; h != nil {
+		return h.pod(k.cfg.Node.Name, namespace, name)
+	}
 	k.mu.Lock()
 	idx := k.pods
 	k.mu.Unlock()
