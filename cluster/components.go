@@ -146,17 +146,19 @@ func (c *Cluster) StopScheduler() error {
 
 // StartKubelet starts a kubelet for spec, as system:node:<name>; it
 // registers its Node. It is an error if one already runs for that name.
+// While RealKubelets kubelets run, a new one is hollow (hollownodes.go).
 func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
 	c.compMu.Lock()
 	defer c.compMu.Unlock()
 	if _, ok := c.kubelets[spec.Name]; ok {
 		return fmt.Errorf("cluster: a kubelet already runs for node %s", spec.Name)
 	}
-	client, err := c.clientFor(pki.Node(spec.Name))
+	client, host, err := c.kubeletClient(spec.Name)
 	if err != nil {
 		return err
 	}
 	cfg := kubelet.NewConfig(spec, client)
+	cfg.Hollow = host
 	cfg.Recorder = c.Recorder
 	cfg.Gate = c.Gate
 	cfg.Speed = c.speed
@@ -171,6 +173,22 @@ func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
 	c.kubelets[spec.Name] = c.runComponent(k.Run)
 	c.specs[spec.Name] = spec
 	return nil
+}
+
+// kubeletClient returns the client of node's kubelet: its own, with its
+// client certificate, while fewer than RealKubelets kubelets run; else a
+// hollow kubelet's and the host it belongs to. Called with c.compMu held.
+func (c *Cluster) kubeletClient(node string) (kubernetes.Interface, *kubelet.HollowHost, error) {
+	if len(c.kubelets) < RealKubelets {
+		client, err := c.clientFor(pki.Node(node))
+		return client, nil, err
+	}
+	h, err := c.hollow()
+	if err != nil {
+		return nil, nil, err
+	}
+	client, err := h.clientFor(node)
+	return client, h.host, err
 }
 
 // StopKubelet stops the kubelet of a node; its Node object stays (and

@@ -20,8 +20,17 @@ import (
 // at 10 s: divided by 20 it would GET every Node twice a second (200
 // requests a second for 100 idle nodes) for a status that rarely changes;
 // a kubelet that starts again reports at once, when it registers.
+//
+// A hollow kubelet (cfg.Hollow set) at speed 0 renews its Lease every
+// ZeroSpeedMinNodeGracePeriod/5 (2 s, a Lease of 8 s) instead: the grace
+// period it races is held at 10 s, and a renewal every fifth of it is
+// upstream's proportion (10 s against 50 s), where 0.5 s would make a
+// thousand hollow nodes send 2,000 renewals a second.
 func nodeHeartbeats(cfg *kubelet.Config, speed float64) {
 	cfg.LeaseDuration = nodeHealthPeriod(kubelet.DefaultLeaseDuration, speed)
+	if cfg.Hollow != nil && speed <= 0 {
+		cfg.LeaseDuration = 4 * controllers.ZeroSpeedMinNodeGracePeriod / 5
+	}
 	cfg.StatusUpdateFrequency = nodeHealthPeriod(kubelet.DefaultStatusUpdateFrequency, speed)
 	if speed <= 0 {
 		cfg.StatusUpdateFrequency = kubelet.DefaultStatusUpdateFrequency

@@ -1,0 +1,94 @@
+package cluster
+
+import (
+	"net/http"
+	"sync"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
+
+	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/kubelet"
+)
+
+// RealKubelets is how many kubelets of a cluster run as upstream's at a
+// time: each with its own client certificate and connection, its own pod
+// watch (fieldSelector spec.nodeName=<node>) and a GET of its Node at
+// every status check, which is what the lessons show. A kubelet started
+// while as many run is hollow (kubelet.HollowHost): it shares the
+// cluster's one hollow-node connection, pod informer and Node informer
+// with the other hollow kubelets, as kubemark's hollow nodes make a large
+// cluster cheap. 100 keeps every lesson (a few nodes) and the
+// benchmarks of 100 nodes on upstream's wire.
+const RealKubelets = 100
+
+// hollowNodes is what a cluster's hollow kubelets share: the host, and
+// the one HTTP/2 connection (the admin's client certificate) their
+// requests take, each request acting as its kubelet's node by
+// impersonation (Impersonate-User system:node:<node>, Impersonate-Group
+// system:nodes), so that the Node authorizer and NodeRestriction judge
+// it as the node's own. The audit log shows the admin as the user and
+// the node as impersonatedUser.
+type hollowNodes struct {
+	host      *kubelet.HollowHost
+	config    *rest.Config      // the admin's, for each kubelet's client
+	transport http.RoundTripper // the shared connection
+}
+
+// clusterHollowNodes holds each running cluster's hollowNodes, made with
+// its first hollow kubelet and dropped when the cluster stops. (A field
+// of Cluster would do; cluster.go belongs to the assembler's struct.)
+var clusterHollowNodes struct {
+	sync.Mutex
+	m map[*Cluster]*hollowNodes
+}
+
+// hollow returns the cluster's hollowNodes, starting them on first use.
+// Called with c.compMu held.
+func (c *Cluster) hollow() (*hollowNodes, error) {
+	clusterHollowNodes.Lock()
+	defer clusterHollowNodes.Unlock()
+	if h := clusterHollowNodes.m[c]; h != nil {
+		return h, nil
+	}
+	cfg, err := c.restConfigFor(pki.Admin())
+	if err != nil {
+		return nil, err
+	}
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	admin, err := kubernetes.NewForConfigAndClient(cfg, &http.Client{Transport: rt})
+	if err != nil {
+		return nil, err
+	}
+	host, err := kubelet.NewHollowHost(admin, kubelet.DefaultHollowRegistrations)
+	if err != nil {
+		return nil, err
+	}
+	h := &hollowNodes{host: host, config: cfg, transport: rt}
+	if clusterHollowNodes.m == nil {
+		clusterHollowNodes.m = map[*Cluster]*hollowNodes{}
+	}
+	clusterHollowNodes.m[c] = h
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		host.Run(c.runCtx)
+		clusterHollowNodes.Lock()
+		delete(clusterHollowNodes.m, c)
+		clusterHollowNodes.Unlock()
+	}()
+	return h, nil
+}
+
+// clientFor returns a client for a hollow kubelet of node: its own rate
+// limiter (as each kubelet has), the shared connection, and every
+// request impersonating system:node:<node> in system:nodes.
+func (h *hollowNodes) clientFor(node string) (kubernetes.Interface, error) {
+	id := pki.Node(node)
+	rt := transport.NewImpersonatingRoundTripper(transport.ImpersonationConfig{UserName: id.User, Groups: id.Groups}, h.transport)
+	return kubernetes.NewForConfigAndClient(h.config, &http.Client{Transport: rt})
+}
