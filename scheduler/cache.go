@@ -210,7 +210,7 @@ func (c *schedulerCache) UpdateSnapshot(snap *snapshot) {
 			snap.nodes[i] = clone
 		}
 	}
-	clear(c.dirty)
+	c.clearDirty()
 	if c.nodeSetChanged {
 		snap.nodes = snap.nodes[:0]
 		for _, n := range snap.infos {
@@ -225,4 +225,20 @@ func (c *schedulerCache) UpdateSnapshot(snap *snapshot) {
 		}
 		c.nodeSetChanged = false
 	}
+}
+
+// maxKeptDirty is the most dirty entries whose map is cleared for reuse; a
+// larger one is replaced. A Go map keeps the room it once needed, and
+// ranging over or clearing it costs that room, not its length: the map
+// that once held every node (when the nodes were added) would make each
+// attempt's UpdateSnapshot go over thousands of empty slots.
+const maxKeptDirty = 64
+
+// clearDirty empties c.dirty.
+func (c *schedulerCache) clearDirty() {
+	if len(c.dirty) > maxKeptDirty {
+		c.dirty = map[string]struct{}{}
+		return
+	}
+	clear(c.dirty)
 }
