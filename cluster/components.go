@@ -163,7 +163,9 @@ func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
 	cfg.Gate = c.Gate
 	cfg.Speed = c.speed
 	nodeHeartbeats(cfg, c.speed)
-	if cfg.Serving, err = c.kubeletServing(spec.Name, cfg.NodeIP); err != nil {
+	if host != nil {
+		cfg.Serving = c.hollowKubeletServing(spec.Name, cfg.NodeIP)
+	} else if cfg.Serving, err = c.kubeletServing(spec.Name, cfg.NodeIP); err != nil {
 		return err
 	}
 	k, err := kubelet.New(cfg)

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"crypto/tls"
+	"log"
 	"net/http"
 	"sync"
 
@@ -91,4 +93,21 @@ func (h *hollowNodes) clientFor(node string) (kubernetes.Interface, error) {
 	id := pki.Node(node)
 	rt := transport.NewImpersonatingRoundTripper(transport.ImpersonationConfig{UserName: id.User, Groups: id.Groups}, h.transport)
 	return kubernetes.NewForConfigAndClient(h.config, &http.Client{Transport: rt})
+}
+
+// hollowKubeletServing is kubeletServing's configuration for a hollow
+// kubelet, but with its serving certificate made on the first TLS
+// handshake (kubectl logs of one of its pods) rather than at start.
+func (c *Cluster) hollowKubeletServing(node, nodeIP string) *kubelet.ServingConfig {
+	return &kubelet.ServingConfig{
+		ClientCAs: c.Authority.CAPool(), AllowedUsers: []string{kubeletClientUser},
+		ErrorLog: log.New(c.logSink, "kubelet "+node+": ", log.LstdFlags),
+		IssueCert: func() (tls.Certificate, error) {
+			s, err := c.kubeletServing(node, nodeIP)
+			if err != nil {
+				return tls.Certificate{}, err
+			}
+			return s.Cert, nil
+		},
+	}
 }

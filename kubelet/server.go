@@ -33,6 +33,11 @@ type ServingConfig struct {
 	// Cert is the kubelet's serving certificate (its node name and
 	// addresses), signed by a CA the API server trusts.
 	Cert tls.Certificate
+	// IssueCert, when Cert is empty, makes the certificate on the
+	// server's first TLS handshake (a node nobody asks for a log never
+	// needs one: thousands of hollow nodes start without signing
+	// thousands of certificates).
+	IssueCert func() (tls.Certificate, error)
 	// ClientCAs verifies client certificates; a client must present one.
 	ClientCAs *x509.CertPool
 	// AllowedUsers are the client certificate names (CN) that may use the
@@ -46,7 +51,7 @@ type ServingConfig struct {
 
 func (c *ServingConfig) validate() error {
 	switch {
-	case len(c.Cert.Certificate) == 0:
+	case len(c.Cert.Certificate) == 0 && c.IssueCert == nil:
 		return errors.New("kubelet: serving: no certificate")
 	case c.ClientCAs == nil:
 		return errors.New("kubelet: serving: no client CA")
@@ -77,6 +82,29 @@ func listen(cfg *ServingConfig) (*kubeletServer, error) {
 	return &kubeletServer{cfg: *cfg, ln: ln}, nil
 }
 
+// certificate returns the TLS config's GetCertificate: Cert, or the one
+// IssueCert makes on the first handshake (and again after a failure).
+func (s *kubeletServer) certificate() func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if len(s.cfg.Cert.Certificate) > 0 || s.cfg.IssueCert == nil {
+		cert := s.cfg.Cert
+		return func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
+	}
+	var mu sync.Mutex
+	var issued *tls.Certificate
+	return func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if issued == nil {
+			cert, err := s.cfg.IssueCert()
+			if err != nil {
+				return nil, fmt.Errorf("kubelet: serving certificate: %w", err)
+			}
+			issued = &cert
+		}
+		return issued, nil
+	}
+}
+
 // port is the port the server listens on.
 func (s *kubeletServer) port() int { return s.ln.Addr().(*net.TCPAddr).Port }
 
@@ -92,11 +120,11 @@ func (s *kubeletServer) serve(ctx context.Context, h http.Handler) {
 		ErrorLog:    errorLog,
 		BaseContext: func(net.Listener) context.Context { return ctx },
 		TLSConfig: &tls.Config{
-			Certificates: []tls.Certificate{s.cfg.Cert},
-			ClientCAs:    s.cfg.ClientCAs,
-			ClientAuth:   tls.RequireAndVerifyClientCert,
-			MinVersion:   tls.VersionTLS12,
-			NextProtos:   []string{"http/1.1"},
+			GetCertificate: s.certificate(),
+			ClientCAs:      s.cfg.ClientCAs,
+			ClientAuth:     tls.RequireAndVerifyClientCert,
+			MinVersion:     tls.VersionTLS12,
+			NextProtos:     []string{"http/1.1"},
 		},
 	}
 	var wg sync.WaitGroup
