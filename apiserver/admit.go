@@ -136,6 +136,9 @@ func (h *handlers) updateValidator(attrs *admission.Attributes, dryRun bool) reg
 // run, saying what it did.
 func traceOutcomes(ctx context.Context, outcomes []admission.Outcome) {
 	t := traceFrom(ctx)
+	if !t.recording() {
+		return
+	}
 	for _, o := range outcomes {
 		detail := fmt.Sprintf("%s admission plugin %s: %s", o.Phase, o.Plugin, o.Action)
 		switch {
@@ -152,7 +155,7 @@ func traceOutcomes(ctx context.Context, outcomes []admission.Outcome) {
 // defaulting filled in.
 func traceDecoded(ctx context.Context, contentType string, body []byte, obj runtime.Object, warnings, defaulted []string) {
 	t := traceFrom(ctx)
-	if t == nil {
+	if !t.recording() {
 		return
 	}
 	kind := obj.GetObjectKind().GroupVersionKind()
@@ -175,9 +178,11 @@ func (h *handlers) traceStored(ctx context.Context, verb string, obj runtime.Obj
 	if t == nil || err != nil {
 		return
 	}
-	key := h.e.store.Key(m.GetNamespace(), m.GetName())
-	t.step("stored", "ok", fmt.Sprintf("etcd %s %s at revision %s", verb, key, m.GetResourceVersion()),
-		"key", key, "revision", m.GetResourceVersion())
+	if t.recording() {
+		key := h.e.store.Key(m.GetNamespace(), m.GetName())
+		t.step("stored", "ok", fmt.Sprintf("etcd %s %s at revision %s", verb, key, m.GetResourceVersion()),
+			"key", key, "revision", m.GetResourceVersion())
+	}
 	gvk := h.e.gvk()
 	t.setObject(flow.ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()})
 	if ac := auditFrom(ctx); ac != nil {

@@ -33,7 +33,9 @@ func (s *Server) buildDelegationChain() http.Handler {
 // traceHop records in the request's trace what one server of the chain
 // did with the request: "served", "delegated", "proxied" or "not found".
 func traceHop(r *http.Request, server, outcome, text string) {
-	traceFrom(r.Context()).step(server, outcome, server+": "+text, "server", server, "hop", outcome)
+	if t := traceFrom(r.Context()); t.recording() {
+		t.step(server, outcome, server+": "+text, "server", server, "hop", outcome)
+	}
 }
 
 // director sends a request to the go-restful Container of one server of

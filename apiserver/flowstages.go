@@ -123,7 +123,13 @@ func shownValue(w storage.Write, summary string) (string, string) {
 // requestStage is the event of a stage reached inside a request, with the
 // request's trace so far as evidence.
 func requestStage(ctx context.Context, stage flow.Stage, pod *corev1.Pod, what string) flow.Event {
-	rt := traceFrom(ctx).snapshot()
+	t := traceFrom(ctx)
+	if t != nil && !t.recording() {
+		// Nobody read the events when the request came: the stage is
+		// recorded, for the tracker's order, without the trace.
+		return flow.Event{Stage: stage, Component: component, Object: podRef(pod), Time: time.Now(), Summary: what}
+	}
+	rt := t.snapshot()
 	summary := what
 	if rt != nil {
 		summary = fmt.Sprintf("%s %s: %s", rt.Method, rt.URI, what)

@@ -62,7 +62,7 @@ func rootPath(gv schema.GroupVersion) string {
 func (s *Server) routeFunction(ws *restful.WebService, h handlerFunc) restful.RouteFunction {
 	return func(req *restful.Request, resp *restful.Response) {
 		p := params{namespace: req.PathParameter("namespace"), name: req.PathParameter("name")}
-		if t := traceFrom(req.Request.Context()); t != nil {
+		if t := traceFrom(req.Request.Context()); t.recording() {
 			route := req.SelectedRoute()
 			template := req.Request.Method + " " + req.SelectedRoutePath()
 			t.setRoute(template)

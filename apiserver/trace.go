@@ -15,13 +15,22 @@ import (
 )
 
 // requestTrace collects the steps of one request. Its methods are safe on
-// a nil receiver (no trace) and for concurrent use.
+// a nil receiver (no trace) and for concurrent use. A quiet trace keeps
+// who made the request and what it is about (the evidence of its writes
+// names them) but no steps: nobody read the flow recorder's events when
+// the request came, so its steps would reach nobody; callers that format
+// a step's text ask recording first.
 type requestTrace struct {
 	mu    sync.Mutex
 	start time.Time
+	quiet bool
 	rt    flow.RequestTrace
 	obj   flow.ObjectRef
 }
+
+// recording reports whether the trace keeps steps (false for nil and for
+// a quiet trace).
+func (t *requestTrace) recording() bool { return t != nil && !t.quiet }
 
 type traceKey struct{}
 
@@ -37,7 +46,7 @@ func traceFrom(ctx context.Context) *requestTrace {
 
 // step appends a step; kv are alternating field names and values.
 func (t *requestTrace) step(name, outcome, detail string, kv ...string) {
-	if t == nil {
+	if !t.recording() {
 		return
 	}
 	var fields map[string]string
@@ -130,13 +139,14 @@ func goroutineID() string {
 	return "?"
 }
 
-// withTrace starts the trace of a request (received, and the goroutine
-// when the recorder has readers), counts
-// what the response sends, and when the request ends records the trace as
-// a flow event.
+// withTrace starts the trace of a request (received, goroutine), counts
+// what the response sends, and when the request ends records the trace
+// as a flow event. When the recorder has no readers the trace is quiet:
+// no steps are made (runtime.Stack, which tells the goroutine, is
+// costly, and so is formatting a dozen steps per request for nobody).
 func withTrace(h http.Handler, s *Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t := &requestTrace{start: time.Now()}
+		t := &requestTrace{start: time.Now(), quiet: !s.cfg.Recorder.HasReaders()}
 		t.rt = flow.RequestTrace{
 			AuditID:    r.Header.Get("Audit-ID"),
 			Method:     r.Method,
@@ -145,11 +155,9 @@ func withTrace(h http.Handler, s *Server) http.Handler {
 			RemoteAddr: r.RemoteAddr,
 			UserAgent:  r.UserAgent(),
 		}
-		t.step("received", "ok", fmt.Sprintf("%s %s over %s from %s", r.Method, r.URL.RequestURI(), r.Proto, r.RemoteAddr),
-			"proto", r.Proto, "remote", r.RemoteAddr)
-		// Which goroutine runs the request is asked of the runtime
-		// (runtime.Stack, costly) only when someone reads the evidence.
-		if s.cfg.Recorder.HasReaders() {
+		if t.recording() {
+			t.step("received", "ok", fmt.Sprintf("%s %s over %s from %s", r.Method, r.URL.RequestURI(), r.Proto, r.RemoteAddr),
+				"proto", r.Proto, "remote", r.RemoteAddr)
 			gid := goroutineID()
 			t.step("goroutine", "ok", goroutineDetail(r.ProtoMajor, gid), "goroutine", gid)
 		}
@@ -162,6 +170,9 @@ func withTrace(h http.Handler, s *Server) http.Handler {
 			t.mu.Lock()
 			t.rt.Code, t.rt.BytesSent, t.rt.Duration = code, cw.bytes, time.Since(t.start)
 			t.mu.Unlock()
+			if !t.recording() {
+				return
+			}
 			t.step("responded", outcomeOf(code), fmt.Sprintf("status %d %s, %d bytes", code, http.StatusText(code), cw.bytes),
 				"code", fmt.Sprint(code), "bytes", fmt.Sprint(cw.bytes))
 			s.recordTrace(t)
