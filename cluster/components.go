@@ -181,7 +181,7 @@ func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
 // client certificate, while fewer than RealKubelets kubelets run; else a
 // hollow kubelet's and the host it belongs to. Called with c.compMu held.
 func (c *Cluster) kubeletClient(node string) (kubernetes.Interface, *kubelet.HollowHost, error) {
-	if len(c.kubelets) < RealKubelets {
+	if len(c.kubelets) < realKubeletLimit {
 		client, err := c.clientFor(pki.Node(node))
 		return client, nil, err
 	}

@@ -25,6 +25,10 @@ import (
 // benchmarks of 100 nodes on upstream's wire.
 const RealKubelets = 100
 
+// realKubeletLimit is RealKubelets, but for a test that makes hollow
+// kubelets without starting a hundred real ones.
+var realKubeletLimit = RealKubelets
+
 // hollowNodes is what a cluster's hollow kubelets share: the host, and
 // the one HTTP/2 connection (the admin's client certificate) their
 // requests take, each request acting as its kubelet's node by

@@ -1,0 +1,95 @@
+package cluster
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/kubelet"
+)
+
+// TestHollowKubeletsInACluster: with one real kubelet allowed, node-2
+// and node-3 are hollow; every node registers Ready with a Lease, a pod
+// bound to node-3 runs there and its log is served (the lazily made
+// serving certificate), and the audit log shows node-3's requests made
+// by the admin impersonating system:node:node-3. Not parallel: it lowers
+// the package's limit for its own cluster.
+func TestHollowKubeletsInACluster(t *testing.T) {
+	defer func(n int) { realKubeletLimit = n }(realKubeletLimit)
+	realKubeletLimit = 1
+	cfg := NewConfig()
+	cfg.Port, cfg.DataDir, cfg.UnsafeNoFsync, cfg.Speed = 0, t.TempDir(), true, 0
+	cfg.Nodes = kubelet.DefaultNodes(3)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	admin, err := c.AdminClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for !cond() {
+			if ctx.Err() != nil {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, n := range []string{"node-1", "node-2", "node-3"} {
+		waitFor(n+" Ready with a Lease", func() bool {
+			node, err := admin.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+			if err != nil || !isReady(node) {
+				return false
+			}
+			_, err = admin.CoordinationV1().Leases(kubelet.NodeLeaseNamespace).Get(ctx, n, metav1.GetOptions{})
+			return err == nil
+		})
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: corev1.PodSpec{NodeName: "node-3", Containers: []corev1.Container{{Name: "nginx", Image: "nginx:1.27"}}}}
+	if _, err := admin.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("web Running on node-3", func() bool {
+		p, err := admin.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning && p.Status.HostIP == kubelet.DefaultNodeIP("node-3")
+	})
+	waitFor("web's log", func() bool {
+		data, err := admin.CoreV1().Pods("default").GetLogs("web", &corev1.PodLogOptions{}).DoRaw(ctx)
+		return err == nil && strings.Contains(string(data), "kubesim: container nginx")
+	})
+	waitFor("node-3's status patch in the audit log, impersonated", func() bool {
+		data, err := os.ReadFile(filepath.Join(c.DataDir, "logs", "audit.log"))
+		if err != nil {
+			return false
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, `"requestURI":"/api/v1/namespaces/default/pods/web/status"`) &&
+				strings.Contains(line, `"user":{"username":"admin"`) &&
+				strings.Contains(line, `"impersonatedUser":{"username":"system:node:node-3"`) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func isReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
