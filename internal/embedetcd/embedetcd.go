@@ -121,13 +121,17 @@ func Start(ctx context.Context, cfg *Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	log := newRotatingLog(cfg.LogFile)
 	cleanup := func() {
 		if sockDir != cfg.Dir {
 			os.RemoveAll(sockDir)
 		}
+		log.Close()
 	}
 	client := url.URL{Scheme: "unix", Path: filepath.Join(sockDir, "client.sock")}
-	e, err := startMember(ctx, embedConfig(cfg, client, sockDir), cfg.StartTimeout)
+	ecfg := embedConfig(cfg, client, sockDir)
+	ecfg.ZapLoggerBuilder = log.builder()
+	e, err := startMember(ctx, ecfg, cfg.StartTimeout)
 	if err != nil {
 		cleanup()
 		if errors.Is(err, wal.ErrCRCMismatch) {

@@ -155,6 +155,7 @@ func ParseInitialCluster(s string) (map[string][]url.URL, error) {
 // Member is a running member of an etcd cluster.
 type Member struct {
 	etcd      *embed.Etcd
+	log       *rotatingLog
 	closeOnce sync.Once
 }
 
@@ -178,14 +179,18 @@ func StartMember(ctx context.Context, cfg *MemberConfig) (*Member, error) {
 	// Opening the data dir is bounded (another process may hold its
 	// lock); waiting for the peers only by ctx.
 	const forever = 100 * 365 * 24 * time.Hour
-	e, err := startAndWait(ctx, memberEmbedConfig(cfg), DefaultStartTimeout, forever)
+	log := newRotatingLog(cfg.LogFile)
+	ecfg := memberEmbedConfig(cfg)
+	ecfg.ZapLoggerBuilder = log.builder()
+	e, err := startAndWait(ctx, ecfg, DefaultStartTimeout, forever)
 	if err != nil {
+		log.Close()
 		if errors.Is(err, wal.ErrCRCMismatch) {
 			return nil, &CorruptError{Dir: cfg.Dir, Cause: err}
 		}
 		return nil, err
 	}
-	return &Member{etcd: e}, nil
+	return &Member{etcd: e, log: log}, nil
 }
 
 // memberEmbedConfig is etcd's configuration of a member of cfg.
@@ -246,4 +251,9 @@ func (m *Member) Err() <-chan error { return m.etcd.Err() }
 // Close stops the member (a leader hands leadership to another member
 // first, as etcd does on a clean stop) and waits for it. It is safe to
 // call more than once.
-func (m *Member) Close() { m.closeOnce.Do(m.etcd.Close) }
+func (m *Member) Close() {
+	m.closeOnce.Do(func() {
+		m.etcd.Close()
+		m.log.Close()
+	})
+}
