@@ -6,12 +6,18 @@ import (
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apiserver/pkg/authentication/user"
 )
 
 // withMaxInFlight limits concurrent non-watch requests, read-only and
 // mutating separately as kube-apiserver's --max-requests-inflight and
 // --max-mutating-requests-inflight do; past the limit it answers 429 with
-// Retry-After: 1.
+// Retry-After: 1, except to a member of system:masters, whom
+// kube-apiserver's filter serves anyway ("a super-admin or a loopback
+// connection" should always get an answer). The user is the one the
+// request acts as: impersonation has already happened, so that clients
+// impersonating nodes over the admin's connection (hollow kubelets) are
+// limited as nodes.
 func withMaxInFlight(h http.Handler, s *Server) http.Handler {
 	readOnly := make(chan struct{}, s.cfg.MaxRequestsInFlight)
 	mutating := make(chan struct{}, s.cfg.MaxMutatingRequestsInFlight)
@@ -29,9 +35,19 @@ func withMaxInFlight(h http.Handler, s *Server) http.Handler {
 			defer func() { <-slots }()
 			h.ServeHTTP(w, r)
 		default:
+			if isSystemMaster(r) {
+				h.ServeHTTP(w, r)
+				return
+			}
 			traceFrom(r.Context()).step("limited", "failed", fmt.Sprintf("more than %d requests of this kind in flight", cap(slots)))
 			w.Header().Set("Retry-After", strconv.Itoa(1))
 			s.writeError(w, r, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
 		}
 	})
+}
+
+// isSystemMaster says whether the request's user is in system:masters.
+func isSystemMaster(r *http.Request) bool {
+	a, _ := requestAttributes(r.Context())
+	return a.User.InGroup(user.SystemPrivilegedGroup)
 }
