@@ -1,8 +1,12 @@
 package scheduler
 
 import (
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"k8s.io/client-go/kubernetes/fake"
 )
 
 // until covers every index once, on any number of workers, and when told
@@ -47,5 +51,23 @@ func TestParallelizerUntil(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The number of workers defaults to kube-scheduler's 16 and never exceeds
+// GOMAXPROCS; a negative Parallelism is refused.
+func TestParallelism(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	for _, tt := range []struct{ asked, want int }{
+		{0, min(DefaultParallelism, procs)}, {1, 1}, {1000, procs},
+	} {
+		if got := newParallelizer(tt.asked).workers; got != tt.want {
+			t.Errorf("newParallelizer(%d) has %d workers, want %d (GOMAXPROCS %d)", tt.asked, got, tt.want, procs)
+		}
+	}
+	cfg := NewConfig(fake.NewClientset())
+	cfg.Parallelism = -1
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "parallelism must not be negative") {
+		t.Errorf("Validate with Parallelism -1 = %v", err)
 	}
 }
