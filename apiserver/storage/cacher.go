@@ -22,9 +22,17 @@ type change struct {
 	rev     int64
 	created bool
 	deleted bool
-	// cur is the new state (nil for a delete); prev the one before (for a
-	// delete: the last state, stamped with the deletion's revision).
+	// cur is the new state (nil for a delete); prev the one before, with
+	// its own resourceVersion: often the very object that was the
+	// previous change's cur (latestStates), so neither may be modified.
 	cur, prev runtime.Object
+	// prevOwned: prev was decoded for this change alone.
+	prevOwned bool
+	// gone is prev stamped with this change's revision, the object of a
+	// DELETED event (goneObject), made once on first use.
+	goneOnce sync.Once
+	gone     runtime.Object
+	goneErr  error
 	// encodings are those of the events watchers make of it, shared by
 	// all of them (a change from the watch cache only).
 	encodings eventEncodings
@@ -39,24 +47,48 @@ type item struct {
 }
 
 // decodeChange decodes an etcd event; cur, if not nil, is the new state
-// already decoded (writtenObjects).
-func (s *Store) decodeChange(ev *clientv3.Event, cur runtime.Object) (*change, error) {
+// already decoded (writtenObjects), prev, if not nil, the previous state
+// already decoded (latestStates: the object of the key's previous change),
+// used when it is the state etcd's event says came before.
+func (s *Store) decodeChange(ev *clientv3.Event, cur, prev runtime.Object) (*change, error) {
 	rev := ev.Kv.ModRevision
-	c := &change{key: string(ev.Kv.Key), rev: rev, created: ev.IsCreate(), deleted: ev.Type == mvccpb.DELETE, cur: cur}
+	c := &change{key: string(ev.Kv.Key), rev: rev, created: ev.IsCreate(), deleted: ev.Type == mvccpb.DELETE, cur: cur, prev: prev}
 	var err error
 	if !c.deleted && c.cur == nil {
 		if c.cur, err = s.decode(ev.Kv.Value, rev); err != nil {
 			return nil, err
 		}
 	}
-	if ev.PrevKv != nil {
-		if c.prev, err = s.decode(ev.PrevKv.Value, rev); err != nil {
+	switch {
+	case ev.PrevKv != nil && c.prev == nil:
+		if c.prev, err = s.decode(ev.PrevKv.Value, ev.PrevKv.ModRevision); err != nil {
 			return nil, err
 		}
-	} else if c.deleted {
-		return nil, fmt.Errorf("delete of %s without its previous value", ev.Kv.Key)
+		c.prevOwned = true
+	case ev.PrevKv == nil:
+		c.prev = nil
+		if c.deleted {
+			return nil, fmt.Errorf("delete of %s without its previous value", ev.Kv.Key)
+		}
 	}
 	return c, nil
+}
+
+// goneObject is the object of a DELETED event of this change: the
+// previous state stamped with the change's revision (for a delete, the
+// revision of the deletion; for an update that leaves a watcher's
+// selectors, the update's), as kube-apiserver's cache watcher stamps a
+// copy of the previous object. Made once, shared by every watcher; a
+// copy only when prev is shared with the change before.
+func (c *change) goneObject() (runtime.Object, error) {
+	c.goneOnce.Do(func() {
+		obj := c.prev
+		if !c.prevOwned {
+			obj = obj.DeepCopyObject()
+		}
+		c.gone, c.goneErr = obj, setResourceVersion(obj, c.rev)
+	})
+	return c.gone, c.goneErr
 }
 
 // changesAfter returns the changes under the store's prefix with a
@@ -119,7 +151,7 @@ func (s *Store) etcdChanges(ctx context.Context, key string, after int64, progre
 				continue
 			}
 			for _, ev := range resp.Events {
-				c, err := s.decodeChange(ev, nil)
+				c, err := s.decodeChange(ev, nil, nil)
 				if err != nil {
 					send(item{err: apierrors.NewInternalError(err)})
 					return
@@ -245,6 +277,7 @@ func (c *watchCache) follow(ctx context.Context) error {
 	// says the revision it starts after. (A watch from an explicit
 	// revision could be caught by a compaction before it catches up.)
 	wch := c.s.client.Watch(ctx, c.s.prefix, clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithProgressNotify(), clientv3.WithCreatedNotify())
+	latest := latestStates{}
 	for resp := range wch {
 		if err := resp.Err(); err != nil {
 			return err
@@ -268,10 +301,11 @@ func (c *watchCache) follow(ctx context.Context) error {
 		written := c.takeWritten(resp.Events)
 		changes := make([]*change, 0, len(resp.Events))
 		for i, ev := range resp.Events {
-			ch, err := c.s.decodeChange(ev, written[i])
+			ch, err := c.s.decodeChange(ev, written[i], latest.prevOf(ev))
 			if err != nil {
 				return err
 			}
+			latest.remember(ch)
 			changes = append(changes, ch)
 		}
 		c.record(changes)

@@ -349,7 +349,7 @@ func (w *watcher) eventOf(c *change) (*watch.Event, error) {
 		if ok, err := w.pred.Matches(c.prev); err != nil || !ok {
 			return nil, err
 		}
-		return &watch.Event{Type: watch.Deleted, Object: c.prev}, nil
+		return goneEvent(c)
 	case c.created:
 		if ok, err := w.pred.Matches(c.cur); err != nil || !ok {
 			return nil, err
@@ -374,9 +374,18 @@ func (w *watcher) eventOf(c *change) (*watch.Event, error) {
 	case curOK:
 		return &watch.Event{Type: watch.Added, Object: c.cur}, nil
 	case oldOK:
-		return &watch.Event{Type: watch.Deleted, Object: c.prev}, nil
+		return goneEvent(c)
 	}
 	return nil, nil
+}
+
+// goneEvent is the DELETED event of c's previous state.
+func goneEvent(c *change) (*watch.Event, error) {
+	obj, err := c.goneObject()
+	if err != nil {
+		return nil, err
+	}
+	return &watch.Event{Type: watch.Deleted, Object: obj}, nil
 }
 
 func (w *watcher) send(ev Event) bool {
