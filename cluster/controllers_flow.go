@@ -14,9 +14,13 @@ func controllerComponent(name string) string { return "kube-controller-manager/"
 // names; an action reported as one object it creates is made (a
 // ReplicaSet's pod) is recorded as an event about that object instead,
 // its story before stage 1. Record never blocks, so neither does the
-// observer.
+// observer; while nobody reads rec, it builds nothing (an event reaches
+// only the subscribers of the time it is recorded).
 func controllerObserver(rec *flow.Recorder) controllers.Observer {
 	return func(a controllers.Action) {
+		if !rec.HasReaders() {
+			return
+		}
 		ca := controllerAction(a)
 		component := controllerComponent(a.Controller)
 		if w := a.Created; w != nil {
