@@ -42,6 +42,9 @@ import (
 //	                  with time, not pods: see BenchmarkIdleNodes), nor
 //	                  discovery's
 //	etcd-writes/pod   etcd revisions written, leases and nodes left out too
+//	cpu-ms/pod        CPU time of the whole process (server, etcd, scheduler,
+//	                  controllers, kubelets, and the benchmark's 16 clients)
+//	                  from the first create to the last pod Running, per pod
 //
 // The breakdown by client and request is logged (go test -v).
 func BenchmarkPodToRunning(b *testing.B) {
@@ -73,7 +76,7 @@ func BenchmarkPodToRunning(b *testing.B) {
 			}
 		}
 	}()
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU(b)
 	if _, err := runConcurrent(b.N, 16, func(client int) error {
 		name := fmt.Sprintf("e2e-%09d", seq.Add(1))
 		_, err := clients[client].CoreV1().Pods("default").Create(ctx, &corev1.Pod{
@@ -89,7 +92,7 @@ func BenchmarkPodToRunning(b *testing.B) {
 	case <-time.After(5 * time.Minute):
 		b.Fatalf("only %d of %d pods Running after 5 minutes", len(running), b.N)
 	}
-	e2e := time.Since(start)
+	e2e, cpu := time.Since(start), processCPU(b)-cpu0
 	w.Stop()
 	b.StopTimer()
 	requests, writes := cost.finish(b)
@@ -116,6 +119,7 @@ func BenchmarkPodToRunning(b *testing.B) {
 	b.ReportMetric((float64(b.N)/e2e.Seconds())/(float64(b.N)/raw.Seconds()), "e2e/etcd-ratio")
 	b.ReportMetric(float64(requests)/float64(b.N), "api-requests/pod")
 	b.ReportMetric(float64(writes)/float64(b.N), "etcd-writes/pod")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/pod")
 }
 
 // podCost counts what pods cost between startPodCost and finish: the
