@@ -159,7 +159,12 @@ func (k *Kubelet) writeLog(ctx context.Context, w http.ResponseWriter, l *contai
 	for {
 		end, ended := l.state()
 		if !end.IsZero() && !now.Before(end) {
-			return // everything up to the exit was written
+			// The exit may have come after the lines above were read:
+			// its line, if it has one, is written now.
+			if all = l.lines(now); len(all) > sent {
+				out.write(all[sent:])
+			}
+			return
 		}
 		if !k.waitForLine(ctx, l.next(now), now, ended) {
 			return
