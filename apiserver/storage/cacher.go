@@ -207,6 +207,17 @@ type watchCache struct {
 	indexProgressAt time.Time // the last progressIndexed
 	// written are the Store's creates the cache expects to see.
 	written writtenObjects
+	// latest are the newest states of the keys, while following etcd.
+	latest *latestStates
+}
+
+// latestState is the newest state of key the running cache has decoded
+// and its revision, or nil; it must not be modified.
+func (c *watchCache) latestState(key string) (runtime.Object, int64) {
+	c.mu.Lock()
+	latest := c.latest
+	c.mu.Unlock()
+	return latest.latest(key)
 }
 
 // subscription is one watcher's feed from the cache. Only the cache's
@@ -277,7 +288,15 @@ func (c *watchCache) follow(ctx context.Context) error {
 	// says the revision it starts after. (A watch from an explicit
 	// revision could be caught by a compaction before it catches up.)
 	wch := c.s.client.Watch(ctx, c.s.prefix, clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithProgressNotify(), clientv3.WithCreatedNotify())
-	latest := latestStates{}
+	latest := newLatestStates()
+	c.mu.Lock()
+	c.latest = latest
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.latest = nil
+		c.mu.Unlock()
+	}()
 	for resp := range wch {
 		if err := resp.Err(); err != nil {
 			return err
