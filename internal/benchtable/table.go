@@ -31,19 +31,7 @@ func Build(rows []Row, results []Result) []Line {
 }
 
 func buildLine(row Row, byName map[string][]Result) Line {
-	divisor := 1.0
-	if row.RelativeTo != "" {
-		base := spreadOf(figures(row.Figure, byName[row.RelativeTo]))
-		if base.Runs == 0 || base.Median == 0 {
-			return Line{Row: row}
-		}
-		divisor = base.Median
-	}
-	vs := figures(row.Figure, byName[row.Bench])
-	for i := range vs {
-		vs[i] /= divisor
-	}
-	line := Line{Row: row, Spread: spreadOf(vs)}
+	line := Line{Row: row, Spread: spreadOf(figures(row.Figure, byName[row.Bench]))}
 	for _, unit := range row.Context {
 		var cs []float64
 		for _, r := range byName[row.Bench] {
