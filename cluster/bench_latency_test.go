@@ -11,9 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 )
 
 // latencyRate is the steady rate of the latency benchmark's creates.
@@ -111,7 +109,6 @@ type runningWatch struct {
 
 // watchRunning starts an informer on the default namespace's pods.
 func watchRunning(b *testing.B, admin kubernetes.Interface) *runningWatch {
-	ctx, cancel := context.WithCancel(context.Background())
 	rw := &runningWatch{running: map[string]time.Time{}, changed: make(chan struct{}, 1)}
 	seen := func(obj any) {
 		p, ok := obj.(*corev1.Pod)
@@ -128,19 +125,7 @@ func watchRunning(b *testing.B, admin kubernetes.Interface) *runningWatch {
 		default:
 		}
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(admin, 0, informers.WithNamespace("default"))
-	inf := factory.Core().V1().Pods().Informer()
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: seen, UpdateFunc: func(_, obj any) { seen(obj) }}); err != nil {
-		b.Fatal(err)
-	}
-	factory.Start(ctx.Done())
-	b.Cleanup(func() {
-		cancel()
-		factory.Shutdown()
-	})
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-		b.Fatal("pod informer did not sync")
-	}
+	b.Cleanup(informPods(b, admin, "", seen))
 	return rw
 }
 

@@ -16,9 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 )
 
 // BenchmarkPodMemory measures what a Running pod costs in memory in the
@@ -86,17 +84,7 @@ func createPodsUntilRunning(b *testing.B, kubeconfig string, admin kubernetes.In
 			close(allRunning)
 		}
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(admin, 0, informers.WithNamespace("default"))
-	inf := factory.Core().V1().Pods().Informer()
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: seen, UpdateFunc: func(_, obj any) { seen(obj) }}); err != nil {
-		b.Fatal(err)
-	}
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
-	defer cancel() // before Shutdown: the informer stops with ctx
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-		b.Fatal("pod informer did not sync")
-	}
+	defer informPods(b, admin, "", seen)()
 	clients := newBenchClients(b, kubeconfig, 16)
 	var seq atomic.Int64
 	if _, err := runConcurrent(n, len(clients), func(client int) error {

@@ -189,18 +189,8 @@ func rolloutToReady(b *testing.B, admin kubernetes.Interface, name string, repli
 			}
 		}
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(admin, 0, informers.WithNamespace("default"),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "app=" + name }))
-	inf := factory.Core().V1().Pods().Informer()
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: seen, UpdateFunc: func(_, obj any) { seen(obj) }}); err != nil {
-		b.Fatal(err)
-	}
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
-	defer cancel() // before Shutdown: the informer stops with ctx
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-		b.Fatal("pod informer did not sync")
-	}
+	stop := informPods(b, admin, "app="+name, seen)
+	defer stop()
 	mu.Lock()
 	start = time.Now()
 	mu.Unlock()
@@ -217,6 +207,30 @@ func rolloutToReady(b *testing.B, admin kubernetes.Interface, name string, repli
 	mu.Lock()
 	defer mu.Unlock()
 	return t
+}
+
+// informPods starts an informer on the default namespace's pods that
+// match selector (all for ""), calling seen with every pod added or
+// updated, and waits until it has synced; stop stops it.
+func informPods(b *testing.B, admin kubernetes.Interface, selector string, seen func(obj any)) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	factory := informers.NewSharedInformerFactoryWithOptions(admin, 0, informers.WithNamespace("default"),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
+	inf := factory.Core().V1().Pods().Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: seen, UpdateFunc: func(_, obj any) { seen(obj) }}); err != nil {
+		cancel()
+		b.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	stop = func() {
+		cancel() // before Shutdown: the informer stops with ctx
+		factory.Shutdown()
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		stop()
+		b.Fatal("pod informer did not sync")
+	}
+	return stop
 }
 
 // deleteDeploymentAndWait deletes the Deployment name and waits until
