@@ -40,7 +40,10 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, precond *Preco
 				}
 				continue
 			}
-			return updated, st.stamp(updated)
+			if err := st.stamp(updated); err != nil {
+				return nil, err
+			}
+			return updated, nil
 		}
 		if err != nil {
 			if !st.suggested {
