@@ -63,7 +63,7 @@ type Cluster struct {
 	runCtx     context.Context
 	readyWait  time.Duration
 	speed      float64
-	logFile    *os.File
+	logFile    io.WriteCloser // logs/apiserver.log, rotated (apiserverLog)
 	logSink    *logSink
 	auditFile  *apiserver.RotatingAuditLog
 	cancel     context.CancelFunc
@@ -175,7 +175,7 @@ func (c *Cluster) openDataDir(rotation apiserver.AuditLogRotation) (err error) {
 	if err := os.MkdirAll(filepath.Join(c.DataDir, "logs"), 0o700); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	if c.logFile, err = os.OpenFile(filepath.Join(c.DataDir, "logs", "apiserver.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+	if c.logFile, err = openComponentLog(filepath.Join(c.DataDir, "logs", "apiserver.log")); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	c.logSink = &logSink{w: c.logFile}
