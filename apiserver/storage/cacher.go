@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -207,17 +208,15 @@ type watchCache struct {
 	indexProgressAt time.Time // the last progressIndexed
 	// written are the Store's creates the cache expects to see.
 	written writtenObjects
-	// latest are the newest states of the keys, while following etcd.
-	latest *latestStates
+	// latest are the newest states of the keys while the cache follows
+	// etcd (nil otherwise): read by every update, so not under mu.
+	latest atomic.Pointer[latestStates]
 }
 
 // latestState is the newest state of key the running cache has decoded
 // and its revision, or nil; it must not be modified.
 func (c *watchCache) latestState(key string) (runtime.Object, int64) {
-	c.mu.Lock()
-	latest := c.latest
-	c.mu.Unlock()
-	return latest.latest(key)
+	return c.latest.Load().latest(key)
 }
 
 // subscription is one watcher's feed from the cache. Only the cache's
@@ -289,14 +288,8 @@ func (c *watchCache) follow(ctx context.Context) error {
 	// revision could be caught by a compaction before it catches up.)
 	wch := c.s.client.Watch(ctx, c.s.prefix, clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithProgressNotify(), clientv3.WithCreatedNotify())
 	latest := newLatestStates()
-	c.mu.Lock()
-	c.latest = latest
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.latest = nil
-		c.mu.Unlock()
-	}()
+	c.latest.Store(latest)
+	defer c.latest.Store(nil)
 	for resp := range wch {
 		if err := resp.Err(); err != nil {
 			return err
