@@ -66,11 +66,8 @@ func (s *Store) decodeChange(ev *clientv3.Event, cur, prev runtime.Object) (*cha
 			return nil, err
 		}
 		c.prevOwned = true
-	case ev.PrevKv == nil:
-		c.prev = nil
-		if c.deleted {
-			return nil, fmt.Errorf("delete of %s without its previous value", ev.Kv.Key)
-		}
+	case ev.PrevKv == nil && c.deleted:
+		return nil, fmt.Errorf("delete of %s without its previous value", ev.Kv.Key)
 	}
 	return c, nil
 }
