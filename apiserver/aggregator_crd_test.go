@@ -36,19 +36,19 @@ func TestCRDAPIService(t *testing.T) {
 			a.Spec.GroupPriorityMinimum, a.Spec.VersionPriority, a.Labels)
 	}
 
-	var groups metav1.APIGroupList
-	_, body := ts.do(t, http.MethodGet, "/apis", "", "")
-	if err := json.Unmarshal([]byte(body), &groups); err != nil {
-		t.Fatal(err)
+	// The aggregator learns of the APIService through its own informer,
+	// as upstream's does, so discovery may lag the Available condition
+	// read above by a moment: wait for the group, then check the order.
+	const wantGroups = "apiregistration.k8s.io apps authentication.k8s.io authorization.k8s.io rbac.authorization.k8s.io apiextensions.k8s.io coordination.k8s.io discovery.k8s.io example.com"
+	var names string
+	waitFor(t, 20*time.Second, "/apis lists example.com", func() bool {
+		names = discoveryGroupNames(t, ts)
+		return strings.HasSuffix(names, " example.com")
+	})
+	if names != wantGroups {
+		t.Errorf("/apis groups = %s, want %s", names, wantGroups)
 	}
-	var names []string
-	for _, g := range groups.Groups {
-		names = append(names, g.Name)
-	}
-	if got, want := strings.Join(names, " "), "apiregistration.k8s.io apps authentication.k8s.io authorization.k8s.io rbac.authorization.k8s.io apiextensions.k8s.io coordination.k8s.io discovery.k8s.io example.com"; got != want {
-		t.Errorf("/apis groups = %s, want %s", got, want)
-	}
-	_, body = ts.do(t, http.MethodGet, "/apis", "", "", "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+	_, body := ts.do(t, http.MethodGet, "/apis", "", "", "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
 	var agg apidiscoveryv2.APIGroupDiscoveryList
 	if err := json.Unmarshal([]byte(body), &agg); err != nil {
 		t.Fatal(err)
@@ -76,4 +76,20 @@ func TestCRDAPIService(t *testing.T) {
 		t.Fatalf("delete CRD: %d %s", code, body)
 	}
 	waitFor(t, 20*time.Second, "APIService v1.example.com removed", func() bool { return ts.getAPIService(t, "v1.example.com") == nil })
+}
+
+// discoveryGroupNames is the legacy /apis group list, space-separated in
+// the server's order.
+func discoveryGroupNames(t *testing.T, ts *testServer) string {
+	t.Helper()
+	var groups metav1.APIGroupList
+	_, body := ts.do(t, http.MethodGet, "/apis", "", "")
+	if err := json.Unmarshal([]byte(body), &groups); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range groups.Groups {
+		names = append(names, g.Name)
+	}
+	return strings.Join(names, " ")
 }
