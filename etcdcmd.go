@@ -60,7 +60,7 @@ started. Its logs go to <data-dir>/logs/etcd.log, never to the terminal.
 	f.StringSliceVar(&o.advertiseClient, "advertise-client-urls", nil, "client `URLs` told to the cluster (default: --listen-client-urls)")
 	f.StringSliceVar(&o.listenPeer, "listen-peer-urls", nil, "`URLs` to serve peers on (default: this member's URLs in --initial-cluster)")
 	f.StringSliceVar(&o.advertisePeer, "initial-advertise-peer-urls", nil, "peer `URLs` told to the cluster (default: --listen-peer-urls)")
-	cmd.AddCommand(newEtcdCertsCommand(stdout))
+	cmd.AddCommand(newEtcdCertsCommand(stdout), newEtcdMembersCommand(stdout))
 	return cmd
 }
 
