@@ -3,14 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net"
-	"net/url"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,21 +18,17 @@ import (
 // raft leader; once the leader stops, it lists the stopped member with
 // the refused connection, and another member leads in a later term.
 func TestEtcdMembers(t *testing.T) {
-	pkiDir, members := startThreeMembers(t)
-	endpoints := []string{members[0].ClientURLs()[0], members[1].ClientURLs()[0], members[2].ClientURLs()[0]}
+	pkiDir, lc := startThreeMembers(t)
+	endpoints := lc.Endpoints()
 
 	rows := waitForLeaderRow(t, pkiDir, endpoints, "")
 	leaderName, term := rows[0], rows[1]
-	var leader *embedetcd.Member
-	for _, m := range members {
-		if m.Name() == leaderName {
-			leader = m
-		}
+	if got := lc.Leader(); got != leaderName {
+		t.Fatalf("the table names %s leader; the members say %q", leaderName, got)
 	}
-	if leader == nil || !leader.IsLeader() {
-		t.Fatalf("the table names %s leader; the members say otherwise", leaderName)
+	if err := lc.Stop(leaderName); err != nil {
+		t.Fatal(err)
 	}
-	leader.Close()
 	rows = waitForLeaderRow(t, pkiDir, endpoints, leaderName)
 	if newTerm, _ := strconv.Atoi(rows[1]); newTerm <= mustAtoi(t, term) {
 		t.Errorf("new leader %s in term %s, want a term after %s", rows[0], rows[1], term)
@@ -87,7 +79,7 @@ func mustAtoi(t *testing.T, s string) int {
 
 // startThreeMembers starts a new three-member cluster on loopback with
 // the certificates of kubesim etcd certs, stopped when the test ends.
-func startThreeMembers(t *testing.T) (string, []*embedetcd.Member) {
+func startThreeMembers(t *testing.T) (string, *embedetcd.LocalCluster) {
 	t.Helper()
 	dir := t.TempDir()
 	pcfg := pki.NewConfig("")
@@ -96,53 +88,15 @@ func startThreeMembers(t *testing.T) (string, []*embedetcd.Member) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfgs := make([]*embedetcd.MemberConfig, 3)
-	var initial []string
-	for i := range cfgs {
-		name := fmt.Sprintf("m%d", i+1)
-		cfg := embedetcd.NewMemberConfig(name, filepath.Join(dir, name))
-		cfg.UnsafeNoFsync = true
-		cfg.ListenClientURLs = []url.URL{{Scheme: "https", Host: loopbackAddr(t)}}
-		cfg.ListenPeerURLs = []url.URL{{Scheme: "https", Host: loopbackAddr(t)}}
-		cfg.TLS = embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey}
-		initial = append(initial, name+"="+cfg.ListenPeerURLs[0].String())
-		cfgs[i] = cfg
-	}
-	members := make([]*embedetcd.Member, 3)
-	errs := make([]error, 3)
-	var wg sync.WaitGroup
-	for i, cfg := range cfgs {
-		cfg.InitialCluster = strings.Join(initial, ",")
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			members[i], errs[i] = embedetcd.StartMember(ctx, cfg)
-		}()
-	}
-	wg.Wait()
-	t.Cleanup(func() {
-		for _, m := range members {
-			if m != nil {
-				m.Close()
-			}
-		}
-	})
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("start member m%d: %v", i+1, err)
-		}
-	}
-	return files.Dir, members
-}
-
-func loopbackAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lc, err := embedetcd.StartLocalCluster(ctx, dir, 3, embedetcd.LocalClusterFiles{
+		MemberTLS:  embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey},
+		ClientCert: files.ClientCert, ClientKey: files.ClientKey,
+	}, func(c *embedetcd.MemberConfig) { c.UnsafeNoFsync = true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Cleanup(lc.Close)
+	return files.Dir, lc
 }

@@ -1,0 +1,83 @@
+package embedetcd_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kubesim/kubesim/internal/embedetcd"
+	"github.com/kubesim/kubesim/internal/pki"
+)
+
+// TestLocalCluster: three members elect a leader; stopping it, the other
+// two elect another and keep the written key; the stopped one restarts
+// on its data and serves the key written while it was away.
+func TestLocalCluster(t *testing.T) {
+	dir := t.TempDir()
+	pcfg := pki.NewConfig("")
+	pcfg.Dir = filepath.Join(dir, "pki")
+	files, err := pki.CreateEtcdPKI(pcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lc, err := embedetcd.StartLocalCluster(ctx, dir, 3, embedetcd.LocalClusterFiles{
+		MemberTLS:  embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey},
+		ClientCert: files.ClientCert, ClientKey: files.ClientKey,
+	}, func(c *embedetcd.MemberConfig) { c.UnsafeNoFsync = true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	client, err := lc.Client(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+
+	first := waitLeader(t, lc, "")
+	if err := lc.Stop(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := lc.Stop(first); err == nil {
+		t.Errorf("stopping %s twice: no error", first)
+	}
+	second := waitLeader(t, lc, first)
+	if _, err := client.Put(ctx, "/k", "written while "+first+" was stopped"); err != nil {
+		t.Fatalf("put with %s stopped: %v", first, err)
+	}
+	if err := lc.Restart(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	members, err := embedetcd.ClusterStatus(ctx, client, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(members) != 3 {
+		t.Fatalf("%d members listed, want 3", len(members))
+	}
+	for _, m := range members {
+		if m.Err != nil {
+			t.Errorf("member %s: %v", m.Name, m.Err)
+		}
+	}
+	if l, ok := embedetcd.LeaderOf(members); !ok || l.Name != lc.Leader() {
+		t.Errorf("ClusterStatus leader %q (%v), LocalCluster says %q (first %s, second %s)", l.Name, ok, lc.Leader(), first, second)
+	}
+}
+
+// waitLeader waits for a leader other than not and returns its name.
+func waitLeader(t *testing.T, lc *embedetcd.LocalCluster, not string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if l := lc.Leader(); l != "" && l != not {
+			return l
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no leader other than %q within 30s", not)
+	return ""
+}
