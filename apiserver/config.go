@@ -162,6 +162,19 @@ type Config struct {
 	// Upstream's integration tests disable ServiceAccount when no
 	// controller manager makes the default accounts; so do kubesim's.
 	DisableAdmissionPlugins []string
+
+	// EndpointReconcilerInterval is how often this server renews its key
+	// in /registry/masterleases and reconciles the kubernetes Endpoints
+	// (0: DefaultEndpointReconcilerInterval, upstream's 10 s);
+	// EndpointReconcilerTTL is how long that key outlives its last
+	// renewal (0: DefaultEndpointReconcilerTTL, upstream's 15 s; whole
+	// seconds). See endpoint_reconciler.go.
+	EndpointReconcilerInterval time.Duration
+	EndpointReconcilerTTL      time.Duration
+	// IdentityLease configures this server's identity Lease in
+	// kube-system and its garbage collector (identity_lease.go; the zero
+	// value: upstream's durations).
+	IdentityLease IdentityLeaseConfig
 }
 
 // NewConfig returns a Config with defaults on etcd.
@@ -211,6 +224,13 @@ func (c *Config) Validate() error {
 		return errors.New("apiserver: HTTP/2 streams per connection must be positive")
 	case c.Authenticator == nil:
 		return errors.New("apiserver: no authenticator")
+	case c.EndpointReconcilerInterval < 0 || c.EndpointReconcilerTTL < 0:
+		return errors.New("apiserver: endpoint reconciler interval and TTL must not be negative")
+	case c.EndpointReconcilerTTL != 0 && c.EndpointReconcilerTTL < time.Second:
+		return fmt.Errorf("apiserver: endpoint reconciler TTL %s is below one second, etcd's smallest lease", c.EndpointReconcilerTTL)
+	}
+	if err := c.IdentityLease.validate(); err != nil {
+		return err
 	}
 	if err := registry.ValidateStorageMediaType(c.StorageMediaType); err != nil {
 		return fmt.Errorf("apiserver: %w", err)
@@ -226,6 +246,22 @@ func (c *Config) serviceAccountIssuer() string {
 		return c.ServiceAccountIssuer
 	}
 	return DefaultServiceAccountIssuer
+}
+
+// endpointReconcilerInterval and endpointReconcilerTTL are the
+// configured periods, or upstream's.
+func (c *Config) endpointReconcilerInterval() time.Duration {
+	if c.EndpointReconcilerInterval > 0 {
+		return c.EndpointReconcilerInterval
+	}
+	return DefaultEndpointReconcilerInterval
+}
+
+func (c *Config) endpointReconcilerTTL() time.Duration {
+	if c.EndpointReconcilerTTL > 0 {
+		return c.EndpointReconcilerTTL
+	}
+	return DefaultEndpointReconcilerTTL
 }
 
 func (c *Config) errorLog() *log.Logger {

@@ -48,7 +48,13 @@ func (s *Server) addBuiltinPostStartHooks() error {
 	if err := s.AddPostStartHook(HookBootstrapRoles, s.bootstrapRolesHook); err != nil {
 		return err
 	}
-	return s.AddPostStartHook(HookBootstrapController, s.bootstrapControllerHook)
+	if err := s.AddPostStartHook(HookBootstrapController, s.bootstrapControllerHook); err != nil {
+		return err
+	}
+	if err := s.AddPostStartHook(HookIdentityLeaseController, s.identityLeaseHook); err != nil {
+		return err
+	}
+	return s.AddPostStartHook(HookIdentityLeaseGarbageCollect, s.identityLeaseGCHook)
 }
 
 // systemNamespacesHook creates the missing system namespaces, then keeps

@@ -32,6 +32,8 @@ type Server struct {
 	// hooks are the post-start hooks; startup is told Run's steps.
 	hooks   postStartHooks
 	startup startupObserver
+	// preShutdown runs when shutdown begins (preshutdownhook.go).
+	preShutdown preShutdownHooks
 	// namespaces answers the namespace check of every create, accounts
 	// the service account admission of every pod create.
 	namespaces *registry.NamespaceCache
@@ -185,6 +187,8 @@ func (s *Server) Run(ctx context.Context) error {
 	case failed = <-hookFailed:
 		failed = fmt.Errorf("apiserver: %w", failed)
 	case <-ctx.Done():
+		// As kube-apiserver, the pre-shutdown hooks run while it serves.
+		s.runPreShutdownHooks()
 	}
 	cancelRequests()
 	// Shutdown as kube-apiserver's, but each HTTP/2 connection ends as

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,16 +29,12 @@ const (
 )
 
 // EnsureKubernetesService creates the kubernetes Service in default with
-// the first address of the service CIDR (10.96.0.1) if it is missing, and
-// makes its Endpoints and EndpointSlice point at
-// host:port, the API server's address, as upstream's bootstrap controller
-// and endpoint reconciler do.
-//
-// Upstream's validation refuses loopback endpoint addresses and a real
-// kube-apiserver advertises a routable one; kubesim's API server listens
-// on loopback, so its Endpoints are written to storage without that
-// check. It is safe to run on every start.
-func (r *Registry) EnsureKubernetesService(ctx context.Context, host string, port int) error {
+// the first address of the service CIDR (10.96.0.1), port 443 to the API
+// servers' port, if it is missing, as upstream's kubernetesservice
+// controller does. Its Endpoints and EndpointSlice are the endpoint
+// reconciler's (WriteKubernetesEndpoints). It is safe to run on every
+// start, and from several API servers at once.
+func (r *Registry) EnsureKubernetesService(ctx context.Context, port int) error {
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: KubernetesServiceName, Namespace: metav1.NamespaceDefault,
 			Labels: map[string]string{"component": "apiserver", "provider": "kubernetes"}},
@@ -59,18 +56,48 @@ func (r *Registry) EnsureKubernetesService(ctx context.Context, host string, por
 	} else if err != nil {
 		return err
 	}
+	return nil
+}
+
+// KubernetesEndpoints returns the kubernetes Service's Endpoints as
+// stored, or an error matching apierrors.IsNotFound.
+func (r *Registry) KubernetesEndpoints(ctx context.Context) (*corev1.Endpoints, error) {
+	obj, err := r.Endpoints.Get(ctx, metav1.NamespaceDefault, KubernetesServiceName, nil)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*corev1.Endpoints), nil
+}
+
+// WriteKubernetesEndpoints makes the kubernetes Endpoints hold ips (one
+// subset, the addresses sorted, the one port https/port; no subset at
+// all when ips is empty, as upstream's RepackSubsets leaves it) and the
+// EndpointSlice of the same name mirror it, as upstream's
+// EndpointsAdapter does; each is written only if it differs.
+//
+// Upstream's validation refuses loopback endpoint addresses and a real
+// kube-apiserver advertises a routable one; kubesim's API servers listen
+// on loopback, so these objects are written to storage without that
+// check.
+func (r *Registry) WriteKubernetesEndpoints(ctx context.Context, ips []string, port int32) error {
+	ips = slices.Clone(ips)
+	slices.Sort(ips)
+	ips = slices.Compact(ips)
 	ep := &corev1.Endpoints{
 		ObjectMeta: metav1.ObjectMeta{Name: KubernetesServiceName, Namespace: metav1.NamespaceDefault,
 			Labels: map[string]string{discoveryv1.LabelSkipMirror: "true"}},
-		Subsets: []corev1.EndpointSubset{{
-			Addresses: []corev1.EndpointAddress{{IP: host}},
-			Ports:     []corev1.EndpointPort{{Name: "https", Port: int32(port), Protocol: corev1.ProtocolTCP}},
-		}},
+	}
+	if len(ips) > 0 {
+		sub := corev1.EndpointSubset{Ports: []corev1.EndpointPort{{Name: "https", Port: port, Protocol: corev1.ProtocolTCP}}}
+		for _, ip := range ips {
+			sub.Addresses = append(sub.Addresses, corev1.EndpointAddress{IP: ip})
+		}
+		ep.Subsets = []corev1.EndpointSubset{sub}
 	}
 	if err := r.writeUnvalidated(ctx, r.Endpoints, ep, endpointsSubsetsEqual); err != nil {
 		return err
 	}
-	return r.writeUnvalidated(ctx, r.EndpointSlices, kubernetesEndpointSlice(host, int32(port)), endpointSliceContentEqual)
+	return r.writeUnvalidated(ctx, r.EndpointSlices, kubernetesEndpointSlice(ips, port), endpointSliceContentEqual)
 }
 
 // kubernetesEndpointSlice is the EndpointSlice upstream's EndpointsAdapter
@@ -78,19 +105,27 @@ func (r *Registry) EnsureKubernetesService(ctx context.Context, host string, por
 // kubernetes.io/service-name label, one ready endpoint per address and
 // the Endpoints' ports. It has no managed-by label, so the endpointslice
 // controller leaves it alone (the Service has no selector either).
-func kubernetesEndpointSlice(host string, port int32) *discoveryv1.EndpointSlice {
+func kubernetesEndpointSlice(ips []string, port int32) *discoveryv1.EndpointSlice {
 	ready, name, proto := true, "https", corev1.ProtocolTCP
 	addressType := discoveryv1.AddressTypeIPv4
-	if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
-		addressType = discoveryv1.AddressTypeIPv6
+	if len(ips) > 0 {
+		if ip := net.ParseIP(ips[0]); ip != nil && ip.To4() == nil {
+			addressType = discoveryv1.AddressTypeIPv6
+		}
 	}
-	return &discoveryv1.EndpointSlice{
+	slice := &discoveryv1.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: KubernetesServiceName, Namespace: metav1.NamespaceDefault,
 			Labels: map[string]string{discoveryv1.LabelServiceName: KubernetesServiceName}},
 		AddressType: addressType,
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{host}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
-		Ports:       []discoveryv1.EndpointPort{{Name: &name, Port: &port, Protocol: &proto}},
+		Endpoints:   []discoveryv1.Endpoint{},
 	}
+	for _, ip := range ips {
+		slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}})
+	}
+	if len(ips) > 0 {
+		slice.Ports = []discoveryv1.EndpointPort{{Name: &name, Port: &port, Protocol: &proto}}
+	}
+	return slice
 }
 
 func endpointsSubsetsEqual(cur, want runtime.Object) bool {
