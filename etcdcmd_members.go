@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubesim/kubesim/internal/embedetcd"
 	"github.com/kubesim/kubesim/internal/pki"
@@ -66,37 +64,5 @@ func listEtcdMembers(ctx context.Context, endpoints []string, pkiDir string, out
 	if err != nil {
 		return fmt.Errorf("%w (asked %s)", err, strings.Join(endpoints, ","))
 	}
-	return writeMemberTable(out, members)
-}
-
-// writeMemberTable writes members as a table, etcdctl's columns that
-// fit 80 columns, then one line per member that did not answer.
-func writeMemberTable(out io.Writer, members []embedetcd.MemberStatus) error {
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tID\tLEADER\tRAFT TERM\tRAFT INDEX\tDB SIZE\tCLIENT URL")
-	var down []string
-	for _, m := range members {
-		id := fmt.Sprintf("%x", m.ID)
-		if m.Err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t?\t?\t?\t?\t%s\n", m.Name, id, m.Endpoint)
-			down = append(down, fmt.Sprintf("%s did not answer: %v", m.Name, m.Err))
-			continue
-		}
-		leader := ""
-		if m.IsLeader {
-			leader = "*"
-		}
-		size := resource.NewQuantity(m.DBSize, resource.BinarySI)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", m.Name, id, leader, m.RaftTerm, m.RaftIndex, size, m.Endpoint)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, d := range down {
-		fmt.Fprintln(out, d)
-	}
-	if _, ok := embedetcd.LeaderOf(members); !ok {
-		fmt.Fprintln(out, "no member that answered is the raft leader: the cluster has no quorum, or is electing one")
-	}
-	return nil
+	return embedetcd.WriteMemberTable(out, members)
 }
