@@ -14,8 +14,12 @@ import (
 )
 
 // Authority is the cluster's CA with the credentials it has issued, backed
-// by the files in Config.Dir. It is safe for concurrent use. It assumes one
-// process at a time owns the directory.
+// by the files in Config.Dir (and the serving pair in Config.ServingDir).
+// It is safe for concurrent use. Several processes may share Dir: every
+// read-then-write of a file there holds the directory's lock
+// (LockFileName), and what one process added (a token, a client
+// certificate) is found by the others' next call for it. ServingDir must
+// belong to one process.
 type Authority struct {
 	cfg     Config
 	ca      *keyPair
@@ -39,11 +43,22 @@ func Load(cfg *Config) (*Authority, error) {
 	}
 	a := &Authority{cfg: *cfg, clients: map[string]*keyPair{}}
 	a.cfg.Hosts = slices.Clone(cfg.Hosts)
-	if err := ensureDir(a.cfg.Dir); err != nil {
-		return nil, fmt.Errorf("pki: %w", err)
+	for _, dir := range []string{a.cfg.Dir, a.servingDir()} {
+		if err := ensureDir(dir); err != nil {
+			return nil, fmt.Errorf("pki: %w", err)
+		}
 	}
-	if err := checkSecrets(a.cfg.Dir); err != nil {
+	// Another process sharing Dir may be creating it: wait for it, then
+	// find its files.
+	unlock, err := lockDir(a.cfg.Dir)
+	if err != nil {
 		return nil, err
+	}
+	defer unlock()
+	for _, dir := range []string{a.cfg.Dir, a.servingDir()} {
+		if err := checkSecrets(dir); err != nil {
+			return nil, err
+		}
 	}
 	if err := a.loadCA(); err != nil {
 		return nil, err
@@ -51,11 +66,10 @@ func Load(cfg *Config) (*Authority, error) {
 	if err := a.loadServing(); err != nil {
 		return nil, err
 	}
-	if err := a.loadTokens(); err != nil {
-		return nil, err
-	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	for _, id := range standardIdentities() {
-		if _, err := a.Token(id); err != nil {
+		if _, err := a.tokenLocked(id); err != nil {
 			return nil, err
 		}
 	}
@@ -63,6 +77,14 @@ func Load(cfg *Config) (*Authority, error) {
 }
 
 func (a *Authority) path(name string) string { return filepath.Join(a.cfg.Dir, name) }
+
+// servingDir is where the serving pair lives: Config.ServingDir, or Dir.
+func (a *Authority) servingDir() string {
+	if a.cfg.ServingDir != "" {
+		return a.cfg.ServingDir
+	}
+	return a.cfg.Dir
+}
 
 // readPair reads a certificate and its key. Missing files give an error
 // matching fs.ErrNotExist; I/O and permission problems other errors; a
@@ -130,7 +152,7 @@ func (a *Authority) loadCA() error {
 }
 
 func (a *Authority) loadServing() error {
-	certPath, keyPath := a.path(ServingCertFile), a.path(ServingKeyFile)
+	certPath, keyPath := filepath.Join(a.servingDir(), ServingCertFile), filepath.Join(a.servingDir(), ServingKeyFile)
 	now := a.cfg.now()
 	dns, ips := a.cfg.servingNames()
 	var reason string
@@ -219,6 +241,11 @@ func (a *Authority) ClientCert(id Identity) (certPEM, keyPEM []byte, err error) 
 	if p, ok := a.clients[id.User]; ok && sameGroups(p.cert.Subject.Organization, id.Groups) {
 		return bytes.Clone(p.certPEM), bytes.Clone(p.keyPEM), nil
 	}
+	unlock, err := lockDir(a.cfg.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
 	certPath, keyPath := a.path(base+".crt"), a.path(base+".key")
 	now := a.cfg.now()
 	var reason string

@@ -30,6 +30,12 @@ type Config struct {
 	// Dir holds every file this package writes. It is created 0700 if
 	// missing.
 	Dir string
+	// ServingDir, when set, holds the serving certificate and key
+	// (apiserver.crt, apiserver.key) instead of Dir: API servers that
+	// share Dir (one CA, one service account key, one token file) each
+	// serve their own certificate, naming their own address. It is
+	// created 0700 if missing.
+	ServingDir string
 	// Hosts are extra subject alternative names for the serving
 	// certificate, IP addresses or DNS names, on top of localhost,
 	// 127.0.0.1 and ::1 (always present). Put the bind address here when it

@@ -20,6 +20,19 @@
 // ca.crt and ca.key is there, when they do not parse or match, or when the
 // CA has expired, Load fails and says what to do.
 //
+// Sharing: several API servers of one cluster load one directory
+// (kubesim serve --pki-dir), so that a token or client certificate made
+// for one is good on all, and a service account token one signs the
+// others verify. Each keeps its serving certificate in its own
+// Config.ServingDir, naming its own address. Load and every method that
+// writes a file in the directory hold an flock on LockFileName
+// (pki.lock) while they read and write: two processes starting at once
+// never make two CAs or two service account keys (the second waits, then
+// finds the first one's files), and a token added by one is reread, not
+// overwritten, by the other. kubeadm copies one /etc/kubernetes/pki to
+// every control-plane machine, where each kube-apiserver has its own
+// serving certificate; kubesim shares the directory instead.
+//
 // Permissions: directories are created 0700, private keys, the token file
 // and kubeconfigs are written 0600, certificates 0644. A private key or the
 // token file that Load finds readable or writable by group or others is

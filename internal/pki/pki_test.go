@@ -79,6 +79,7 @@ func TestLoadCreatesFilesWithModes(t *testing.T) {
 		{"tokens.csv", 0o600},
 		{"system-node-node-1.crt", 0o644},
 		{"system-node-node-1.key", 0o600},
+		{pki.LockFileName, 0o600},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,11 +19,18 @@ const ServiceAccountKeyFile = "sa.key"
 // ServiceAccountKey returns the key that signs service account tokens: an
 // ECDSA P-256 key kept in ServiceAccountKeyFile (PEM "EC PRIVATE KEY",
 // mode 0600), made on the first call and read back afterwards, so tokens
-// stay valid across restarts on the same directory. A file with group or
+// stay valid across restarts on the same directory, and on every API
+// server sharing it (the directory's lock makes one key, never two). A
+// file with group or
 // other permissions, or that does not hold a P-256 key, is an error.
 func (a *Authority) ServiceAccountKey() (*ecdsa.PrivateKey, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	unlock, err := lockDir(a.cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	path := a.path(ServiceAccountKeyFile)
 	data, err := readSecret(path)
 	switch {

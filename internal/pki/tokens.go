@@ -54,6 +54,24 @@ func (a *Authority) Token(id Identity) (string, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if i := slices.IndexFunc(a.tokens, func(e TokenEntry) bool { return e.User == id.User }); i >= 0 && sameGroups(a.tokens[i].Groups, id.Groups) {
+		return a.tokens[i].Token, nil
+	}
+	unlock, err := lockDir(a.cfg.Dir)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	return a.tokenLocked(id)
+}
+
+// tokenLocked is Token once a.mu and the directory's lock are held: it
+// reads the token file again (another process sharing the directory may
+// have added lines since), then adds or updates id's line.
+func (a *Authority) tokenLocked(id Identity) (string, error) {
+	if err := a.loadTokens(); err != nil {
+		return "", err
+	}
 	i := slices.IndexFunc(a.tokens, func(e TokenEntry) bool { return e.User == id.User })
 	if i >= 0 && sameGroups(a.tokens[i].Groups, id.Groups) {
 		return a.tokens[i].Token, nil
