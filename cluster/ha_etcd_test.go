@@ -195,30 +195,31 @@ func etcdEvents(t *testing.T, c *clientv3.Client, rev int64) []watchedEvent {
 	return out
 }
 
-// checkWatches waits until each watch has delivered as many events as
-// etcd stored after startRV, then checks that every watch delivered
-// exactly those, in order (so none was missed and none came twice),
-// that resourceVersions only went up on each, and so that the servers'
+// checkWatches waits until each watch (watches[i] through server i,
+// what says which watch) has delivered as many events as etcd stored
+// after startRV, then checks that every watch delivered exactly those,
+// in order (so none was missed and none came twice), that
+// resourceVersions only went up on each, and so that the servers'
 // watches delivered the same sequence.
-func checkWatches(t *testing.T, ha *haCluster, watches []*serverWatch, startRV int64) {
+func checkWatches(t *testing.T, ha *haCluster, what string, watches []*serverWatch, startRV int64) {
 	t.Helper()
 	want := etcdEvents(t, ha.etcd, startRV)
 	for i, sw := range watches {
 		var got []watchedEvent
-		eventually(t, fmt.Sprintf("server %d's watch to deliver every stored create", i), func() (bool, string) {
+		eventually(t, fmt.Sprintf("server %d's %s to deliver every stored create", i, what), func() (bool, string) {
 			got, _, _ = sw.state()
 			return len(got) >= len(want), fmt.Sprintf("%d of %d delivered", len(got), len(want))
 		})
 		for j := 1; j < len(got); j++ {
 			if got[j].rv <= got[j-1].rv {
-				t.Errorf("server %d's watch went from resourceVersion %d (%s) to %d (%s)", i, got[j-1].rv, got[j-1].name, got[j].rv, got[j].name)
+				t.Errorf("server %d's %s went from resourceVersion %d (%s) to %d (%s)", i, what, got[j-1].rv, got[j-1].name, got[j].rv, got[j].name)
 			}
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("server %d's watch delivered %d events:\n%v\netcd stored %d:\n%v", i, len(got), got, len(want), want)
+			t.Errorf("server %d's %s delivered %d events:\n%v\netcd stored %d:\n%v", i, what, len(got), got, len(want), want)
 		}
 		_, ends, errs := sw.state()
-		t.Logf("server %d's watch: %d events (etcd stored %d), %d streams ended by the server, %d errors %q", i, len(got), len(want), ends, len(errs), errs)
+		t.Logf("server %d's %s: %d events (etcd stored %d), %d streams ended by the server, %d errors %q", i, what, len(got), len(want), ends, len(errs), errs)
 	}
 }
 
@@ -347,7 +348,7 @@ func TestHAMemberRestartTwoAPIServers(t *testing.T) {
 		t.Logf("reading every acknowledged create back through server %d", i)
 		checkAcknowledged(t, client, acks, stored)
 	}
-	checkWatches(t, ha, watches, startRV)
+	checkWatches(t, ha, "watch", watches, startRV)
 	checkLists(t, ha)
 	t.Logf("%d creates through two servers, %d stored: %s", len(acks), len(stored), answerCounts(t, acks))
 }
@@ -359,7 +360,10 @@ func TestHAMemberRestartTwoAPIServers(t *testing.T) {
 // through the outage: as on kube-apiserver, whose watch cache keeps its
 // watchers while it retries its etcd watch (for up to 30 s after etcd
 // says "no leader", see the cacher's MaxInternalErrorRetryDuration);
-// the outage here is shorter than that. Once one member is back,
+// the outage here is shorter than that. A watch started during the
+// outage from a resourceVersion the watch cache still holds is served
+// from it, as kube-apiserver's cacher serves it without asking etcd.
+// Once one member is back,
 // creates succeed through both servers again, every create acknowledged
 // before is still there, and the watches deliver what etcd stored,
 // without a gap.
@@ -382,6 +386,13 @@ func TestHAQuorumLossTwoAPIServers(t *testing.T) {
 		}
 	}
 	requestsWithoutQuorum(t, ha, acks[0].name, requestTimeout)
+	late := ha.watchBoth(t, rv)
+	for i, sw := range late {
+		eventually(t, fmt.Sprintf("a watch through server %d started without quorum to replay the creates before", i), func() (bool, string) {
+			events, _, errs := sw.state()
+			return len(events) >= len(acks), fmt.Sprintf("%d of %d delivered, errors %q", len(events), len(acks), errs)
+		})
+	}
 	for i, sw := range watches {
 		_, ends, errs := sw.state()
 		if ends != 0 || len(errs) != 0 {
@@ -399,8 +410,14 @@ func TestHAQuorumLossTwoAPIServers(t *testing.T) {
 	for _, client := range ha.clients {
 		checkAcknowledged(t, client, acks, stored)
 	}
-	checkWatches(t, ha, watches, startRV)
+	checkWatches(t, ha, "watch", watches, startRV)
+	checkWatches(t, ha, "watch started without quorum", late, startRV)
 	t.Logf("%d creates, %s", len(acks), answerCounts(t, acks))
+	for _, s := range stored {
+		if strings.HasPrefix(s.name, "no-quorum-") {
+			t.Logf("%s, answered 504 Timeout, was stored at revision %d once quorum returned: a Timeout does not say the write was not done", s.name, s.rv)
+		}
+	}
 }
 
 // requestsWithoutQuorum sends a create and a get through each server at
