@@ -120,9 +120,24 @@ kubeconfig for them. Without --data-dir, all state lives in a temporary
 directory removed on exit; with it, objects and resourceVersions survive
 restarts. With --etcd-servers the API server stores its objects in that
 etcd cluster (see "kubesim etcd") instead of the embedded one; if no
-read of it succeeds within 20 s, serve exits with the reason.`,
+read of it succeeds within 20 s, serve exits with the reason.
+
+Several API servers (kube-apiserver's high availability): run one
+serve with the components, then others with --apiserver-only, all on the
+same --etcd-servers and the same --pki-dir (one CA, one service account
+key, one token file: a kubeconfig of one works on the others once its
+server URL is changed). Each keeps a key in etcd
+(/registry/masterleases/<ip>, renewed every 10 s, gone 15 s after its
+last renewal), from which the kubernetes Endpoints list every live API
+server, with one port; on one machine give each server its own loopback
+address and the same port (--address 127.0.0.1, 127.0.0.2, ...,
+--port 6443). Each also holds a Lease in kube-system (kubectl get leases
+-n kube-system -l apiserver.kubernetes.io/identity=kube-apiserver).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.APIServerOnly && cmd.Flags().Changed("nodes") {
+				return usageError{errors.New("--nodes is not used with --apiserver-only: that server runs no kubelets")}
+			}
 			if err := validateServe(cfg, nodes); err != nil {
 				return err
 			}
@@ -146,6 +161,8 @@ read of it succeeds within 20 s, serve exits with the reason.`,
 	f.StringVar(&cfg.EtcdCAFile, "etcd-cafile", "", "CA `file` verifying the etcd members (kubesim etcd certs: <pki-dir>/ca.crt)")
 	f.StringVar(&cfg.EtcdCertFile, "etcd-certfile", "", "the API server's client certificate `file` for etcd")
 	f.StringVar(&cfg.EtcdKeyFile, "etcd-keyfile", "", "the API server's client key `file` for etcd")
+	f.BoolVar(&cfg.APIServerOnly, "apiserver-only", false, "run the API server alone (no scheduler, controller manager, kubelets, metrics server) as a second or third API server of the cluster on --etcd-servers (required); share --pki-dir, and on one machine give each its own loopback --address with the same --port: the kubernetes Endpoints have one port")
+	f.StringVar(&cfg.PKIDir, "pki-dir", "", "`DIR` holding the cluster's CA, service account key, tokens and client certificates, shared by every API server of the cluster (made on first use; default: DATA/pki); each server's serving certificate stays in DATA/pki")
 	f.StringVar(&cfg.StorageMediaType, "storage-media-type", cfg.StorageMediaType, "media `type` objects are stored in etcd as: application/json (readable with etcdctl) or application/vnd.kubernetes.protobuf (kube-apiserver's default, values start with k8s\\x00); either is read, custom resources are always JSON")
 	return cmd
 }

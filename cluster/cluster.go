@@ -79,11 +79,12 @@ type Cluster struct {
 	apiCancel context.CancelFunc
 	apiDone   chan struct{}
 
-	compMu      sync.Mutex
-	scheduler   *component
-	controllers *component // the controller manager
-	kubelets    map[string]*component
-	specs       map[string]kubelet.NodeSpec
+	compMu sync.Mutex
+	// elected are the scheduler and controller manager instances
+	// (leaderelection.go).
+	elected  electedComponents
+	kubelets map[string]*component
+	specs    map[string]kubelet.NodeSpec
 	// metrics is the metrics server and its Service entry (metrics.go).
 	metrics *metricsState
 }
@@ -124,7 +125,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	if c.Recorder == nil {
 		c.Recorder = flow.NewRecorder()
 	}
-	if err := c.loadAuthority(cfg.BindAddress); err != nil {
+	if err := c.loadAuthority(cfg.BindAddress, cfg.PKIDir); err != nil {
 		return nil, err
 	}
 	if err := c.startEtcd(ctx, cfg); err != nil {
@@ -190,11 +191,18 @@ func (c *Cluster) openDataDir(rotation apiserver.AuditLogRotation) (err error) {
 }
 
 // loadAuthority loads (or creates) the cluster's CA, certificates and
-// tokens; the serving certificate also names bindAddress when it is
-// neither loopback nor unspecified.
-func (c *Cluster) loadAuthority(bindAddress string) (err error) {
+// tokens, in DataDir/pki or, when pkiDir is set, in pkiDir shared with
+// other API servers, the serving certificate then staying in
+// DataDir/pki. The serving certificate also names bindAddress unless it
+// is unspecified (0.0.0.0): a loopback address other than 127.0.0.1
+// too, so that API servers of one machine serve on 127.0.0.1, 127.0.0.2,
+// ... with the same port.
+func (c *Cluster) loadAuthority(bindAddress, pkiDir string) (err error) {
 	pcfg := pki.NewConfig(c.DataDir)
-	if ip := net.ParseIP(bindAddress); ip != nil && !ip.IsLoopback() && !ip.IsUnspecified() {
+	if pkiDir != "" {
+		pcfg.ServingDir, pcfg.Dir = pcfg.Dir, pkiDir
+	}
+	if ip := net.ParseIP(bindAddress); ip != nil && !ip.IsUnspecified() {
 		pcfg.Hosts = append(pcfg.Hosts, bindAddress)
 	}
 	pcfg.Logf = func(format string, args ...any) { fmt.Fprintf(c.logSink, "pki: "+format+"\n", args...) }

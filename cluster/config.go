@@ -111,6 +111,19 @@ type Config struct {
 	// are, or apiserver.StorageMediaTypeProtobuf. A data dir written
 	// with one opens with the other.
 	StorageMediaType string
+	// PKIDir, when set, holds the cluster's CA, service account signing
+	// key, tokens and client certificates instead of DataDir/pki, so that
+	// several API servers loading it are one cluster: a kubeconfig or
+	// service account token of one works on the others. Each keeps its
+	// serving certificate (naming its BindAddress) in its own
+	// DataDir/pki. Processes may load one PKIDir at the same time (see
+	// pki.LockFileName). Empty: DataDir/pki holds everything, as before.
+	PKIDir string
+	// APIServerOnly runs the API server alone, on the etcd cluster of
+	// EtcdServers (required), beside another API server of the same
+	// cluster: Complete turns the scheduler, controller manager, kubelets
+	// and metrics server off (APIOnly). serve --apiserver-only.
+	APIServerOnly bool
 	// OnStartup, when set, is called with each step of Start (and of
 	// RestartAPIServer) as it happens, one call at a time; it must not
 	// block for long. Cluster.StartupSteps lists them afterwards.
@@ -159,8 +172,9 @@ func (c *Config) APIOnly() *Config {
 
 // Complete fills the options left at their zero value that have a
 // default (the address, the ready timeout), as kube-apiserver's
-// options.Complete does before validation, and returns what it filled
-// ("address 127.0.0.1"), in order. It does not touch the disk: the
+// options.Complete does before validation, turns the components off for
+// APIServerOnly, and returns what it filled ("address 127.0.0.1"), in
+// order. It does not touch the disk: the
 // temporary data dir of an empty DataDir is made by Start.
 func (c *Config) Complete() (filled []string) {
 	if c.BindAddress == "" {
@@ -170,6 +184,10 @@ func (c *Config) Complete() (filled []string) {
 	if c.ReadyTimeout == 0 {
 		c.ReadyTimeout = DefaultReadyTimeout
 		filled = append(filled, "ready-timeout "+c.ReadyTimeout.String())
+	}
+	if c.APIServerOnly && (c.Scheduler || c.ControllerManager || len(c.Nodes) > 0 || c.AttachNodes || c.MetricsServer) {
+		c.APIOnly()
+		filled = append(filled, "apiserver-only: no scheduler, controller manager, kubelets or metrics server")
 	}
 	if len(c.EtcdServers) > 0 && c.EtcdDialTimeout == 0 {
 		c.EtcdDialTimeout = DefaultEtcdDialTimeout

@@ -40,6 +40,9 @@ func (c *Config) validateEtcd() []error {
 			add("etcd-servers", s, "must list URLs of the form https://host:port")
 		}
 	}
+	if c.APIServerOnly && len(c.EtcdServers) == 0 {
+		add("etcd-servers", "", "is required with --apiserver-only (that API server shares the etcd cluster of the one running the components)")
+	}
 	if len(c.EtcdServers) == 0 {
 		for _, f := range []struct{ option, value string }{{"etcd-cafile", c.EtcdCAFile}, {"etcd-certfile", c.EtcdCertFile}, {"etcd-keyfile", c.EtcdKeyFile}} {
 			if f.value != "" {
