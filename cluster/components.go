@@ -19,10 +19,9 @@ import (
 
 	"github.com/kubesim/kubesim/internal/pki"
 	"github.com/kubesim/kubesim/kubelet"
-	"github.com/kubesim/kubesim/scheduler"
 )
 
-// component is a running scheduler or kubelet: cancel stops it, done closes
+// component is a running scheduler, controller manager or kubelet: cancel stops it, done closes
 // when its Run has returned.
 type component struct {
 	cancel context.CancelFunc
@@ -109,40 +108,15 @@ func (c *Cluster) RESTConfigAs(user string) (*rest.Config, error) {
 // AdminClient returns a client-go clientset acting as admin.
 func (c *Cluster) AdminClient() (kubernetes.Interface, error) { return c.clientFor(pki.Admin()) }
 
-// StartScheduler starts the scheduler, as system:kube-scheduler. It is an
-// error if it already runs.
-func (c *Cluster) StartScheduler() error {
-	c.compMu.Lock()
-	defer c.compMu.Unlock()
-	if c.scheduler != nil {
-		return errors.New("cluster: the scheduler is already running")
-	}
-	client, err := c.clientFor(pki.Scheduler())
-	if err != nil {
-		return err
-	}
-	cfg := scheduler.NewConfig(client)
-	cfg.Recorder = c.Recorder
-	cfg.Gate = c.Gate
-	s, err := scheduler.New(cfg)
-	if err != nil {
-		return err
-	}
-	c.scheduler = c.runComponent(s.Run)
-	return nil
-}
+// StartScheduler starts the scheduler instance DefaultSchedulerInstance
+// (StartSchedulerInstance): it takes the Lease kube-system/kube-scheduler
+// at once when nobody holds it. It is an error if it already runs.
+func (c *Cluster) StartScheduler() error { return c.StartSchedulerInstance(DefaultSchedulerInstance) }
 
-// StopScheduler stops the scheduler; pods created meanwhile stay Pending.
-func (c *Cluster) StopScheduler() error {
-	c.compMu.Lock()
-	s := c.scheduler
-	c.scheduler = nil
-	c.compMu.Unlock()
-	if s == nil {
-		return errors.New("cluster: the scheduler is not running")
-	}
-	return s.stop()
-}
+// StopScheduler stops the scheduler instance DefaultSchedulerInstance
+// gracefully (StopSchedulerInstance); pods created meanwhile stay Pending
+// unless another instance runs.
+func (c *Cluster) StopScheduler() error { return c.StopSchedulerInstance(DefaultSchedulerInstance) }
 
 // StartKubelet starts a kubelet for spec, as system:node:<name>; it
 // registers its Node. It is an error if one already runs for that name.
@@ -236,30 +210,23 @@ func (c *Cluster) Kubelets() []string {
 	return names
 }
 
-// stopComponents stops the controller manager, the scheduler and every
-// kubelet.
+// stopComponents stops the controller managers, the schedulers (each
+// gracefully) and every kubelet.
 func (c *Cluster) stopComponents() {
 	c.compMu.Lock()
-	comps := make([]*component, 0, len(c.kubelets)+2)
-	if c.scheduler != nil {
-		comps = append(comps, c.scheduler)
-	}
-	if c.controllers != nil {
-		comps = append(comps, c.controllers)
-	}
-	c.controllers = nil
+	elected := c.takeAllInstancesLocked()
+	comps := make([]*component, 0, len(c.kubelets))
 	for _, k := range c.kubelets {
 		comps = append(comps, k)
 	}
-	c.scheduler, c.kubelets = nil, map[string]*component{}
+	c.kubelets = map[string]*component{}
 	c.compMu.Unlock()
 	var wg sync.WaitGroup
+	for _, inst := range elected {
+		wg.Go(func() { _ = inst.stop(true) })
+	}
 	for _, comp := range comps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = comp.stop()
-		}()
+		wg.Go(func() { _ = comp.stop() })
 	}
 	wg.Wait()
 }

@@ -26,12 +26,12 @@ func controllerObserver(rec *flow.Recorder) controllers.Observer {
 		if w := a.Created; w != nil {
 			ca.Created = true
 			made := flow.ControllerWrite{Resource: w.Resource}
-			rec.Record(flow.Event{Component: component, Time: a.Time, Controller: ca,
+			rec.Record(flow.Event{Component: component, Instance: a.Instance, Time: a.Time, Controller: ca,
 				Object:  flow.ObjectRef{APIVersion: createdAPIVersion(made), Kind: createdKind(made), Namespace: w.Namespace, Name: w.Name, UID: w.UID},
 				Summary: a.Controller + " created " + w.Resource + " " + w.Namespace + "/" + w.Name})
 			return
 		}
-		rec.Record(flow.Event{Component: component, Object: objectRef(a.Object), Time: a.Time,
+		rec.Record(flow.Event{Component: component, Instance: a.Instance, Object: objectRef(a.Object), Time: a.Time,
 			Summary: a.Controller + " synced " + a.Key, Controller: ca})
 	}
 }

@@ -50,6 +50,12 @@ type Config struct {
 	// Observer, if set, receives each controller's actions with their
 	// evidence (see Action).
 	Observer Observer
+	// Identity names this instance among the controller managers that
+	// may run side by side: its leader election identity
+	// (kube-controller-manager's is hostname_uuid; kubesim's
+	// "kubesim-controller-manager-1_<uuid>"). Each Action carries it.
+	// Empty: not said.
+	Identity string
 }
 
 // NewConfig returns the defaults for a manager that reaches the API

@@ -61,6 +61,9 @@ type Action struct {
 	// that object; Calls are then those answered so far. The whole
 	// action is reported again, without Created, when the sync ends.
 	Created *Write
+	// Instance is the manager's Config.Identity: which of several
+	// controller managers acted.
+	Instance string
 }
 
 // ObjectRef names an object.
@@ -150,6 +153,7 @@ func (c *Config) observe(a Action) {
 	if a.Time.IsZero() {
 		a.Time = time.Now()
 	}
+	a.Instance = c.Identity
 	c.Observer(a)
 }
 

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"time"
@@ -64,6 +65,22 @@ type Config struct {
 	// attempt (kube-scheduler's parallelism; 0: DefaultParallelism),
 	// never more than GOMAXPROCS. The choice does not depend on it.
 	Parallelism int
+	// Identity names this instance among the schedulers that may run
+	// side by side: its leader election identity (kube-scheduler's is
+	// hostname_uuid; kubesim's "kubesim-scheduler-1_<uuid>"). The flow
+	// events of its attempts carry it (flow.Event.Instance), so that the
+	// instance that bound a pod can be told. Empty: not said.
+	Identity string
+	// Lead, if set, decides when this instance schedules: Run calls it
+	// once the informers have synced, with schedule, and returns what it
+	// returns. Lead calls schedule at most once, while the instance leads
+	// (holds its Lease), with a context that ends when it stops leading;
+	// schedule returns once the scheduling loop and the bindings under way
+	// have ended. kube-scheduler's server.go campaigns at the same point:
+	// the informers of a standby instance are started and synced, so that
+	// it schedules at once when it takes over (unless
+	// DelayCacheUntilActive). Nil: schedule until Run's context ends.
+	Lead func(ctx context.Context, schedule func(context.Context)) error
 }
 
 // NewConfig returns the defaults for client.

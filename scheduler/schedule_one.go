@@ -468,6 +468,7 @@ func (s *Scheduler) record(a *attempt, stage flow.Stage, summary string) {
 	s.recorder.record(flow.Event{
 		Stage:      stage,
 		Component:  "scheduler",
+		Instance:   s.identity,
 		Object:     podRef(a.pod),
 		Time:       s.now(),
 		Summary:    summary,

@@ -42,6 +42,8 @@ var podSelector = fields.AndSelectors(
 // start it with Run.
 type Scheduler struct {
 	name     string
+	identity string // Config.Identity
+	lead     func(context.Context, func(context.Context)) error
 	clock    clock.WithTicker
 	recorder flowRecorder
 	// stages holds pods at the gate's points and remembers which pods
@@ -140,6 +142,8 @@ func newScheduler(cfg *Config) *Scheduler {
 	fwk := defaultFramework()
 	return &Scheduler{
 		name:     cfg.SchedulerName,
+		identity: cfg.Identity,
+		lead:     cfg.Lead,
 		clock:    clk,
 		recorder: flowRecorder{r: cfg.Recorder},
 		stages:   newPodStages(cfg.Gate),
@@ -208,8 +212,19 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return nil // ctx ended first
 	}
+	if s.lead != nil {
+		logger.V(1).Info("Informers synced; waiting to lead", "schedulerName", s.name, "identity", s.identity)
+		return s.lead(ctx, s.schedule)
+	}
 	logger.V(1).Info("Informers synced; scheduling", "schedulerName", s.name)
+	s.schedule(ctx)
+	return nil
+}
 
+// schedule runs the scheduling loop until ctx is done, then waits for
+// the bindings and failure reports under way.
+func (s *Scheduler) schedule(ctx context.Context) {
+	klog.FromContext(ctx).V(1).Info("Scheduling", "schedulerName", s.name, "identity", s.identity)
 	var loops sync.WaitGroup
 	loops.Go(func() { s.flushLoop(ctx) })
 	loops.Go(func() {
@@ -225,7 +240,6 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	}
 	loops.Wait()
 	s.apiWG.Wait()
-	return nil
 }
 
 // flushLoop moves pods out of backoffQ every second and out of the

@@ -34,6 +34,11 @@ type Event struct {
 	Object    ObjectRef `json:"object"`
 	Time      time.Time `json:"time"`
 	Summary   string    `json:"summary"`
+	// Instance names which of several instances of Component acted,
+	// where several may run side by side: the scheduler's and the
+	// controller manager's leader election identity
+	// ("kubesim-scheduler-1_<uuid>"). Empty when not said.
+	Instance string `json:"instance,omitempty"`
 
 	// Evidence: one of these is set.
 	Request    *RequestTrace       `json:"request,omitempty"`
