@@ -21,8 +21,8 @@ import (
 	"github.com/kubesim/kubesim/kubelet"
 )
 
-// component is a running scheduler, controller manager or kubelet: cancel stops it, done closes
-// when its Run has returned.
+// component is a running scheduler, controller manager or kubelet:
+// cancel stops it, done closes when its Run has returned.
 type component struct {
 	cancel context.CancelFunc
 	done   chan struct{}

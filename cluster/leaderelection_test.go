@@ -49,6 +49,30 @@ func TestSchedulerInstancesOneLeads(t *testing.T) {
 	if h, err := c.SchedulerLeader(context.Background()); err != nil || h != leader {
 		t.Errorf("Lease holder after the pods: %q (%v), want %q still", h, err, leader)
 	}
+	// client-go's lock records the takeover on the Lease, as upstream's.
+	waitLeaseEvent(t, admin, cluster.SchedulerLease, leader+" became leader")
+}
+
+// waitLeaseEvent waits for a LeaderElection event about the Lease
+// kube-system/lease with message.
+func waitLeaseEvent(t *testing.T, admin kubernetes.Interface, lease, message string) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("the event %q on Lease %s", message, lease), func() (bool, string) {
+		evs, err := admin.CoreV1().Events("kube-system").List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		var seen []string
+		for _, e := range evs.Items {
+			if e.InvolvedObject.Kind == "Lease" && e.InvolvedObject.Name == lease && e.Reason == "LeaderElection" {
+				if e.Message == message {
+					return true, ""
+				}
+				seen = append(seen, e.Message)
+			}
+		}
+		return false, fmt.Sprintf("LeaderElection events: %q", seen)
+	})
 }
 
 // TestSchedulerKilledLeaderHandsOver: a leader killed (no release) keeps
@@ -179,6 +203,7 @@ func TestControllerManagerInstancesOneLeads(t *testing.T) {
 	createDeployment(t, admin, "api", 1)
 	waitReplicaPods(t, admin, "api", 1)
 	checkActedBy(t, actions, "api", ids[other])
+	waitLeaseEvent(t, admin, cluster.ControllerManagerLease, ids[other]+" became leader")
 }
 
 // startSchedulers starts scheduler instances and returns their
