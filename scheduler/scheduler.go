@@ -175,9 +175,10 @@ func (s *Scheduler) HasSynced() bool {
 	return true
 }
 
-// Run schedules pods until ctx is done, then waits for everything it
-// started (informers, bindings, event delivery) and returns. It may be
-// called once. Only a failure to start is returned as an error.
+// Run schedules pods until ctx is done (with Config.Lead: while Lead
+// lets it), then waits for everything it started (informers, bindings,
+// event delivery) and returns. It may be called once. A failure to
+// start, or Lead's error, is returned.
 func (s *Scheduler) Run(ctx context.Context) error {
 	if s.client == nil {
 		return errors.New("scheduler: not created by New")
