@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -137,7 +138,10 @@ func (s *Store) etcdChanges(ctx context.Context, key string, after int64, progre
 				return false
 			}
 		}
-		for resp := range s.client.Watch(ctx, key, opts...) {
+		// As kube-apiserver's etcd watches, it asks the member to end the
+		// watch with "etcdserver: no leader" once it has had no leader for
+		// three election timeouts (rather than stay silent).
+		for resp := range s.client.Watch(clientv3.WithRequireLeader(ctx), key, opts...) {
 			if err := resp.Err(); err != nil {
 				send(item{err: watchError(err)})
 				return
@@ -180,23 +184,32 @@ func (s *Store) etcdChanges(ctx context.Context, key string, after int64, progre
 // longer than the dispatch budget allows is dropped (see dispatch): its
 // stream ends and the client watches again from its last
 // resourceVersion. A watcher that pins the store's WatchIndex field is
-// handed only the changes of its value (cacher_index.go). Safe for
+// handed only the changes of its value (cacher_index.go). When etcd
+// ends the cache's watch with "no leader" (kube-apiserver's watches, and
+// the cache's, ask the member to, WithRequireLeader) the cache keeps its
+// history and watchers for DefaultNoLeaderGrace, watching again from
+// the revision it reached, as kube-apiserver's cacher retries; after
+// that it stops like on any other error. Safe for
 // concurrent use; the zero value is not running and serves nobody.
 type watchCache struct {
 	s         *Store
 	windowCfg WindowConfig
 	subBuffer int // the buffer's size when a test sets one, else watchChannelSize
+	// noLeaderGrace is DefaultNoLeaderGrace unless a test sets it.
+	noLeaderGrace time.Duration
 
 	// budget is touched by the goroutine of run only.
 	budget *dispatchBudget
 
 	mu      sync.Mutex
 	enabled bool // Run was called: watches wait for the cache, not etcd
-	running bool
-	ready   chan struct{} // closed when running, remade when it stops
-	history *window
-	rev     int64                      // revision reached
-	subs    map[*subscription]struct{} // every watcher fed
+	// noLeaderErrs counts the watches of etcd that ended with "no leader".
+	noLeaderErrs int
+	running      bool
+	ready        chan struct{} // closed when running, remade when it stops
+	history      *window
+	rev          int64                      // revision reached
+	subs         map[*subscription]struct{} // every watcher fed
 	// unindexed is the watchers not indexed, as handed out for each
 	// change (nil: to be rebuilt); byValue the indexed ones by the value
 	// they watch.
@@ -264,9 +277,16 @@ func (c *watchCache) run(ctx context.Context) {
 		c.enabled = false
 		c.mu.Unlock()
 	}()
+	var noLeader noLeaderRetry
+	resume := int64(0)
 	for ctx.Err() == nil {
-		err := c.follow(ctx)
-		c.stop(err)
+		err := c.follow(ctx, resume, &noLeader)
+		resume = 0
+		if rev, ok := c.keepThroughNoLeader(err, &noLeader); ok {
+			resume = rev
+		} else {
+			c.stop(err)
+		}
 		if ctx.Err() != nil {
 			return
 		}
@@ -277,13 +297,21 @@ func (c *watchCache) run(ctx context.Context) {
 	}
 }
 
-// follow watches the whole prefix from the current revision and records
-// every change until the watch fails or ctx is done.
-func (c *watchCache) follow(ctx context.Context) error {
+// follow watches the whole prefix and records every change until the
+// watch fails or ctx is done: from the current revision, or, resume
+// not 0, from the one after resume, the history and the watchers
+// carrying on (after "no leader", see keepThroughNoLeader). The member
+// ends the watch with "etcdserver: no leader" after three election
+// timeouts without a leader, as it ends kube-apiserver's watches.
+func (c *watchCache) follow(ctx context.Context, resume int64, noLeader *noLeaderRetry) error {
 	// A watch from "now" is in step with etcd from its creation, which
 	// says the revision it starts after. (A watch from an explicit
 	// revision could be caught by a compaction before it catches up.)
-	wch := c.s.client.Watch(ctx, c.s.prefix, clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithProgressNotify(), clientv3.WithCreatedNotify())
+	opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithProgressNotify(), clientv3.WithCreatedNotify()}
+	if resume > 0 {
+		opts = append(opts, clientv3.WithRev(resume+1))
+	}
+	wch := c.s.client.Watch(clientv3.WithRequireLeader(ctx), c.s.prefix, opts...)
 	latest := newLatestStates()
 	c.latest.Store(latest)
 	defer c.latest.Store(nil)
@@ -292,6 +320,10 @@ func (c *watchCache) follow(ctx context.Context) error {
 			return err
 		}
 		if resp.Created {
+			noLeader.since = time.Time{} // the member has a leader
+			if resume > 0 {
+				continue
+			}
 			start := resp.Header.Revision
 			c.mu.Lock()
 			c.running, c.history, c.rev = true, newWindow(c.windowCfg, start), start
@@ -320,6 +352,43 @@ func (c *watchCache) follow(ctx context.Context) error {
 		c.record(changes)
 	}
 	return ctx.Err()
+}
+
+// DefaultNoLeaderGrace is how long the watch cache keeps its watchers
+// while etcd says it has no leader, watching again from the revision it
+// reached: kube-apiserver's cacher retries its watch after such an
+// error for 30 s (its reflector's MaxInternalErrorRetryDuration), as a
+// leader is usually elected within a few election timeouts, rather than
+// end every watch. After that it ends them, and new watches get 429
+// until the cache starts again from a new list.
+const DefaultNoLeaderGrace = 30 * time.Second
+
+// noLeaderRetry is when the cache's watch first ended with "no leader"
+// since it last had one (zero: it has one).
+type noLeaderRetry struct{ since time.Time }
+
+// keepThroughNoLeader reports whether the cache keeps its history and
+// watchers after follow returned err, and the revision to watch again
+// from: only for "no leader", while the cache runs, within the grace.
+func (c *watchCache) keepThroughNoLeader(err error, noLeader *noLeaderRetry) (int64, bool) {
+	if !errors.Is(err, rpctypes.ErrNoLeader) {
+		noLeader.since = time.Time{}
+		return 0, false
+	}
+	if noLeader.since.IsZero() {
+		noLeader.since = time.Now()
+	}
+	grace := c.noLeaderGrace
+	if grace == 0 {
+		grace = DefaultNoLeaderGrace
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.noLeaderErrs++
+	if !c.running || time.Since(noLeader.since) >= grace {
+		return 0, false
+	}
+	return c.rev, true
 }
 
 // advance notes a revision reached without changes under the prefix.

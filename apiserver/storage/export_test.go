@@ -29,3 +29,15 @@ func WaitForWatchCache(s *Store, rev int64) bool {
 	}
 	return false
 }
+
+// SetNoLeaderGrace changes how long s's watch cache keeps its watchers
+// while etcd says it has no leader.
+func SetNoLeaderGrace(s *Store, d time.Duration) { s.cache.noLeaderGrace = d }
+
+// NoLeaderErrors counts the watches of etcd s's watch cache saw end
+// with "no leader".
+func NoLeaderErrors(s *Store) int {
+	s.cache.mu.Lock()
+	defer s.cache.mu.Unlock()
+	return s.cache.noLeaderErrs
+}
