@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -124,7 +127,7 @@ func startServerWatch(ctx context.Context, client kubernetes.Interface, rv strin
 			w, err := client.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
 			if err != nil {
 				if ctx.Err() == nil {
-					sw.note(func() { sw.errs = append(sw.errs, "watch: "+err.Error()) })
+					sw.addErr("watch: " + err.Error())
 					time.Sleep(pollInterval)
 				}
 				continue
@@ -149,14 +152,27 @@ func (sw *serverWatch) record(ev watch.Event, rv string) string {
 		sw.note(func() { sw.events = append(sw.events, watchedEvent{ev.Type, obj.Name, n}) })
 		return obj.ResourceVersion
 	case *metav1.Status:
-		sw.note(func() {
-			sw.errs = append(sw.errs, fmt.Sprintf("%s event: %d %s %q", ev.Type, obj.Code, obj.Reason, obj.Message))
-		})
+		sw.addErr(fmt.Sprintf("%s event: %d %s %q", ev.Type, obj.Code, obj.Reason, obj.Message))
 	default:
-		sw.note(func() { sw.errs = append(sw.errs, fmt.Sprintf("%s event of a %T", ev.Type, ev.Object)) })
+		sw.addErr(fmt.Sprintf("%s event of a %T", ev.Type, ev.Object))
 	}
 	return rv
 }
+
+// addErr keeps the first few errors and counts the others.
+func (sw *serverWatch) addErr(msg string) {
+	sw.note(func() {
+		if len(sw.errs) == maxWatchErrs {
+			msg = "and more"
+		} else if len(sw.errs) > maxWatchErrs {
+			return
+		}
+		sw.errs = append(sw.errs, msg)
+	})
+}
+
+// maxWatchErrs is how many errors a serverWatch keeps.
+const maxWatchErrs = 5
 
 func (sw *serverWatch) note(f func()) {
 	sw.mu.Lock()
@@ -378,6 +394,7 @@ func TestHAQuorumLossTwoAPIServers(t *testing.T) {
 	acks := stopWriters(ws)
 
 	leader := ha.statusLeader(t)
+	noLeader := ha.watchNoLeader(t, leader)
 	var stopped []int
 	for i := range ha.ec.members {
 		if i != leader {
@@ -386,6 +403,7 @@ func TestHAQuorumLossTwoAPIServers(t *testing.T) {
 		}
 	}
 	requestsWithoutQuorum(t, ha, acks[0].name, requestTimeout)
+	noLeader()
 	late := ha.watchBoth(t, rv)
 	for i, sw := range late {
 		eventually(t, fmt.Sprintf("a watch through server %d started without quorum to replay the creates before", i), func() (bool, string) {
@@ -417,6 +435,43 @@ func TestHAQuorumLossTwoAPIServers(t *testing.T) {
 		if strings.HasPrefix(s.name, "no-quorum-") {
 			t.Logf("%s, answered 504 Timeout, was stored at revision %d once quorum returned: a Timeout does not say the write was not done", s.name, s.rv)
 		}
+	}
+}
+
+// watchNoLeader opens a require-leader watch on member i alone (as
+// kube-apiserver's watches of etcd are) and returns a function that
+// waits until the member ends it with "etcdserver: no leader": the
+// member then has had no leader for three election timeouts and has
+// ended every such watch at once, the API servers' watch caches' too.
+func (ha *haCluster) watchNoLeader(t *testing.T, i int) (wait func()) {
+	t.Helper()
+	tc, err := transport.TLSInfo{CertFile: ha.ec.files.ClientCert, KeyFile: ha.ec.files.ClientKey, TrustedCAFile: ha.ec.files.CACert}.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := clientv3.New(clientv3.Config{Endpoints: ha.ec.endpoints()[i : i+1], TLS: tc, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*waitTimeout)
+	t.Cleanup(cancel)
+	wch := c.Watch(clientv3.WithRequireLeader(ctx), "/kubesim-test/no-leader", clientv3.WithCreatedNotify())
+	if resp := <-wch; !resp.Created {
+		t.Fatalf("require-leader watch on member %d: %v, want it created", i, resp.Err())
+	}
+	return func() {
+		t.Helper()
+		for resp := range wch {
+			if err := resp.Err(); err != nil {
+				if !errors.Is(err, rpctypes.ErrNoLeader) {
+					t.Fatalf("require-leader watch on member %d ended with %v, want %v", i, err, rpctypes.ErrNoLeader)
+				}
+				t.Logf("member %d ended its require-leader watches: %v", i, err)
+				return
+			}
+		}
+		t.Fatalf("member %d did not end its require-leader watch within %s", i, 2*waitTimeout)
 	}
 }
 
