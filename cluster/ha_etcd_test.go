@@ -372,17 +372,16 @@ func TestHAMemberRestartTwoAPIServers(t *testing.T) {
 // TestHAQuorumLossTwoAPIServers: two API servers on three etcd members,
 // two of which stop. A create and a read through each server are then
 // answered, within the request timeout, with the 504 Timeout Status of
-// the request timeout filter. A watch through each stays open, silent,
-// through the outage: as on kube-apiserver, whose watch cache keeps its
-// watchers while it retries its etcd watch (for up to 30 s after etcd
-// says "no leader", see the cacher's MaxInternalErrorRetryDuration);
-// the outage here is shorter than that. A watch started during the
-// outage from a resourceVersion the watch cache still holds is served
-// from it, as kube-apiserver's cacher serves it without asking etcd.
-// Once one member is back,
-// creates succeed through both servers again, every create acknowledged
-// before is still there, and the watches deliver what etcd stored,
-// without a gap.
+// the request timeout filter. The member left ends its require-leader
+// watches ("etcdserver: no leader"), the watch caches' among them; a
+// watch through each server stays open, silent, through the outage, as
+// on kube-apiserver, whose watch cache keeps its watchers while it
+// retries its etcd watch (for 30 s, the cacher's
+// MaxInternalErrorRetryDuration; the outage here is shorter). A watch
+// started during the outage from a resourceVersion the watch cache
+// holds is served from it. Once one member is back, creates succeed
+// through both servers again, every create acknowledged before is still
+// there, and the watches deliver what etcd stored, without a gap.
 func TestHAQuorumLossTwoAPIServers(t *testing.T) {
 	const requestTimeout = 3 * time.Second
 	ha := startHA(t, func(cfg *cluster.Config) { cfg.RequestTimeout = requestTimeout })
