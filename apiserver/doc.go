@@ -10,8 +10,10 @@
 // every cluster starts with (start-system-namespaces-controller: the
 // system namespaces; rbac/bootstrap-roles: the default RBAC policy), and
 // /readyz passes once every hook has finished. When its context is done
-// Run ends every request (watches too), waits for all it started and
-// returns. Close releases a Server that will not Run. A Server serves
+// Run first runs the pre-shutdown hooks while it still serves (the
+// bootstrap controller's takes this server out of the kubernetes
+// Endpoints), then ends every request (watches too), waits for all it
+// started and returns. Close releases a Server that will not Run. A Server serves
 // concurrent requests; New, Run and Close belong to its one owner.
 //
 // The request path follows kube-apiserver: a handler chain, built in one

@@ -14,8 +14,8 @@ import (
 // Endpoints is the core/v1 endpoints resource: plain storage with
 // upstream's validation of addresses and ports. The Endpoints of a Service
 // are written by the endpoints controller (kubesim's controller manager,
-// when it runs) and, for the kubernetes Service, by the API server
-// (EnsureKubernetesService).
+// when it runs) and, for the kubernetes Service, by the API servers'
+// lease endpoint reconciler (WriteKubernetesEndpoints).
 var Endpoints = &Resource{
 	Kind:         corev1.SchemeGroupVersion.WithKind("Endpoints"),
 	Plural:       "endpoints",

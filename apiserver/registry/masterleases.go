@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -102,10 +101,9 @@ func (l *MasterLeases) ListLeases(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("master leases: %s: %w", kv.Key, err)
 		}
+		// As upstream's, a value without an address lists nothing.
 		if len(ep.Subsets) > 0 && len(ep.Subsets[0].Addresses) > 0 && ep.Subsets[0].Addresses[0].IP != "" {
 			ips = append(ips, ep.Subsets[0].Addresses[0].IP)
-		} else {
-			ips = append(ips, strings.TrimPrefix(string(kv.Key), MasterLeasesPrefix))
 		}
 	}
 	return ips, nil
