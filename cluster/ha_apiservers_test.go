@@ -219,3 +219,26 @@ func checkCredentialsWorkOn(t *testing.T, p *haPair) {
 		t.Errorf("service account token of the first server, on the second: %v, want 403 naming the account", err)
 	}
 }
+
+// TestAPIServerOnlyOptions: --apiserver-only needs --etcd-servers (a
+// usage error naming both), and Complete turns every component off for
+// it, saying so.
+func TestAPIServerOnlyOptions(t *testing.T) {
+	cfg := cluster.NewConfig()
+	cfg.APIServerOnly = true
+	err := cluster.ValidateServe(*cfg, 3)
+	if err == nil || !strings.Contains(err.Error(), "--etcd-servers is required with --apiserver-only") {
+		t.Errorf("validate --apiserver-only alone: %v, want --etcd-servers required", err)
+	}
+	cfg.EtcdServers = []string{"https://127.0.0.1:2379"}
+	if err := cluster.ValidateServe(*cfg, 3); err != nil {
+		t.Errorf("validate --apiserver-only --etcd-servers: %v", err)
+	}
+	filled := cfg.Complete()
+	if cfg.Scheduler || cfg.ControllerManager || len(cfg.Nodes) > 0 || cfg.AttachNodes || cfg.MetricsServer {
+		t.Errorf("after Complete: %+v, want no component", cfg)
+	}
+	if !slices.ContainsFunc(filled, func(s string) bool { return strings.HasPrefix(s, "apiserver-only") }) {
+		t.Errorf("Complete filled %q, want it to say apiserver-only", filled)
+	}
+}
