@@ -97,6 +97,9 @@ type Cluster struct {
 // is reported to cfg.OnStartup. The cluster runs until ctx is done or
 // Close is called; Close must be called either way to release it.
 func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
+	if cfg.HA != nil {
+		return StartHA(ctx, cfg, *cfg.HA)
+	}
 	steps := newStartupLog(cfg.OnStartup)
 	filled := cfg.Complete()
 	steps.add(StartupComplete, "options", "ok", describeOptions(cfg, filled))
@@ -462,6 +465,7 @@ func (c *Cluster) Close() error {
 		} else if c.etcdClient != nil {
 			_ = c.etcdClient.Close()
 		}
+		closeHA(c) // the other API servers and the etcd members, if any
 		if c.logSink != nil {
 			unrouteKlog(c.logSink)
 			c.logSink.close()

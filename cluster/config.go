@@ -124,6 +124,10 @@ type Config struct {
 	// cluster: Complete turns the scheduler, controller manager, kubelets
 	// and metrics server off (APIOnly). serve --apiserver-only.
 	APIServerOnly bool
+	// HA, when set, makes Start form a highly available control plane in
+	// this process (StartHA): an etcd cluster of its own and several API
+	// servers on it, instead of the embedded member. DataDir must be set.
+	HA *HAConfig
 	// OnStartup, when set, is called with each step of Start (and of
 	// RestartAPIServer) as it happens, one call at a time; it must not
 	// block for long. Cluster.StartupSteps lists them afterwards.
