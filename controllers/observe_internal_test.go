@@ -71,3 +71,21 @@ func TestSyncRecordReportsEachCreation(t *testing.T) {
 		t.Errorf("whole action: trigger %q, object %+v, key %q", whole.Trigger, whole.Object, whole.Key)
 	}
 }
+
+// TestObserveStampsInstance: every action reported carries the manager's
+// identity, so that one of several controller managers can be told.
+func TestObserveStampsInstance(t *testing.T) {
+	var got []Action
+	cfg := &Config{Identity: "kcm-a_1", Observer: func(a Action) { got = append(got, a) }}
+	sync := cfg.observedSync("replicaset-controller", "replicaset", &eventTriggers{}, namespacedObject("apps/v1", "ReplicaSet"),
+		func(ctx context.Context, _ string) error {
+			decide(ctx, Decision{Reason: DecisionTooFewReplicas, Want: 2, Have: 1, Count: 1})
+			return nil
+		})
+	if err := sync(context.Background(), "default/web"); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Instance != "kcm-a_1" {
+		t.Fatalf("actions %+v: want one with Instance kcm-a_1", got)
+	}
+}
