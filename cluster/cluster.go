@@ -252,6 +252,9 @@ func (c *Cluster) apiConfig(cfg *Config) *apiserver.Config {
 	acfg.TLS = c.Authority.ServingTLSConfig()
 	acfg.Authenticator = auth.Union(auth.NewTokenAuthenticator(tokenEntries(c.Authority)), auth.NewCertAuthenticator())
 	acfg.Recorder = c.Recorder
+	if cfg.APIServerName != "" {
+		acfg.Recorder = c.Recorder.Stamped(cfg.APIServerName)
+	}
 	acfg.Gate = c.Gate
 	acfg.AuditLog = c.auditFile
 	acfg.DisableAdmissionPlugins = cfg.DisableAdmissionPlugins

@@ -128,6 +128,10 @@ type Config struct {
 	// this process (StartHA): an etcd cluster of its own and several API
 	// servers on it, instead of the embedded member. DataDir must be set.
 	HA *HAConfig
+	// APIServerName, when set, names the API server in the flow events
+	// it records (flow.Event.Instance), where several run: StartHA's
+	// "API server 1 (127.0.0.1)".
+	APIServerName string
 	// OnStartup, when set, is called with each step of Start (and of
 	// RestartAPIServer) as it happens, one call at a time; it must not
 	// block for long. Cluster.StartupSteps lists them afterwards.

@@ -100,6 +100,7 @@ func StartHA(ctx context.Context, cfg *Config, ha HAConfig) (_ *Cluster, err err
 	cfg.EtcdServers = h.Etcd.Endpoints()
 	files := h.Etcd.Files()
 	cfg.EtcdCAFile, cfg.EtcdCertFile, cfg.EtcdKeyFile = files.CAFile, files.ClientCert, files.ClientKey
+	cfg.APIServerName = apiServerName(1, cfg.BindAddress)
 	main, err := Start(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -188,6 +189,7 @@ func (h *HA) startAPIServer(ctx context.Context, cfg *Config, main *Cluster, i i
 	scfg.BindAddress, scfg.Port = next.String(), port
 	scfg.EtcdServers, scfg.EtcdCAFile, scfg.EtcdCertFile, scfg.EtcdKeyFile = cfg.EtcdServers, cfg.EtcdCAFile, cfg.EtcdCertFile, cfg.EtcdKeyFile
 	scfg.Recorder, scfg.Gate, scfg.Speed = main.Recorder, main.Gate, cfg.Speed
+	scfg.APIServerName = apiServerName(i, scfg.BindAddress)
 	scfg.EtcdCompactionInterval, scfg.StorageMediaType = cfg.EtcdCompactionInterval, cfg.StorageMediaType
 	// One CA, service account key and token file (serve --pki-dir), as
 	// kubeadm copies them to every control-plane node; each server's own
@@ -202,6 +204,11 @@ func (h *HA) startAPIServer(ctx context.Context, cfg *Config, main *Cluster, i i
 	h.urls = append(h.urls, s.URL)
 	h.mu.Unlock()
 	return nil
+}
+
+// apiServerName is how the flow events of API server i name it.
+func apiServerName(i int, address string) string {
+	return fmt.Sprintf("API server %d (%s)", i, address)
 }
 
 // APIServerURLs lists the API servers' URLs, the cluster's own first,

@@ -21,6 +21,10 @@ type Recorder struct {
 	subs map[*Subscription]struct{}
 	// readers is len(subs), kept apart so that HasReaders takes no lock.
 	readers atomic.Int32
+	// of and instance are set for a recorder Stamped made: it records
+	// into of, naming instance.
+	of       *Recorder
+	instance string
 }
 
 // NewRecorder returns a Recorder without subscribers.
@@ -36,13 +40,35 @@ func NewRecorder() *Recorder {
 // just before a reader subscribes may be missed, as one recorded just
 // before Subscribe would be.
 func (r *Recorder) HasReaders() bool {
+	if r != nil && r.of != nil {
+		return r.of.HasReaders()
+	}
 	return r != nil && r.readers.Load() > 0
+}
+
+// Stamped returns a recorder that records into r, setting the Instance
+// of every event that names none to instance: what one of several
+// instances of a component records with (a second API server's events
+// name it), so that readers of r tell them apart. Subscribing to it is
+// subscribing to r.
+func (r *Recorder) Stamped(instance string) *Recorder {
+	if r != nil && r.of != nil {
+		r = r.of
+	}
+	return &Recorder{of: r, instance: instance}
 }
 
 // Record numbers e and delivers it to every current subscriber that has
 // room for it.
 func (r *Recorder) Record(e Event) {
 	if r == nil {
+		return
+	}
+	if r.of != nil {
+		if e.Instance == "" {
+			e.Instance = r.instance
+		}
+		r.of.Record(e)
 		return
 	}
 	r.mu.Lock()
@@ -62,6 +88,9 @@ func (r *Recorder) Record(e Event) {
 // on, buffered up to buffer events (DefaultBuffer if buffer <= 0). The
 // caller must Close it.
 func (r *Recorder) Subscribe(buffer int) *Subscription {
+	if r.of != nil {
+		return r.of.Subscribe(buffer)
+	}
 	if buffer <= 0 {
 		buffer = DefaultBuffer
 	}

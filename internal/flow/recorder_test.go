@@ -82,3 +82,29 @@ func TestStages(t *testing.T) {
 		t.Error("String of out-of-range stages")
 	}
 }
+
+// TestRecorderStamped: events recorded through a stamped recorder reach
+// the subscribers of the recorder it was made from, in one sequence,
+// with its instance where they named none; its readers are that
+// recorder's.
+func TestRecorderStamped(t *testing.T) {
+	r := flow.NewRecorder()
+	second := r.Stamped("API server 2")
+	if second.HasReaders() {
+		t.Error("HasReaders with no subscriber")
+	}
+	sub := second.Subscribe(10)
+	defer sub.Close()
+	if !r.HasReaders() || !second.HasReaders() {
+		t.Error("a subscription through the stamped recorder is not one of r's")
+	}
+	r.Record(flow.Event{Summary: "first"})
+	second.Record(flow.Event{Summary: "second"})
+	second.Record(flow.Event{Summary: "third", Instance: "kubesim-scheduler-2"})
+	for i, want := range []struct{ summary, instance string }{{"first", ""}, {"second", "API server 2"}, {"third", "kubesim-scheduler-2"}} {
+		e := <-sub.Events()
+		if e.Summary != want.summary || e.Instance != want.instance || e.Seq != uint64(i+1) {
+			t.Errorf("event %d = %q instance %q seq %d, want %q instance %q seq %d", i, e.Summary, e.Instance, e.Seq, want.summary, want.instance, i+1)
+		}
+	}
+}
