@@ -275,10 +275,10 @@ func waitReplicaPods(t *testing.T, admin kubernetes.Interface, name string, n in
 // on the Deployment name came from instance id alone.
 func checkActedBy(t *testing.T, actions *flowInstances, name, id string) {
 	t.Helper()
+	// The deployment controller reports its sync when it ends, which may
+	// be after the ReplicaSet's pods exist.
+	eventually(t, "an action on deployment "+name, func() (bool, string) { return len(actions.of(name)) > 0, "none" })
 	got := actions.of(name)
-	if len(got) == 0 {
-		t.Fatalf("deployment %s: no controller action recorded", name)
-	}
 	if i := slices.IndexFunc(got, func(s string) bool { return s != id }); i >= 0 {
 		t.Errorf("deployment %s: actions by %q, want all by the leader %q", name, got, id)
 	}
