@@ -187,7 +187,10 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		return errors.New("scheduler: Run called twice")
 	}
 	logger := klog.FromContext(ctx).WithName("scheduler")
-	ctx = klog.NewContext(ctx, logger)
+	// stop ends the informers when Run returns before ctx is done (Lead
+	// returned: the instance lost its Lease).
+	ctx, stop := context.WithCancel(klog.NewContext(ctx, logger))
+	defer stop()
 
 	// Events go out as core/v1 Events, written by the broadcaster's own
 	// goroutine; Shutdown stops it (last, after every event was handed to
@@ -202,6 +205,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	}
 	// Shutdown waits for the informers' goroutines, which end with ctx.
 	defer func() {
+		stop()
 		for _, f := range s.factories {
 			f.Shutdown()
 		}
