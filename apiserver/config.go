@@ -136,6 +136,11 @@ type Config struct {
 	// to etcd, and the stages of the creation of the pods created through
 	// this server (see podTracker). Nil records nothing.
 	Recorder *flow.Recorder
+	// PodStages, when set, is shared with the other API servers of the
+	// cluster in this process, so that the stages of a pod created
+	// through one are recorded by whichever serves its later requests
+	// and watches; nil: this server's own (the pods created through it).
+	PodStages *PodStages
 	// Gate holds a pod's creation at the API server's points:
 	// flow.PointBeforePersist and flow.PointBeforeStatusPersist inside the
 	// request (whose timeout does not count the hold),

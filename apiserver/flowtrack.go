@@ -41,7 +41,6 @@ const (
 // blocks), so that a pod's events are numbered in the order decided here.
 // Safe for concurrent use.
 type podTracker struct {
-	rec *flow.Recorder
 	max int
 
 	mu   sync.Mutex
@@ -61,10 +60,31 @@ type trackedPod struct {
 	changed  chan struct{} // closed and replaced when rev changes or the pod is forgotten
 }
 
-// newPodTracker returns a tracker that records to rec (which may be nil)
-// and follows at most max pods.
-func newPodTracker(rec *flow.Recorder, max int) *podTracker {
-	return &podTracker{rec: rec, max: max, pods: map[types.UID]*trackedPod{}, age: list.New()}
+// newPodTracker returns a tracker that follows at most max pods.
+func newPodTracker(max int) *podTracker {
+	return &podTracker{max: max, pods: map[types.UID]*trackedPod{}, age: list.New()}
+}
+
+// PodStages follows the creation of pods for the API servers that share
+// it (Config.PodStages): the API servers of one cluster in one process,
+// so that a pod created through one has its later stages recorded by
+// the one that serves its binding, status and watches. Each server
+// records its events with its own Recorder.
+type PodStages struct{ t *podTracker }
+
+// NewPodStages returns a PodStages for API servers to share.
+func NewPodStages() *PodStages { return &PodStages{t: newPodTracker(maxTrackedPods)} }
+
+// serverStages is a server's view of a podTracker: its events go to
+// the server's recorder.
+type serverStages struct {
+	*podTracker
+	rec *flow.Recorder
+}
+
+func (v serverStages) recordStage(ev flow.Event) bool { return v.podTracker.recordStage(v.rec, ev) }
+func (v serverStages) recordWrite(op string, pod *corev1.Pod, ev flow.Event) {
+	v.podTracker.recordWrite(v.rec, op, pod, ev)
 }
 
 // track starts following the pod uid, whose stage 1 is about to be
@@ -135,7 +155,7 @@ func (t *podTracker) claim(uid types.UID, pt flow.Point, s flow.Stage) bool {
 // recordStage records ev (ev.Stage != 0) if its pod (ev.Object.UID) is
 // tracked and ev.Stage comes after every stage recorded for it, and
 // reports whether it did.
-func (t *podTracker) recordStage(ev flow.Event) bool {
+func (t *podTracker) recordStage(rec *flow.Recorder, ev flow.Event) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.pods[ev.Object.UID]
@@ -143,7 +163,7 @@ func (t *podTracker) recordStage(ev flow.Event) bool {
 		return false
 	}
 	p.last = ev.Stage
-	t.rec.Record(ev)
+	rec.Record(ev)
 	return true
 }
 
@@ -153,19 +173,19 @@ func (t *podTracker) recordStage(ev flow.Event) bool {
 // create, 5 for the write that sets spec.nodeName (the binding), 8 for the
 // write that moves status.phase off Pending; any other write is Stage 0.
 // A delete forgets the pod.
-func (t *podTracker) recordWrite(op string, pod *corev1.Pod, ev flow.Event) {
+func (t *podTracker) recordWrite(rec *flow.Recorder, op string, pod *corev1.Pod, ev flow.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ev.Stage = 0
 	p, ok := t.pods[pod.UID]
 	if !ok {
-		t.rec.Record(ev)
+		rec.Record(ev)
 		return
 	}
 	if s := p.stageOf(op, pod); s > p.last {
 		ev.Stage, p.last = s, s
 	}
-	t.rec.Record(ev)
+	rec.Record(ev)
 	if op == "delete" {
 		t.forgetLocked(pod.UID)
 		return

@@ -51,10 +51,10 @@ func TestPodTrackerStages(t *testing.T) {
 	tests := []struct {
 		name  string
 		track bool
-		run   func(tr *podTracker)
+		run   func(tr serverStages)
 		want  string
 	}{
-		{"the creation of a tracked pod", true, func(tr *podTracker) {
+		{"the creation of a tracked pod", true, func(tr serverStages) {
 			p := trackerPod("a", "", "")
 			tr.recordStage(flow.Event{Stage: flow.StageAdmitted, Object: podRef(p), Request: &flow.RequestTrace{}})
 			tr.recordWrite("create", p, writeEvent(p, "create", 10))
@@ -68,14 +68,14 @@ func TestPodTrackerStages(t *testing.T) {
 			tr.recordStage(flow.Event{Stage: flow.StageKubeletNotified, Object: podRef(p), Watch: &flow.WatchDelivery{}})
 			tr.recordWrite("delete", trackerPod("a", "n1", corev1.PodSucceeded), writeEvent(p, "delete", 14))
 		}, "[request:1 create:2 watch:3 update:5 watch:6 request:7 update:8 update:0 delete:0]"},
-		{"a frame after a later stage is not recorded", true, func(tr *podTracker) {
+		{"a frame after a later stage is not recorded", true, func(tr serverStages) {
 			p := trackerPod("a", "", "")
 			tr.recordStage(flow.Event{Stage: flow.StageAdmitted, Object: podRef(p), Request: &flow.RequestTrace{}})
 			tr.recordWrite("create", p, writeEvent(p, "create", 10))
 			tr.recordWrite("update", trackerPod("a", "n1", ""), writeEvent(p, "update", 11))
 			tr.recordStage(flow.Event{Stage: flow.StageSchedulerNotified, Object: podRef(p), Watch: &flow.WatchDelivery{}})
 		}, "[request:1 create:2 update:5]"},
-		{"an untracked pod", false, func(tr *podTracker) {
+		{"an untracked pod", false, func(tr serverStages) {
 			p := trackerPod("a", "", "")
 			tr.recordStage(flow.Event{Stage: flow.StageAdmitted, Object: podRef(p), Request: &flow.RequestTrace{}})
 			tr.recordWrite("create", p, writeEvent(p, "create", 10))
@@ -88,7 +88,7 @@ func TestPodTrackerStages(t *testing.T) {
 			rec := flow.NewRecorder()
 			sub := rec.Subscribe(100)
 			defer sub.Close()
-			tr := newPodTracker(rec, 10)
+			tr := serverStages{newPodTracker(10), rec}
 			if tt.track {
 				tr.track("a")
 			}
@@ -101,7 +101,7 @@ func TestPodTrackerStages(t *testing.T) {
 }
 
 func TestPodTrackerForgets(t *testing.T) {
-	tr := newPodTracker(nil, 2)
+	tr := serverStages{newPodTracker(2), nil}
 	tr.track("a")
 	tr.track("b")
 	tr.track("c") // pushes a out
@@ -130,7 +130,7 @@ func TestPodTrackerForgets(t *testing.T) {
 }
 
 func TestPodTrackerClaimOnce(t *testing.T) {
-	tr := newPodTracker(nil, 10)
+	tr := serverStages{newPodTracker(10), nil}
 	if tr.claim("a", flow.PointBeforePersist, flow.StagePersisted) {
 		t.Error("claimed a point for an untracked pod")
 	}
@@ -151,7 +151,7 @@ func TestPodTrackerClaimOnce(t *testing.T) {
 }
 
 func TestPodTrackerAwait(t *testing.T) {
-	tr := newPodTracker(nil, 10)
+	tr := serverStages{newPodTracker(10), nil}
 	ctx := context.Background()
 	if tr.await(ctx, "a", 1, time.Second) {
 		t.Error("await of an untracked pod succeeded")

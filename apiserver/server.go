@@ -53,7 +53,7 @@ type Server struct {
 	admission *admission.Chain
 	// tracker follows the creation of the pods created through this
 	// server, stage by stage.
-	tracker *podTracker
+	tracker serverStages
 	// writes remembers the recent etcd writes, for the evidence of a
 	// pod's write (which keys took the revisions since its previous one).
 	writes writeLog
@@ -77,7 +77,11 @@ func New(cfg *Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, tracker: newPodTracker(cfg.Recorder, maxTrackedPods), drainer: h2drain.New()}
+	stages := cfg.PodStages
+	if stages == nil {
+		stages = NewPodStages()
+	}
+	s := &Server{cfg: cfg, tracker: serverStages{stages.t, cfg.Recorder}, drainer: h2drain.New()}
 	reg, err := registry.New(registry.StoreConfig{Client: cfg.Etcd, BookmarkInterval: cfg.BookmarkInterval, WatchCache: cfg.WatchCache, OnWrite: s.observeWrite,
 		StorageMediaType: cfg.StorageMediaType})
 	if err != nil {

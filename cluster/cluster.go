@@ -255,6 +255,7 @@ func (c *Cluster) apiConfig(cfg *Config) *apiserver.Config {
 	if cfg.APIServerName != "" {
 		acfg.Recorder = c.Recorder.Stamped(cfg.APIServerName)
 	}
+	acfg.PodStages = cfg.podStages
 	acfg.Gate = c.Gate
 	acfg.AuditLog = c.auditFile
 	acfg.DisableAdmissionPlugins = cfg.DisableAdmissionPlugins

@@ -132,6 +132,8 @@ type Config struct {
 	// it records (flow.Event.Instance), where several run: StartHA's
 	// "API server 1 (127.0.0.1)".
 	APIServerName string
+	// podStages is shared by the API servers of an HA topology (StartHA).
+	podStages *apiserver.PodStages
 	// OnStartup, when set, is called with each step of Start (and of
 	// RestartAPIServer) as it happens, one call at a time; it must not
 	// block for long. Cluster.StartupSteps lists them afterwards.

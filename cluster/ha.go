@@ -13,6 +13,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/internal/embedetcd"
 	"github.com/kubesim/kubesim/internal/pki"
 )
@@ -32,7 +33,8 @@ type HAConfig struct {
 	APIServers int
 	// Schedulers is how many scheduler instances run (when Config's
 	// Scheduler is set), electing a leader: DefaultSchedulerInstance,
-	// then kubesim-scheduler-2, .... Like every component of the
+	// which holds the Lease before the others (kubesim-scheduler-2, ...)
+	// start. Like every component of the
 	// cluster, they reach the API through the first API server, as a
 	// kubeadm control-plane node's scheduler reaches its own node's.
 	Schedulers int
@@ -101,6 +103,7 @@ func StartHA(ctx context.Context, cfg *Config, ha HAConfig) (_ *Cluster, err err
 	files := h.Etcd.Files()
 	cfg.EtcdCAFile, cfg.EtcdCertFile, cfg.EtcdKeyFile = files.CAFile, files.ClientCert, files.ClientKey
 	cfg.APIServerName = apiServerName(1, cfg.BindAddress)
+	cfg.podStages = apiserver.NewPodStages()
 	main, err := Start(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -127,12 +130,37 @@ func (h *HA) startOthers(ctx context.Context, cfg *Config, main *Cluster, ha HAC
 			return err
 		}
 	}
-	for i := 2; cfg.Scheduler && i <= ha.Schedulers; i++ {
+	if !cfg.Scheduler || ha.Schedulers < 2 {
+		return nil
+	}
+	// The first instance leads before the others start, so that a
+	// lesson knows who holds the Lease.
+	if err := waitSchedulerLeader(ctx, main, cfg.ReadyTimeout); err != nil {
+		return err
+	}
+	for i := 2; i <= ha.Schedulers; i++ {
 		if err := main.StartSchedulerInstance(fmt.Sprintf("kubesim-scheduler-%d", i)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// waitSchedulerLeader waits until an instance holds the scheduler's
+// Lease, at most timeout.
+func waitSchedulerLeader(ctx context.Context, c *Cluster, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		if holder, err := c.SchedulerLeader(ctx); err == nil && holder != "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster: no scheduler instance took the Lease %s within %s", SchedulerLease, timeout)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // startEtcd makes the etcd certificates and starts a new cluster of n
@@ -189,7 +217,7 @@ func (h *HA) startAPIServer(ctx context.Context, cfg *Config, main *Cluster, i i
 	scfg.BindAddress, scfg.Port = next.String(), port
 	scfg.EtcdServers, scfg.EtcdCAFile, scfg.EtcdCertFile, scfg.EtcdKeyFile = cfg.EtcdServers, cfg.EtcdCAFile, cfg.EtcdCertFile, cfg.EtcdKeyFile
 	scfg.Recorder, scfg.Gate, scfg.Speed = main.Recorder, main.Gate, cfg.Speed
-	scfg.APIServerName = apiServerName(i, scfg.BindAddress)
+	scfg.APIServerName, scfg.podStages = apiServerName(i, scfg.BindAddress), cfg.podStages
 	scfg.EtcdCompactionInterval, scfg.StorageMediaType = cfg.EtcdCompactionInterval, cfg.StorageMediaType
 	// One CA, service account key and token file (serve --pki-dir), as
 	// kubeadm copies them to every control-plane node; each server's own

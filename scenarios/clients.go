@@ -1,18 +1,27 @@
 package scenarios
 
 import (
+	"fmt"
 	"net/http"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubesim/kubesim/cluster"
 )
 
 // client returns a dynamic client acting as user (expectUser: the admin
-// client of expectations), made once per run and user.
+// client of expectations), made once per run, user and API server (the
+// running step's Server).
 func (p *player) client(user string) (dynamic.Interface, error) {
 	p.mu.Lock()
-	d, ok := p.dynamicClients[user]
+	key := user
+	if user != expectUser && p.actionServer > 1 {
+		key = fmt.Sprintf("%s@%d", user, p.actionServer)
+	}
+	d, ok := p.dynamicClients[key]
+	server := p.actionServer
 	p.mu.Unlock()
 	if ok {
 		return d, nil
@@ -22,7 +31,7 @@ func (p *player) client(user string) (dynamic.Interface, error) {
 	if user == expectUser {
 		cfg, err = expectConfig(p.cluster, DefaultUser)
 	} else {
-		cfg, err = p.actionConfig(user)
+		cfg, err = p.actionConfig(user, server)
 	}
 	if err != nil {
 		return nil, err
@@ -32,18 +41,26 @@ func (p *player) client(user string) (dynamic.Interface, error) {
 		return nil, err
 	}
 	p.mu.Lock()
-	p.dynamicClients[user] = d
+	p.dynamicClients[key] = d
 	p.mu.Unlock()
 	return d, nil
 }
 
-// actionConfig is the client configuration of a step's action as user:
-// its user agent is ActionUserAgent and every response's Audit-Id is
-// noted (auditNoter).
-func (p *player) actionConfig(user string) (*rest.Config, error) {
+// actionConfig is the client configuration of a step's action as user,
+// to API server server (0 or 1: the cluster's own; more: the HA
+// topology's others, which share its certificates): its user agent is
+// ActionUserAgent and every response's Audit-Id is noted (auditNoter).
+func (p *player) actionConfig(user string, server int) (*rest.Config, error) {
 	cfg, err := p.cluster.RESTConfigAs(user)
 	if err != nil {
 		return nil, err
+	}
+	if server > 1 {
+		ha := cluster.HAOf(p.cluster)
+		if ha == nil || ha.APIServer(server) == nil {
+			return nil, fmt.Errorf("server %d: the cluster has no running API server %d (cluster: topology: ha has %d)", server, server, cluster.DefaultHAConfig.APIServers)
+		}
+		cfg.Host = ha.APIServerURLs()[server-1]
 	}
 	cfg.UserAgent = ActionUserAgent
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return auditNoter{rt: rt, p: p} })

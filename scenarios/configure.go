@@ -9,7 +9,7 @@ import (
 
 // Configure makes cfg the cluster s runs on: its nodes (node-1..N of
 // kubelet.DefaultNodeSpec, or the listed ones), whether the scheduler
-// starts, and its speed (the caller sets cfg.Speed afterwards to
+// starts, its topology (cluster.DefaultHAConfig for ha), and its speed (the caller sets cfg.Speed afterwards to
 // override it). The other fields of cfg are left alone.
 func (s *Scenario) Configure(cfg *cluster.Config) {
 	cfg.Nodes = make([]kubelet.NodeSpec, 0, len(s.Cluster.Nodes))
@@ -20,6 +20,11 @@ func (s *Scenario) Configure(cfg *cluster.Config) {
 	}
 	cfg.Scheduler = s.Cluster.Scheduler
 	cfg.Speed = s.Cluster.Speed
+	cfg.HA = nil
+	if s.Cluster.Topology == TopologyHA {
+		ha := cluster.DefaultHAConfig
+		cfg.HA = &ha
+	}
 }
 
 func cloneMap(m map[string]string) map[string]string {

@@ -14,20 +14,27 @@ import (
 )
 
 // PodStageExpectation: the pod has reached Stage, as the flow events of
-// the running components tell (not the API).
+// the running components tell (not the API); with Instance, an event of
+// that stage names an instance starting with it (the API server or the
+// scheduler instance that acted, where several run).
 type PodStageExpectation struct {
 	Pod, Namespace string
 	Stage          flow.Stage
+	Instance       string
 }
 
 var _ prober = (*PodStageExpectation)(nil)
 
 // podStageKeys are the fields of podStage.
-var podStageKeys = []string{"pod", "namespace", "stage"}
+var podStageKeys = []string{"pod", "namespace", "stage", "instance"}
 
 func (e *PodStageExpectation) Kind() string { return "podStage" }
 func (e *PodStageExpectation) String() string {
-	return fmt.Sprintf("podStage %d (%s) for %s", int(e.Stage), e.Stage, nsName(e.Namespace, e.Pod))
+	s := fmt.Sprintf("podStage %d (%s) for %s", int(e.Stage), e.Stage, nsName(e.Namespace, e.Pod))
+	if e.Instance != "" {
+		s += fmt.Sprintf(" by %s…", e.Instance)
+	}
+	return s
 }
 
 // parsePodStage reads {pod, namespace, stage}: stage is a number (1-8)
@@ -46,6 +53,9 @@ func parsePodStage(l *loader, key string, n *yaml.Node) (Expectation, error) {
 		return nil, l.errAt(n, "podStage: missing field \"stage\"")
 	}
 	if e.Stage, err = l.stage(sf.val); err != nil {
+		return nil, err
+	}
+	if err := l.optionalStr(fields, key, "instance", &e.Instance); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -90,6 +100,7 @@ func (e *PodStageExpectation) probe(ctx context.Context, p *player) (string, boo
 	}
 	events, changed := p.snapshot()
 	highest := flow.Stage(0)
+	var by []string
 	for _, ev := range events {
 		if ev.Stage == 0 || ev.Object.Kind != "Pod" || ev.Object.Namespace != e.Namespace || ev.Object.Name != e.Pod {
 			continue
@@ -98,9 +109,15 @@ func (e *PodStageExpectation) probe(ctx context.Context, p *player) (string, boo
 			continue
 		}
 		if ev.Stage == e.Stage {
-			return "", true, changed
+			if strings.HasPrefix(ev.Instance, e.Instance) {
+				return "", true, changed
+			}
+			by = append(by, fmt.Sprintf("%q", ev.Instance))
 		}
 		highest = max(highest, ev.Stage)
+	}
+	if len(by) > 0 {
+		return fmt.Sprintf("stage %d (%s) by %s", int(e.Stage), e.Stage, strings.Join(by, ", ")), false, changed
 	}
 	if highest == 0 {
 		return "no stage events for it", false, changed

@@ -59,12 +59,12 @@ type readFunc func(name string) (string, []byte, error)
 // The keys of the format.
 var (
 	scenarioKeys = []string{"name", "title", "summary", "level", "cluster", "steps"}
-	clusterKeys  = []string{"nodes", "scheduler", "speed"}
+	clusterKeys  = []string{"nodes", "scheduler", "speed", "topology"}
 	nodeKeys     = []string{"name", "cpu", "memory", "pods", "labels", "taints"}
 	taintKeys    = []string{"key", "value", "effect"}
 	textKeys     = []string{"en", "zh"}
 	// stepKeys are a step's fields, its action's among them.
-	stepKeys     = append(append([]string{"id", "narration", "question", "as"}, actionKeys()...), "wait", "expect", "timeout")
+	stepKeys     = append(append([]string{"id", "narration", "question", "as", "server"}, actionKeys()...), "wait", "expect", "timeout")
 	taintEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 )
 
@@ -346,7 +346,7 @@ func (l *loader) scenario(root *yaml.Node) (*Scenario, error) {
 		return nil
 	}
 	s := &Scenario{File: l.file, Level: Levels[0], Cluster: ClusterSpec{
-		Nodes: kubelet.DefaultNodes(cluster.DefaultNodeCount), Scheduler: true, Speed: DefaultSpeed}}
+		Nodes: kubelet.DefaultNodes(cluster.DefaultNodeCount), Scheduler: true, Speed: DefaultSpeed, Topology: TopologySingle}}
 	if err := missing("name"); err != nil {
 		return nil, err
 	}
@@ -449,6 +449,11 @@ func (l *loader) cluster(n *yaml.Node, c *ClusterSpec) error {
 		}
 		if c.Speed < 0 {
 			return l.errAt(f.val, "cluster.speed: %s is negative", f.val.Value)
+		}
+	}
+	if f, ok := fields["topology"]; ok {
+		if c.Topology, err = l.oneOf(f.val, "cluster.topology", Topologies); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -577,6 +582,11 @@ func (l *loader) step(n *yaml.Node, index int) (*Step, error) {
 			return nil, l.errAt(f.val, "as: unknown user %q (use admin, student, system:kube-scheduler or system:node:<node>)", st.As)
 		}
 	}
+	if f, ok := fields["server"]; ok {
+		if err := l.stepServer(f.val, st); err != nil {
+			return nil, err
+		}
+	}
 	var action string
 	for _, k := range order {
 		kind, ok := actionKindOf(k)
@@ -664,4 +674,18 @@ func kindOfNode(n *yaml.Node) string {
 		return "nothing"
 	}
 	return "a string"
+}
+
+// stepServer reads a step's server: the API server (from 1) of a
+// cluster of topology ha its action's requests go to.
+func (l *loader) stepServer(n *yaml.Node, st *Step) error {
+	i, err := l.integer(n, "server")
+	if err != nil {
+		return err
+	}
+	if i < 1 || i > int64(cluster.DefaultHAConfig.APIServers) {
+		return l.errAt(n, "server: %d: the API servers of a cluster of topology ha are 1 to %d", i, cluster.DefaultHAConfig.APIServers)
+	}
+	st.Server = int(i)
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 var printerWords = map[string]flow.Text{
 	"step":     {En: "Step", Zh: "步骤"},
 	"as":       {En: "as", Zh: "身份"},
+	"via":      {En: "through API server", Zh: "经由 API Server"},
 	"passed":   {En: "ok", Zh: "通过"},
 	"failed":   {En: "FAILED", Zh: "失败"},
 	"held":     {En: "held at", Zh: "暂停于"},
@@ -145,6 +146,9 @@ func (p *PlainPrinter) StepStarted(s StepInfo) {
 		as := ""
 		if s.As != "" && s.As != DefaultUser {
 			as = fmt.Sprintf("  (%s %s)", p.word("as"), s.As)
+		}
+		if s.Server > 1 {
+			as += fmt.Sprintf("  (%s %d)", p.word("via"), s.Server)
 		}
 		fmt.Fprintf(&b, "$ %s%s\n", s.Action, as)
 	}

@@ -16,8 +16,8 @@ func TestStepKeysUnique(t *testing.T) {
 		}
 		seen[k] = true
 	}
-	if len(stepKeys) != len(actionKinds)+7 {
-		t.Errorf("%d step fields for %d actions, want the actions and id, narration, question, as, wait, expect, timeout", len(stepKeys), len(actionKinds))
+	if len(stepKeys) != len(actionKinds)+8 {
+		t.Errorf("%d step fields for %d actions, want the actions and id, narration, question, as, server, wait, expect, timeout", len(stepKeys), len(actionKinds))
 	}
 }
 

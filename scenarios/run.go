@@ -44,6 +44,9 @@ type StepInfo struct {
 	Narration    flow.Text
 	// As is the user the action acts as.
 	As string
+	// Server is the API server its requests go to (from 1; 0: the
+	// first), in a cluster of topology ha.
+	Server int
 	// Action describes the action in one line ("" for none).
 	Action string
 	// Question is the step's question for the learner, asked at the
@@ -175,7 +178,7 @@ func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) er
 	}()
 
 	for _, st := range s.Steps {
-		info := StepInfo{Index: st.Index, Total: len(s.Steps), ID: st.ID, Narration: st.Narration, As: st.As, Question: st.Question}
+		info := StepInfo{Index: st.Index, Total: len(s.Steps), ID: st.ID, Narration: st.Narration, As: st.As, Server: st.Server, Question: st.Question}
 		if st.Action != nil {
 			info.Action = st.Action.String()
 		}
@@ -216,6 +219,8 @@ type player struct {
 	reviewClients  map[string]kubernetes.Interface // by user (see reviewClient)
 	versionsSeen   map[string][]string             // resourceVersions seen, by object (see remember)
 	nodeSpecs      map[string]kubelet.NodeSpec     // nodes this run knows, for startKubelet
+	stoppedEtcd    string                          // the etcd member stopEtcdMember stopped last
+	actionServer   int                             // the API server of the running step's action (Step.Server)
 }
 
 // record appends ev to the run's events and wakes who waits for more.
@@ -317,6 +322,9 @@ func (p *player) act(ctx context.Context, st *Step) (StepResult, error) {
 	if !ok {
 		return StepResult{}, fmt.Errorf("unknown action %s", st.Action.Kind())
 	}
+	p.mu.Lock()
+	p.actionServer = st.Server
+	p.mu.Unlock()
 	return r.run(ctx, p, st.As)
 }
 

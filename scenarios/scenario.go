@@ -57,7 +57,20 @@ type ClusterSpec struct {
 	// Speed is the scenario's speed (simulated delays, pauses and the
 	// gate's auto delay are divided by it; 0 removes them).
 	Speed float64
+	// Topology is TopologySingle (one API server on the embedded etcd)
+	// or TopologyHA (cluster.DefaultHAConfig: an etcd cluster of three
+	// members and two API servers, formed by cluster.StartHA).
+	Topology string
 }
+
+// The topologies a scenario's cluster may have.
+const (
+	TopologySingle = "single"
+	TopologyHA     = "ha"
+)
+
+// Topologies lists them, as cluster.topology accepts them.
+var Topologies = []string{TopologySingle, TopologyHA}
 
 // Step is one step of a scenario: narration, at most one action, an
 // optional pause, and expectations.
@@ -70,6 +83,9 @@ type Step struct {
 	// As is the user the action acts as (DefaultUser if the file says
 	// none): admin, student, system:kube-scheduler or system:node:<node>.
 	As string
+	// Server is the API server the action's requests go to, from 1 (0:
+	// the first), in a cluster of topology ha.
+	Server int
 	// Action is what the step does; nil for a step that only narrates
 	// (or only waits).
 	Action Action

@@ -155,9 +155,17 @@ func (lc *LocalCluster) Running(name string) bool {
 	return lc.running[i] != nil
 }
 
-// Stop stops member name, as killing its process would (its data
-// stays); stopping a stopped member is an error.
-func (lc *LocalCluster) Stop(name string) error {
+// Stop stops member name cleanly, as etcd stops on SIGTERM: a leader
+// first hands its leadership to a follower (Member.Close). Its data
+// stays; stopping a stopped member is an error.
+func (lc *LocalCluster) Stop(name string) error { return lc.halt(name, (*Member).Close) }
+
+// Kill stops member name as a crash of its process would: no leadership
+// transfer (Member.Kill). Its data stays; killing a stopped member is an
+// error.
+func (lc *LocalCluster) Kill(name string) error { return lc.halt(name, (*Member).Kill) }
+
+func (lc *LocalCluster) halt(name string, how func(*Member)) error {
 	i, err := lc.index(name)
 	if err != nil {
 		return err
@@ -169,7 +177,7 @@ func (lc *LocalCluster) Stop(name string) error {
 	if m == nil {
 		return fmt.Errorf("etcd: member %s is not running", name)
 	}
-	m.Close()
+	how(m)
 	return nil
 }
 

@@ -12,7 +12,8 @@ import (
 
 // TestLocalCluster: three members elect a leader; stopping it, the other
 // two elect another and keep the written key; the stopped one restarts
-// on its data and serves the key written while it was away.
+// on its data and serves the key written while it was away; killing the
+// new leader (no leadership transfer), the remaining two elect a third.
 func TestLocalCluster(t *testing.T) {
 	dir := t.TempDir()
 	pcfg := pki.NewConfig("")
@@ -38,6 +39,7 @@ func TestLocalCluster(t *testing.T) {
 	defer client.Close()
 
 	first := waitLeader(t, lc, "")
+	stopped := time.Now()
 	if err := lc.Stop(first); err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +47,23 @@ func TestLocalCluster(t *testing.T) {
 		t.Errorf("stopping %s twice: no error", first)
 	}
 	second := waitLeader(t, lc, first)
+	t.Logf("stop of leader %s: %s leads %s later", first, second, time.Since(stopped).Round(time.Millisecond))
 	if _, err := client.Put(ctx, "/k", "written while "+first+" was stopped"); err != nil {
 		t.Fatalf("put with %s stopped: %v", first, err)
 	}
 	if err := lc.Restart(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	if err := lc.Kill(second); err != nil {
+		t.Fatal(err)
+	}
+	third := waitLeader(t, lc, second)
+	t.Logf("kill of leader %s: %s leads %s later", second, third, time.Since(killed).Round(time.Millisecond))
+	if _, err := client.Put(ctx, "/k2", "written with "+second+" killed"); err != nil {
+		t.Fatalf("put with %s killed: %v", second, err)
+	}
+	if err := lc.Restart(ctx, second); err != nil {
 		t.Fatal(err)
 	}
 	members, err := embedetcd.ClusterStatus(ctx, client, 3*time.Second)
@@ -64,7 +79,7 @@ func TestLocalCluster(t *testing.T) {
 		}
 	}
 	if l, ok := embedetcd.LeaderOf(members); !ok || l.Name != lc.Leader() {
-		t.Errorf("ClusterStatus leader %q (%v), LocalCluster says %q (first %s, second %s)", l.Name, ok, lc.Leader(), first, second)
+		t.Errorf("ClusterStatus leader %q (%v), LocalCluster says %q (first %s, second %s, third %s)", l.Name, ok, lc.Leader(), first, second, third)
 	}
 }
 

@@ -257,3 +257,16 @@ func (m *Member) Close() {
 		m.log.Close()
 	})
 }
+
+// Kill stops the member as a crash of its process would: its raft node
+// stops at once, without the leadership transfer of Close, so that a
+// leader's followers elect another only once they have missed its
+// heartbeats for an election timeout. Its data stays as a crash leaves
+// it (fsynced entries). Safe to call more than once, and after Close.
+func (m *Member) Kill() {
+	m.closeOnce.Do(func() {
+		m.etcd.Server.HardStop()
+		m.etcd.Close() // the listeners; no leadership to transfer now
+		m.log.Close()
+	})
+}

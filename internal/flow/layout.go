@@ -1,6 +1,9 @@
 package flow
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Form is how much of a piece of evidence a Layout shows.
 type Form int
@@ -131,7 +134,7 @@ var evidenceKinds = []evidenceKind{
 func (l Layout) Event(ev Event, c Context) []Line {
 	for _, k := range evidenceKinds {
 		if k.has(&ev) {
-			return printable(k.lay(l, ev, c))
+			return printable(append(k.lay(l, ev, c), l.instance(ev)...))
 		}
 	}
 	if l.Form == Brief && ev.Summary != "" {
@@ -157,3 +160,20 @@ func field(text string) Line { return Line{Role: RoleField, Text: text} }
 
 // cut returns a line of role r that may be cut anywhere.
 func cut(r Role, text string) Line { return Line{Role: r, Text: text, Fit: FitAnywhere} }
+
+// instance says which instance acted, for the evidence several
+// instances may produce in a highly available control plane: a
+// scheduling decision (the scheduler instance holding the Lease), a
+// request or an etcd write (the API server that served it, named only
+// where several run). A leader election identity is shown without its
+// "_<uuid>" suffix, so that a lesson's evidence reads the same each run.
+func (l Layout) instance(ev Event) []Line {
+	if ev.Instance == "" || (ev.Scheduling == nil && ev.Request == nil && ev.Etcd == nil) {
+		return nil
+	}
+	name := ev.Instance
+	if i := strings.LastIndex(name, "_"); i > 0 {
+		name = name[:i]
+	}
+	return []Line{field(l.printf("by_instance", name))}
+}

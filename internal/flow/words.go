@@ -15,6 +15,7 @@ var evidenceWords = map[string]Text{
 	"responded":       {En: "→ %d, %d bytes in %s", Zh: "→ %d，%d 字节，用时 %s"},
 	"in_progress":     {En: "in progress (the trace so far)", Zh: "进行中（目前的轨迹）"},
 	"as":              {En: "as", Zh: "身份"},
+	"by_instance":     {En: "by %s", Zh: "执行者：%s"},
 	"no_route":        {En: "no route", Zh: "未匹配路由"},
 	// an etcd write
 	"revision_rv":      {En: "revision %d = resourceVersion \"%d\"", Zh: "revision %d = resourceVersion \"%d\""},

@@ -1,0 +1,45 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/kubesim/kubesim/cluster"
+)
+
+// StopAPIServerAction stops one of the API servers of a cluster of
+// topology ha (2, 3, ...: the first is the cluster's own), as a
+// graceful shutdown of its process does.
+type StopAPIServerAction struct{ Server int }
+
+var _ actionRunner = (*StopAPIServerAction)(nil)
+
+func (a *StopAPIServerAction) Kind() string   { return "stopAPIServer" }
+func (a *StopAPIServerAction) String() string { return fmt.Sprintf("stopAPIServer %d", a.Server) }
+
+// parseStopAPIServer reads the number of the API server to stop.
+func parseStopAPIServer(l *loader, key string, n *yaml.Node) (actionRunner, error) {
+	i, err := l.integer(n, key)
+	if err != nil {
+		return nil, err
+	}
+	if i < 2 || i > int64(cluster.DefaultHAConfig.APIServers) {
+		return nil, l.errAt(n, "%s: %d: the API servers that can stop are 2 to %d (1 is the cluster's own)", key, i, cluster.DefaultHAConfig.APIServers)
+	}
+	return &StopAPIServerAction{Server: int(i)}, nil
+}
+
+// run stops the API server; the result's message names its URL.
+func (a *StopAPIServerAction) run(_ context.Context, p *player, _ string) (StepResult, error) {
+	ha := cluster.HAOf(p.cluster)
+	if ha == nil {
+		return StepResult{}, fmt.Errorf("stopAPIServer: the scenario's cluster has one API server (cluster: topology: ha has more)")
+	}
+	url := ha.APIServerURLs()[a.Server-1]
+	if err := ha.StopAPIServer(a.Server); err != nil {
+		return StepResult{}, err
+	}
+	return StepResult{Message: fmt.Sprintf("stopped API server %d at %s", a.Server, url)}, nil
+}
