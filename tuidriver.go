@@ -186,7 +186,7 @@ func (s *session) Err() error {
 
 // History reads key as it was at revision rev from etcd's MVCC history.
 func (s *session) History(ctx context.Context, key string, rev int64) ([]byte, error) {
-	resp, err := s.c.Etcd().Client().Get(ctx, key, clientv3.WithRev(rev))
+	resp, err := s.c.EtcdClient().Get(ctx, key, clientv3.WithRev(rev))
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func (a *EtcdWatchAction) run(ctx context.Context, p *player, _ string) (StepRes
 	logf("$ etcdctl watch --rev=%d%s %s", rev, flag, a.Key)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for resp := range p.cluster.Etcd().Client().Watch(wctx, a.Key, opts...) {
+	for resp := range p.cluster.EtcdClient().Watch(wctx, a.Key, opts...) {
 		if err := resp.Err(); err != nil {
 			logf("! %v", err)
 			res.Message = err.Error()
