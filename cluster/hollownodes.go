@@ -74,6 +74,12 @@ func (c *Cluster) hollow() (*hollowNodes, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One listener for every hollow kubelet: each advertises its port,
+	// and the TLS handshake (the node's name) picks the kubelet.
+	if err := host.ServeHollow(kubelet.ServingConfig{ClientCAs: c.Authority.CAPool(), AllowedUsers: []string{kubeletClientUser},
+		ErrorLog: log.New(c.logSink, "hollow kubelets: ", log.LstdFlags)}); err != nil {
+		return nil, err
+	}
 	h := &hollowNodes{host: host, config: cfg, transport: rt}
 	if clusterHollowNodes.m == nil {
 		clusterHollowNodes.m = map[*Cluster]*hollowNodes{}
@@ -101,7 +107,8 @@ func (h *hollowNodes) clientFor(node string) (kubernetes.Interface, error) {
 
 // hollowKubeletServing is kubeletServing's configuration for a hollow
 // kubelet, but with its serving certificate made on the first TLS
-// handshake (kubectl logs of one of its pods) rather than at start.
+// handshake (kubectl logs of one of its pods) rather than at start; the
+// kubelet serves on its host's shared listener.
 func (c *Cluster) hollowKubeletServing(node, nodeIP string) *kubelet.ServingConfig {
 	return &kubelet.ServingConfig{
 		ClientCAs: c.Authority.CAPool(), AllowedUsers: []string{kubeletClientUser},

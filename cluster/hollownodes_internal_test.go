@@ -15,11 +15,13 @@ import (
 )
 
 // TestHollowKubeletsInACluster: with one real kubelet allowed, node-2
-// and node-3 are hollow; every node registers Ready with a Lease, a pod
-// bound to node-3 runs there and its log is served (the lazily made
-// serving certificate), and the audit log shows node-3's requests made
-// by the admin impersonating system:node:node-3. Not parallel: it lowers
-// the package's limit for its own cluster.
+// and node-3 are hollow; every node registers Ready with a Lease, the
+// hollow ones advertising one shared kubelet port (node-1 its own); a
+// pod bound to node-3 and one bound to node-2 run there and their logs
+// are served through the shared port, each by its node's kubelet (the
+// lazily made serving certificates), and the audit log shows node-3's
+// requests made by the admin impersonating system:node:node-3. Not
+// parallel: it lowers the package's limit for its own cluster.
 func TestHollowKubeletsInACluster(t *testing.T) {
 	defer func(n int) { realKubeletLimit = n }(realKubeletLimit)
 	realKubeletLimit = 1
@@ -56,11 +58,29 @@ func TestHollowKubeletsInACluster(t *testing.T) {
 			return err == nil
 		})
 	}
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: corev1.PodSpec{NodeName: "node-3", Containers: []corev1.Container{{Name: "nginx", Image: "nginx:1.27"}}}}
-	if _, err := admin.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	ports := map[string]int32{}
+	for _, n := range []string{"node-1", "node-2", "node-3"} {
+		node, err := admin.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[n] = node.Status.DaemonEndpoints.KubeletEndpoint.Port
 	}
+	if ports["node-2"] != ports["node-3"] || ports["node-1"] == ports["node-2"] {
+		t.Errorf("kubelet ports %v: want node-2 and node-3 (hollow) on one shared port, node-1 on its own", ports)
+	}
+	for name, node := range map[string]string{"web": "node-3", "db": "node-2"} {
+		container := map[string]string{"web": "nginx", "db": "redis"}[name]
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: container, Image: container}}}}
+		if _, err := admin.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor("db's log, from node-2 through the shared port", func() bool {
+		data, err := admin.CoreV1().Pods("default").GetLogs("db", &corev1.PodLogOptions{}).DoRaw(ctx)
+		return err == nil && strings.Contains(string(data), "kubesim: container redis")
+	})
 	waitFor("web Running on node-3", func() bool {
 		p, err := admin.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{})
 		return err == nil && p.Status.Phase == corev1.PodRunning && p.Status.HostIP == kubelet.DefaultNodeIP("node-3")

@@ -47,6 +47,9 @@ type HollowHost struct {
 
 	mu       sync.RWMutex
 	kubelets map[string]*Kubelet // by node name
+	// serving is the hollow kubelets' one server (ServeHollow); nil:
+	// each listens on a port of its own.
+	serving *hollowServing
 }
 
 // NewHollowHost returns a host whose informers list and watch with
@@ -85,6 +88,9 @@ func podNodeName(obj any) ([]string, error) {
 // Run runs the host's informers until ctx is done.
 func (h *HollowHost) Run(ctx context.Context) {
 	h.factory.Start(ctx.Done())
+	if h.serving != nil {
+		h.serveHollow(ctx) // until ctx is done
+	}
 	<-ctx.Done()
 	h.factory.Shutdown()
 }

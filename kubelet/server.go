@@ -111,6 +111,11 @@ func (s *kubeletServer) port() int { return s.ln.Addr().(*net.TCPAddr).Port }
 // serve serves h until ctx is done; then it closes every connection (a
 // log followed ends) and returns once nothing is served any more.
 func (s *kubeletServer) serve(ctx context.Context, h http.Handler) {
+	s.serveTLS(ctx, h, s.certificate())
+}
+
+// serveTLS is serve with the certificates of getCert.
+func (s *kubeletServer) serveTLS(ctx context.Context, h http.Handler, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error)) {
 	errorLog := s.cfg.ErrorLog
 	if errorLog == nil {
 		errorLog = log.New(io.Discard, "", 0)
@@ -120,7 +125,7 @@ func (s *kubeletServer) serve(ctx context.Context, h http.Handler) {
 		ErrorLog:    errorLog,
 		BaseContext: func(net.Listener) context.Context { return ctx },
 		TLSConfig: &tls.Config{
-			GetCertificate: s.certificate(),
+			GetCertificate: getCert,
 			ClientCAs:      s.cfg.ClientCAs,
 			ClientAuth:     tls.RequireAndVerifyClientCert,
 			MinVersion:     tls.VersionTLS12,
@@ -207,9 +212,13 @@ func (k *Kubelet) podByName(namespace, name string) (*corev1.Pod, bool) {
 	return pod, ok
 }
 
-// ServingPort is the port the kubelet's server listens on, 0 without one.
+// ServingPort is the port the kubelet's server listens on (its hollow
+// host's shared one, for a hollow kubelet), 0 without one.
 func (k *Kubelet) ServingPort() int {
 	if k.srv == nil {
+		if k.cfg.Serving != nil && k.cfg.Hollow != nil {
+			return k.cfg.Hollow.servingPort()
+		}
 		return 0
 	}
 	return k.srv.port()
