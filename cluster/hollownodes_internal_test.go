@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesim/kubesim/kubelet"
 )
@@ -58,15 +59,7 @@ func TestHollowKubeletsInACluster(t *testing.T) {
 			return err == nil
 		})
 	}
-	ports := map[string]int32{}
-	for _, n := range []string{"node-1", "node-2", "node-3"} {
-		node, err := admin.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports[n] = node.Status.DaemonEndpoints.KubeletEndpoint.Port
-	}
-	if ports["node-2"] != ports["node-3"] || ports["node-1"] == ports["node-2"] {
+	if ports := kubeletPorts(ctx, t, admin); ports["node-2"] != ports["node-3"] || ports["node-1"] == ports["node-2"] {
 		t.Errorf("kubelet ports %v: want node-2 and node-3 (hollow) on one shared port, node-1 on its own", ports)
 	}
 	for name, node := range map[string]string{"web": "node-3", "db": "node-2"} {
@@ -112,4 +105,18 @@ func isReady(n *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// kubeletPorts is each Node's status.daemonEndpoints.kubeletEndpoint.port.
+func kubeletPorts(ctx context.Context, t *testing.T, admin kubernetes.Interface) map[string]int32 {
+	t.Helper()
+	nodes, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports := map[string]int32{}
+	for _, n := range nodes.Items {
+		ports[n.Name] = n.Status.DaemonEndpoints.KubeletEndpoint.Port
+	}
+	return ports
 }
