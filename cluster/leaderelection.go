@@ -92,6 +92,9 @@ type electedComponents struct {
 	// speed, when positive, replaces the cluster's speed for the
 	// instances started next (SetLeaderElectionSpeed).
 	speed float64
+	// checked: the Lease of the kind was looked at for an earlier
+	// process's holder (releaseStaleLeaseLocked).
+	checked map[instanceKind]bool
 }
 
 // SetLeaderElectionSpeed makes the scheduler and controller manager

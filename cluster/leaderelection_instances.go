@@ -17,14 +17,17 @@ import (
 // waits for them to sync, then campaigns for the Lease
 // kube-system/kube-scheduler and schedules only while it holds it; if it
 // loses the Lease it ends (upstream's process exits). Several instances
-// may run side by side; one schedules at a time. It is an error if an
-// instance of that name runs.
+// may run side by side; one schedules at a time. The cluster's first
+// instance releases a Lease left by an earlier process on the same data
+// dir (releaseStaleLeaseLocked). It is an error if an instance of that
+// name runs.
 func (c *Cluster) StartSchedulerInstance(name string) error {
 	c.compMu.Lock()
 	defer c.compMu.Unlock()
 	if inst := c.elected.of(schedulerInstances)[name]; inst != nil && inst.running() {
 		return fmt.Errorf("cluster: the scheduler %s is already running", name)
 	}
+	c.releaseStaleLeaseLocked(schedulerInstances, SchedulerLease)
 	inst, err := c.newElectedInstance(name, SchedulerLease, pki.Scheduler(), c.leaderElectionTimingsLocked())
 	if err != nil {
 		return err
@@ -102,7 +105,9 @@ func (c *Cluster) SchedulerLeader(ctx context.Context) (string, error) {
 // (its default), it campaigns for the Lease
 // kube-system/kube-controller-manager first, and only once it holds it
 // starts its informers and controllers; if it loses the Lease it ends
-// (upstream's process exits). It is an error if an instance of that name
+// (upstream's process exits). The cluster's first instance releases a
+// Lease left by an earlier process on the same data dir
+// (releaseStaleLeaseLocked). It is an error if an instance of that name
 // runs.
 func (c *Cluster) StartControllerManagerInstance(name string) error {
 	c.compMu.Lock()
@@ -110,6 +115,7 @@ func (c *Cluster) StartControllerManagerInstance(name string) error {
 	if inst := c.elected.of(controllerManagerInstances)[name]; inst != nil && inst.running() {
 		return fmt.Errorf("cluster: the controller manager %s is already running", name)
 	}
+	c.releaseStaleLeaseLocked(controllerManagerInstances, ControllerManagerLease)
 	inst, err := c.newElectedInstance(name, ControllerManagerLease, pki.ControllerManager(), c.leaderElectionTimingsLocked())
 	if err != nil {
 		return err
