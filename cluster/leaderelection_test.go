@@ -142,8 +142,9 @@ func TestSchedulerGracefulStopReleases(t *testing.T) {
 }
 
 // TestSchedulerHandoversBindEachPodOnce creates 200 pods while the
-// leading scheduler is killed and restarted again and again: each pod
-// gets exactly one accepted binding, and its node never changes.
+// leading scheduler is killed and restarted again and again: each pod is
+// bound, its spec.nodeName set once and never changed, and no pod got two
+// accepted bindings (checkBoundOnce).
 func TestSchedulerHandoversBindEachPodOnce(t *testing.T) {
 	t.Parallel()
 	c, admin := startHACluster(t, haSpeed)
