@@ -332,6 +332,17 @@ func TestTimeoutAndInFlightLimits(t *testing.T) {
 	if c, body := ts.do(t, "POST", "/api/v1/namespaces/default/pods", "application/json", podJSON); c == 429 {
 		t.Errorf("the admin's write while a write is held: 429 %s", body)
 	}
+	// The scheduler's leader election has seats of its own (APF's
+	// leader-election priority level); a Lease write of anyone else waits
+	// with the other writes.
+	const lease = `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-scheduler"}}`
+	const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"
+	if c, body := ts.do(t, "POST", leases, "application/json", lease, "Impersonate-User", "system:kube-scheduler"); c != 201 {
+		t.Errorf("the scheduler's Lease create while a write is held: %d %s, want 201", c, body)
+	}
+	if c, _ := ts.do(t, "POST", leases, "application/json", strings.Replace(lease, "kube-scheduler", "other", 1), "Impersonate-User", "system:node:n1", "Impersonate-Group", "system:nodes"); c != 429 {
+		t.Errorf("a node's Lease create while a write is held: %d, want 429", c)
+	}
 	// Reads are limited separately.
 	if c, _ := ts.do(t, "GET", "/api/v1/namespaces/default/pods", "", ""); c != 200 {
 		t.Errorf("a read while a write is held: %d", c)
