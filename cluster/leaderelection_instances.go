@@ -16,7 +16,8 @@ import (
 // with --leader-elect (its default), it starts its informers at once and
 // waits for them to sync, then campaigns for the Lease
 // kube-system/kube-scheduler and schedules only while it holds it; if it
-// loses the Lease it ends (upstream's process exits). Several instances
+// loses the Lease it ends (upstream's process exits) and is started
+// again after a back-off (restartAfterLeaseLoss). Several instances
 // may run side by side; one schedules at a time. The cluster's first
 // instance releases a Lease left by an earlier process on the same data
 // dir (releaseStaleLeaseLocked). It is an error if an instance of that
@@ -55,6 +56,7 @@ func (c *Cluster) StartSchedulerInstance(name string) error {
 	}
 	inst.comp = c.runComponent(s.Run)
 	c.elected.of(schedulerInstances)[name] = inst
+	c.restartAfterLeaseLoss(schedulerInstances, name, inst, c.StartSchedulerInstance)
 	return nil
 }
 
@@ -105,7 +107,8 @@ func (c *Cluster) SchedulerLeader(ctx context.Context) (string, error) {
 // (its default), it campaigns for the Lease
 // kube-system/kube-controller-manager first, and only once it holds it
 // starts its informers and controllers; if it loses the Lease it ends
-// (upstream's process exits). The cluster's first instance releases a
+// (upstream's process exits) and is started again after a back-off
+// (restartAfterLeaseLoss). The cluster's first instance releases a
 // Lease left by an earlier process on the same data dir
 // (releaseStaleLeaseLocked). It is an error if an instance of that name
 // runs.
@@ -135,6 +138,7 @@ func (c *Cluster) StartControllerManagerInstance(name string) error {
 	}
 	inst.comp = c.runComponent(func(ctx context.Context) error { return inst.campaign(ctx, m.Run) })
 	c.elected.of(controllerManagerInstances)[name] = inst
+	c.restartAfterLeaseLoss(controllerManagerInstances, name, inst, c.StartControllerManagerInstance)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
 )
@@ -17,9 +18,10 @@ import (
 // TestLosingTheLeaseEnds cuts the leading scheduler's (controller
 // manager's) lock off from the API server while the instance keeps
 // running: its renewals fail for RenewDeadline, it stops leading and ends
-// with errLeaseLost (where kube-scheduler's process exits), and the other
-// instance takes the Lease once it has expired and does the next piece of
-// work.
+// with errLeaseLost (where kube-scheduler's process exits), it is started
+// again with a new identity (where the kubelet restarts the static pod),
+// and the other instance takes the Lease once it has expired and does
+// the next piece of work.
 func TestLosingTheLeaseEnds(t *testing.T) {
 	t.Parallel()
 	cfg := NewConfig()
@@ -47,38 +49,7 @@ func TestLosingTheLeaseEnds(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	for _, tt := range []struct {
-		kind   instanceKind
-		start  func(string) error
-		names  func() []string
-		leader func(context.Context) (string, error)
-		// work makes the next piece of work, named; done reports it done.
-		work, done func(name string) bool
-	}{
-		{schedulerInstances, c.StartSchedulerInstance, c.SchedulerInstances, c.SchedulerLeader,
-			func(name string) bool {
-				_, err := admin.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name},
-					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}}}, metav1.CreateOptions{})
-				return err == nil
-			},
-			func(name string) bool {
-				p, err := admin.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
-				return err == nil && p.Spec.NodeName != ""
-			}},
-		{controllerManagerInstances, c.StartControllerManagerInstance, c.ControllerManagerInstances, c.ControllerManagerLeader,
-			func(name string) bool {
-				labels := map[string]string{"app": name}
-				_, err := admin.AppsV1().Deployments("default").Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name},
-					Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: corev1.PodTemplateSpec{
-						ObjectMeta: metav1.ObjectMeta{Labels: labels},
-						Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}}}}}, metav1.CreateOptions{})
-				return err == nil
-			},
-			func(name string) bool { // the deployment controller made its ReplicaSet
-				rs, err := admin.AppsV1().ReplicaSets("default").List(ctx, metav1.ListOptions{LabelSelector: "app=" + name})
-				return err == nil && len(rs.Items) == 1
-			}},
-	} {
+	for _, tt := range lostLeaseCases(ctx, c, admin) {
 		t.Run(tt.kind.String(), func(t *testing.T) {
 			for _, n := range []string{"a", "b"} {
 				if err := tt.start(n); err != nil {
@@ -102,9 +73,12 @@ func TestLosingTheLeaseEnds(t *testing.T) {
 			if !errors.Is(lost.comp.err, errLeaseLost) {
 				t.Errorf("the cut-off leader ended with %v, want %v", lost.comp.err, errLeaseLost)
 			}
-			if got := tt.names(); slices.Contains(got, lost.name) {
-				t.Errorf("instances after %s lost its Lease: %q, want it gone", lost.name, got)
-			}
+			poll(lost.name+" started again with a new identity", func() bool {
+				c.compMu.Lock()
+				again := c.elected.of(tt.kind)[lost.name]
+				c.compMu.Unlock()
+				return again != nil && again != lost && again.identity != lost.identity && slices.Contains(tt.names(), lost.name)
+			})
 			poll("the other instance to lead", func() bool {
 				h, _ := tt.leader(ctx)
 				return h != leader && instances[h] != nil
@@ -113,12 +87,48 @@ func TestLosingTheLeaseEnds(t *testing.T) {
 				t.Fatal("making the work failed")
 			}
 			poll("the work done", func() bool { return tt.done("after") })
-			if _, err := c.takeInstance(tt.kind, lost.name); err != nil {
-				t.Fatal(err)
-			}
 			if err := lost.stop(true); err != nil {
 				t.Errorf("stopping the instance that lost its Lease: %v, want nil (it had ended)", err)
 			}
 		})
+	}
+}
+
+// lostLeaseCase is one component of TestLosingTheLeaseEnds.
+type lostLeaseCase struct {
+	kind   instanceKind
+	start  func(string) error
+	names  func() []string
+	leader func(context.Context) (string, error)
+	// work makes the next piece of work, named; done reports it done.
+	work, done func(name string) bool
+}
+
+// lostLeaseCases are the scheduler's and the controller manager's.
+func lostLeaseCases(ctx context.Context, c *Cluster, admin kubernetes.Interface) []lostLeaseCase {
+	return []lostLeaseCase{
+		{schedulerInstances, c.StartSchedulerInstance, c.SchedulerInstances, c.SchedulerLeader,
+			func(name string) bool {
+				_, err := admin.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}}}, metav1.CreateOptions{})
+				return err == nil
+			},
+			func(name string) bool {
+				p, err := admin.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
+				return err == nil && p.Spec.NodeName != ""
+			}},
+		{controllerManagerInstances, c.StartControllerManagerInstance, c.ControllerManagerInstances, c.ControllerManagerLeader,
+			func(name string) bool {
+				labels := map[string]string{"app": name}
+				_, err := admin.AppsV1().Deployments("default").Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name},
+					Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: corev1.PodTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{Labels: labels},
+						Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}}}}}, metav1.CreateOptions{})
+				return err == nil
+			},
+			func(name string) bool { // the deployment controller made its ReplicaSet
+				rs, err := admin.AppsV1().ReplicaSets("default").List(ctx, metav1.ListOptions{LabelSelector: "app=" + name})
+				return err == nil && len(rs.Items) == 1
+			}},
 	}
 }
