@@ -3,22 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kubesim/kubesim/internal/embedetcd"
-	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/internal/etcdtest"
 )
 
 // TestEtcdMembers: kubesim etcd members lists three members with one
 // raft leader; once the leader stops, it lists the stopped member with
 // the refused connection, and another member leads in a later term.
 func TestEtcdMembers(t *testing.T) {
-	pkiDir, lc := startThreeMembers(t)
+	lc, pkiDir := etcdtest.StartCluster(t, 3)
 	endpoints := lc.Endpoints()
 
 	rows := waitForLeaderRow(t, pkiDir, endpoints, "")
@@ -75,28 +73,4 @@ func mustAtoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// startThreeMembers starts a new three-member cluster on loopback with
-// the certificates of kubesim etcd certs, stopped when the test ends.
-func startThreeMembers(t *testing.T) (string, *embedetcd.LocalCluster) {
-	t.Helper()
-	dir := t.TempDir()
-	pcfg := pki.NewConfig("")
-	pcfg.Dir = filepath.Join(dir, "pki")
-	files, err := pki.CreateEtcdPKI(pcfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	lc, err := embedetcd.StartLocalCluster(ctx, dir, 3, embedetcd.LocalClusterFiles{
-		MemberTLS:  embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey},
-		ClientCert: files.ClientCert, ClientKey: files.ClientKey,
-	}, func(c *embedetcd.MemberConfig) { c.UnsafeNoFsync = true })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(lc.Close)
-	return files.Dir, lc
 }

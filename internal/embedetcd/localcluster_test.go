@@ -2,12 +2,11 @@ package embedetcd_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/kubesim/kubesim/internal/embedetcd"
-	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/internal/etcdtest"
 )
 
 // TestLocalCluster: three members elect a leader; stopping it, the other
@@ -15,23 +14,9 @@ import (
 // on its data and serves the key written while it was away; killing the
 // new leader (no leadership transfer), the remaining two elect a third.
 func TestLocalCluster(t *testing.T) {
-	dir := t.TempDir()
-	pcfg := pki.NewConfig("")
-	pcfg.Dir = filepath.Join(dir, "pki")
-	files, err := pki.CreateEtcdPKI(pcfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lc, _ := etcdtest.StartCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	lc, err := embedetcd.StartLocalCluster(ctx, dir, 3, embedetcd.LocalClusterFiles{
-		MemberTLS:  embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey},
-		ClientCert: files.ClientCert, ClientKey: files.ClientKey,
-	}, func(c *embedetcd.MemberConfig) { c.UnsafeNoFsync = true })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lc.Close()
 	client, err := lc.Client(5 * time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,12 @@ package etcdtest
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/kubesim/kubesim/internal/embedetcd"
+	"github.com/kubesim/kubesim/internal/pki"
 )
 
 // ProgressNotifyInterval is the watch progress period of test members:
@@ -25,4 +27,29 @@ func Start(tb testing.TB) *embedetcd.Server {
 	}
 	tb.Cleanup(s.Close)
 	return s
+}
+
+// StartCluster starts a new cluster of n members on loopback in a fresh
+// t.TempDir(), with certificates of their own CA in DIR/pki (returned)
+// and fsync off, and stops it when the test ends.
+func StartCluster(tb testing.TB, n int) (*embedetcd.LocalCluster, string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	pcfg := pki.NewConfig("")
+	pcfg.Dir = filepath.Join(dir, "pki")
+	files, err := pki.CreateEtcdPKI(pcfg)
+	if err != nil {
+		tb.Fatalf("etcd certificates: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lc, err := embedetcd.StartLocalCluster(ctx, dir, n, embedetcd.LocalClusterFiles{
+		MemberTLS:  embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey},
+		ClientCert: files.ClientCert, ClientKey: files.ClientKey,
+	}, func(c *embedetcd.MemberConfig) { c.UnsafeNoFsync = true })
+	if err != nil {
+		tb.Fatalf("start etcd cluster: %v", err)
+	}
+	tb.Cleanup(lc.Close)
+	return lc, files.Dir
 }
