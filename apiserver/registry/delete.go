@@ -152,6 +152,7 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 		if !errors.Is(err, errDeleteNow) {
 			return out, deleted, err
 		}
+		req.marked = out
 	}
 	return s.remove(ctx, req)
 }
@@ -164,6 +165,9 @@ type deleteRequest struct {
 	wo       storage.WriteOptions
 	opts     *metav1.DeleteOptions
 	validate ValidateObjectFunc // may be nil
+	// marked is what this request wrote before the removal (a grace
+	// period of 0), nil if it wrote nothing.
+	marked runtime.Object
 }
 
 // markDeleting writes the deletion of an object that stays for now: a
@@ -172,7 +176,8 @@ type deleteRequest struct {
 // delete began. It returns the object written (deleted=false) or, for a
 // dry run whose grace period is 0, the Success Status (deleted=true).
 // errDeleteNow says the object is to be removed now instead: not (or no
-// longer) graceful, or written with a grace period of 0; req.precond's
+// longer) graceful (nothing written, nil returned), or written with a
+// grace period of 0 (the object written is returned); req.precond's
 // resourceVersion, if the client named one, then moves on to the version
 // just written, as upstream (without one the removal is unconditional, so
 // a status write in between does not fail it).
@@ -184,7 +189,7 @@ func (s *Store) markDeleting(ctx context.Context, req *deleteRequest, current ru
 		out, err := s.deletedStatus(current)
 		return out, false, err
 	case errors.Is(err, errDeleteNow):
-		return nil, false, errDeleteNow
+		return nil, false, errDeleteNow // nothing written
 	case err != nil:
 		return nil, false, s.interpret(err, req.name)
 	case mark.finalizers || mark.graceLeft > 0:
@@ -196,7 +201,7 @@ func (s *Store) markDeleting(ctx context.Context, req *deleteRequest, current ru
 		rv := mustRV(updated)
 		req.precond.ResourceVersion = &rv
 	}
-	return nil, false, errDeleteNow
+	return updated, false, errDeleteNow
 }
 
 // deleteMark is what markForDeletion's last run found.
@@ -268,6 +273,12 @@ func (s *Store) remove(ctx context.Context, req *deleteRequest) (runtime.Object,
 		}
 		return nil
 	}, req.wo)
+	if storage.IsNotFound(err) && req.marked != nil {
+		// Someone removed it after this request marked it (the kubelet
+		// deletes a pod whose deletionTimestamp it sees): the delete has
+		// happened, as upstream's store answers (ignoreNotFound).
+		old, err = req.marked, nil
+	}
 	if err != nil {
 		return nil, false, s.interpret(err, req.name)
 	}

@@ -82,3 +82,36 @@ func TestDeleteZeroGraceRacesAStatusWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteZeroGraceRacesAnotherDelete: between the two writes of a
+// delete with grace period 0, someone else removes the pod (the kubelet
+// deletes a pod whose deletionTimestamp it sees). The delete has happened:
+// it answers success with the object it marked, not 404, as upstream's
+// store ignores NotFound once its request stamped the deletion.
+func TestDeleteZeroGraceRacesAnotherDelete(t *testing.T) {
+	ctx := context.Background()
+	r := newRegistry(t)
+	mustCreatePod(t, r, newPod("nginx"))
+	bind(t, r, "nginx", "node-1")
+	removed := false
+	validate := func(ctx context.Context, obj runtime.Object) error {
+		if removed || obj.(*corev1.Pod).DeletionTimestamp == nil {
+			return nil
+		}
+		removed = true
+		if _, _, err := r.Pods.Delete(ctx, "default", "nginx", nil, &metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+			t.Errorf("the other delete, inside the first: %v", err)
+		}
+		return nil
+	}
+	out, deleted, err := r.Pods.Delete(ctx, "default", "nginx", validate, &metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+	if !removed {
+		t.Fatal("the other delete never ran between the two writes")
+	}
+	if err != nil || !deleted {
+		t.Fatalf("delete: deleted=%v err=%v, want deleted", deleted, err)
+	}
+	if st, ok := out.(*metav1.Status); !ok || st.Status != metav1.StatusSuccess {
+		t.Errorf("delete answered %#v, want a Success Status", out)
+	}
+}
