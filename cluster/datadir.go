@@ -95,8 +95,15 @@ func lockHolder(f *os.File) int {
 
 // release lets the lock go. The file stays: removing it would let two
 // later starts lock two different files.
+//
+// The lock is taken off before the file is closed: a child process being
+// started at that moment (kubectl, from another goroutine) holds a copy of
+// the descriptor until it execs, and a flock lasts while any copy of the
+// open file does, so closing alone could leave the dir locked for a while
+// after Close returned.
 func (l *dataDirLock) release() {
 	if l != nil && l.f != nil {
+		_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 		_ = l.f.Close()
 		l.f = nil
 	}
