@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	restful "github.com/emicklei/go-restful/v3"
@@ -23,6 +24,8 @@ import (
 
 // Server is a running API server. New binds its listener; Run serves.
 type Server struct {
+	// crashed makes the next stop a crash's (Crash).
+	crashed atomic.Bool
 	cfg     *Config
 	reg     *registry.Registry
 	groups  []*group
@@ -192,12 +195,18 @@ func (s *Server) Run(ctx context.Context) error {
 		failed = fmt.Errorf("apiserver: %w", failed)
 	case <-ctx.Done():
 		// As kube-apiserver, the pre-shutdown hooks run while it serves.
-		s.runPreShutdownHooks()
+		if !s.crashed.Load() {
+			s.runPreShutdownHooks()
+		}
 	}
 	cancelRequests()
-	// Shutdown as kube-apiserver's, but each HTTP/2 connection ends as
-	// soon as it is done (h2drain), not a second later.
-	s.drainer.Shutdown(srv, shutdownGrace)
+	if s.crashed.Load() {
+		_ = srv.Close() // every connection cut, as a dead process's
+	} else {
+		// Shutdown as kube-apiserver's, but each HTTP/2 connection ends
+		// as soon as it is done (h2drain), not a second later.
+		s.drainer.Shutdown(srv, shutdownGrace)
+	}
 	s.agg.handler.CloseIdleConnections()
 	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) && failed == nil {
 		return fmt.Errorf("apiserver: %w", err)
@@ -278,3 +287,10 @@ func (s *Server) newHTTPServer(reqCtx context.Context) *http.Server {
 	}
 	return srv
 }
+
+// Crash makes the server's stop (the end of Run's context) that of a
+// process killed with SIGKILL: no pre-shutdown hook runs, so its key in
+// /registry/masterleases stays until its etcd lease expires and another
+// server's reconcile drops its address, and every connection is cut
+// instead of drained. Safe for concurrent use.
+func (s *Server) Crash() { s.crashed.Store(true) }

@@ -578,3 +578,13 @@ func unrouteKlog(w io.Writer) {
 	}
 	klogMu.Unlock()
 }
+
+// crashAPIServer makes the API server's coming stop a crash's
+// (apiserver.Server.Crash).
+func (c *Cluster) crashAPIServer() {
+	c.apiMu.Lock()
+	defer c.apiMu.Unlock()
+	if c.api != nil {
+		c.api.Crash()
+	}
+}

@@ -260,7 +260,15 @@ func (h *HA) APIServer(i int) *Cluster {
 
 // StopAPIServer stops API server i (2, 3, ...; the cluster's own stops
 // with the cluster), as a graceful shutdown of its process does.
-func (h *HA) StopAPIServer(i int) error {
+func (h *HA) StopAPIServer(i int) error { return h.haltAPIServer(i, false) }
+
+// KillAPIServer stops API server i as SIGKILL stops its process: its
+// pre-shutdown hooks do not run, so its address stays in the kubernetes
+// Endpoints until its master lease (15 s) expires and another server
+// reconciles (every 10 s); its connections are cut.
+func (h *HA) KillAPIServer(i int) error { return h.haltAPIServer(i, true) }
+
+func (h *HA) haltAPIServer(i int, crash bool) error {
 	h.mu.Lock()
 	if i < 2 || i > len(h.servers) || h.servers[i-1] == nil {
 		h.mu.Unlock()
@@ -269,6 +277,9 @@ func (h *HA) StopAPIServer(i int) error {
 	s := h.servers[i-1]
 	h.servers[i-1] = nil
 	h.mu.Unlock()
+	if crash {
+		s.crashAPIServer()
+	}
 	return s.Close()
 }
 

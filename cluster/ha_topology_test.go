@@ -23,8 +23,9 @@ import (
 // 127.0.0.1 and 127.0.0.2 with one port, both in the kubernetes
 // Endpoints, the admin's credentials good on both; two scheduler
 // instances, one holding the Lease; a pod created through the second API
-// server runs. Stopping the second API server takes its address out;
-// Close stops the members.
+// server runs. Killing the second API server leaves its master lease
+// behind, until it expires and API server 1's reconcile drops the
+// address; Close stops the members.
 func TestHATopology(t *testing.T) {
 	if l, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
 		t.Skipf("127.0.0.2 cannot be bound here: %v", err)
@@ -72,13 +73,23 @@ func TestHATopology(t *testing.T) {
 		return err == nil && holder != "", fmt.Sprint(holder, err)
 	})
 
-	if err := ha.StopAPIServer(2); err != nil {
+	if err := ha.KillAPIServer(2); err != nil {
 		t.Fatal(err)
 	}
 	if ha.APIServer(2) != nil {
-		t.Error("APIServer(2) still returned after StopAPIServer(2)")
+		t.Error("APIServer(2) still returned after KillAPIServer(2)")
 	}
-	eventually(t, "the kubernetes Endpoints to drop the stopped API server", endpointsAre(admin, "127.0.0.1"))
+	etcd := c.EtcdClient()
+	if resp, err := etcd.Get(context.Background(), "/registry/masterleases/127.0.0.2"); err != nil || len(resp.Kvs) != 1 {
+		t.Errorf("master lease of the killed server right after the kill: %v, %v; want it still there (no shutdown hook ran)", resp, err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for ok, state := endpointsAre(admin, "127.0.0.1")(); !ok; ok, state = endpointsAre(admin, "127.0.0.1")() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed API server still in the kubernetes Endpoints after 60 s: %s", state)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	endpoints := ha.Etcd.Endpoints()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

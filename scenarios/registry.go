@@ -23,6 +23,7 @@ var actionKinds = []actionKind{
 	{"killEtcdMember", parseEtcdMember},
 	{"restartEtcdMember", parseEtcdMember},
 	{"stopAPIServer", parseStopAPIServer},
+	{"killAPIServer", parseStopAPIServer},
 	{"killScheduler", parseKillScheduler},
 	{"stopMetricsServer", parseControl},
 	{"startMetricsServer", parseControl},
