@@ -113,7 +113,7 @@ func (o *etcdOptions) memberConfig() (*embedetcd.MemberConfig, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	cfg.TLS = embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey}
+	cfg.TLS = embedetcd.MemberTLSOf(files)
 	if err := cfg.Validate(); err != nil {
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {
 			errs = append(errs, joined.Unwrap()...)

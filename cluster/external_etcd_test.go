@@ -191,7 +191,7 @@ func TestExternalEtcdMemberRestart(t *testing.T) {
 	w := startWriter(client, "cm")
 	w.waitAcked(t, "creates before a member stops", 10)
 	leader := ec.leader()
-	ec.members[leader].stop()
+	ec.stop(leader)
 	w.waitAcked(t, "creates while the leader is stopped", 20)
 	ec.restart(leader)
 	w.waitAcked(t, "creates after it is back", 10)
@@ -267,9 +267,9 @@ func TestExternalEtcdQuorumLoss(t *testing.T) {
 
 	leader := ec.leader()
 	var stopped []int
-	for i := range ec.members {
+	for i := range ec.names {
 		if i != leader {
-			ec.members[i].stop()
+			ec.stop(i)
 			stopped = append(stopped, i)
 		}
 	}

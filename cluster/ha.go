@@ -178,12 +178,8 @@ func (h *HA) startEtcd(ctx context.Context, cfg *Config, n int) error {
 	if err != nil {
 		return err
 	}
-	lfiles := embedetcd.LocalClusterFiles{
-		MemberTLS:  embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey},
-		ClientCert: files.ClientCert, ClientKey: files.ClientKey,
-	}
 	noFsync := cfg.UnsafeNoFsync
-	h.Etcd, err = embedetcd.StartLocalCluster(ctx, membersDir, n, lfiles,
+	h.Etcd, err = embedetcd.StartLocalCluster(ctx, membersDir, n, embedetcd.LocalClusterFilesOf(files),
 		func(m *embedetcd.MemberConfig) { m.UnsafeNoFsync = noFsync })
 	if err != nil {
 		return err

@@ -352,9 +352,9 @@ func TestHAMemberRestartTwoAPIServers(t *testing.T) {
 	ws := ha.startWriters("cm")
 	waitEachAcked(t, ws, "creates before a member stops", 10)
 	leader := ha.statusLeader(t)
-	ha.ec.members[leader].stop()
+	ha.ec.stop(leader)
 	next := ha.statusLeader(t)
-	t.Logf("stopped the leader, member %s; %s leads now", ha.ec.members[leader].cfg.Name, ha.ec.members[next].cfg.Name)
+	t.Logf("stopped the leader, member %s; %s leads now", ha.ec.names[leader], ha.ec.names[next])
 	waitEachAcked(t, ws, "creates while the leader is stopped", 10)
 	ha.ec.restart(leader)
 	waitEachAcked(t, ws, "creates after it is back", 10)
@@ -396,9 +396,9 @@ func TestHAQuorumLossTwoAPIServers(t *testing.T) {
 	leader := ha.statusLeader(t)
 	noLeader := ha.watchNoLeader(t, leader)
 	var stopped []int
-	for i := range ha.ec.members {
+	for i := range ha.ec.names {
 		if i != leader {
-			ha.ec.members[i].stop()
+			ha.ec.stop(i)
 			stopped = append(stopped, i)
 		}
 	}

@@ -2,18 +2,10 @@ package storage_test
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/url"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -21,7 +13,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/storage"
 	"github.com/kubesim/kubesim/internal/embedetcd"
-	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/internal/etcdtest"
 )
 
 // noLeaderTimeout bounds each wait of these tests: a member without
@@ -30,97 +22,33 @@ import (
 const noLeaderTimeout = 30 * time.Second
 
 // members is a three-member etcd cluster on loopback (TLS, no fsync).
-type members struct {
-	cfgs  []*embedetcd.MemberConfig
-	mu    sync.Mutex
-	run   []*embedetcd.Member
-	files pki.EtcdFiles
-}
+type members struct{ *embedetcd.LocalCluster }
 
-func startMembers(t *testing.T) *members {
+func startMembers(t *testing.T) members {
 	t.Helper()
-	dir := t.TempDir()
-	pcfg := pki.NewConfig(dir)
-	pcfg.Dir = filepath.Join(dir, "pki")
-	files, err := pki.CreateEtcdPKI(pcfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms := &members{files: files, run: make([]*embedetcd.Member, 3)}
-	var initial []string
-	for i := range 3 {
-		name := fmt.Sprintf("m%d", i+1)
-		cfg := embedetcd.NewMemberConfig(name, filepath.Join(dir, name))
-		cfg.UnsafeNoFsync = true
-		cfg.ListenClientURLs = []url.URL{{Scheme: "https", Host: freePort(t)}}
-		cfg.ListenPeerURLs = []url.URL{{Scheme: "https", Host: freePort(t)}}
-		cfg.TLS = embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey}
-		initial = append(initial, name+"="+cfg.ListenPeerURLs[0].String())
-		ms.cfgs = append(ms.cfgs, cfg)
-	}
-	errs := make([]error, 3)
-	var wg sync.WaitGroup
-	for i, cfg := range ms.cfgs {
-		cfg.InitialCluster = strings.Join(initial, ",")
-		wg.Go(func() { errs[i] = ms.start(i) })
-	}
-	wg.Wait()
-	t.Cleanup(func() {
-		for i := range ms.cfgs {
-			ms.stop(i)
-		}
-	})
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ms
+	lc, _ := etcdtest.StartCluster(t, 3)
+	return members{lc}
 }
 
-func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+// stop stops member i (0: m1).
+func (ms members) stop(t *testing.T, i int) {
+	t.Helper()
+	if err := ms.Stop(ms.Names()[i]); err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
-func (ms *members) start(i int) error {
+// start starts the stopped member i again.
+func (ms members) start(i int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), noLeaderTimeout)
 	defer cancel()
-	m, err := embedetcd.StartMember(ctx, ms.cfgs[i])
-	if err == nil {
-		ms.mu.Lock()
-		ms.run[i] = m
-		ms.mu.Unlock()
-	}
-	return err
-}
-
-func (ms *members) stop(i int) {
-	ms.mu.Lock()
-	m := ms.run[i]
-	ms.run[i] = nil
-	ms.mu.Unlock()
-	if m != nil {
-		m.Close()
-	}
+	return ms.Restart(ctx, ms.Names()[i])
 }
 
 // client returns a client of every member, closed when the test ends.
-func (ms *members) client(t *testing.T) *clientv3.Client {
+func (ms members) client(t *testing.T) *clientv3.Client {
 	t.Helper()
-	tc, err := transport.TLSInfo{CertFile: ms.files.ClientCert, KeyFile: ms.files.ClientKey, TrustedCAFile: ms.files.CACert}.ClientConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var eps []string
-	for _, cfg := range ms.cfgs {
-		eps = append(eps, cfg.ListenClientURLs[0].String())
-	}
-	c, err := clientv3.New(clientv3.Config{Endpoints: eps, TLS: tc, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	c, err := ms.Client(5 * time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +58,7 @@ func (ms *members) client(t *testing.T) *clientv3.Client {
 
 // storeOnMembers is a pod store on ms with its watch cache running and
 // keeping its watchers for grace without a leader.
-func storeOnMembers(t *testing.T, ms *members, grace time.Duration) *storage.Store {
+func storeOnMembers(t *testing.T, ms members, grace time.Duration) *storage.Store {
 	t.Helper()
 	s, err := storage.New(storage.Config{
 		Client:      ms.client(t),
@@ -162,17 +90,35 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// watchOnMembers is a store on three members (storeOnMembers), the pod
+// a created in it, and a watch from a's revision, stopped when the test
+// ends.
+func watchOnMembers(t *testing.T, grace time.Duration) (members, *storage.Store, *corev1.Pod, watch.Interface) {
+	t.Helper()
+	ms := startMembers(t)
+	s := storeOnMembers(t, ms, grace)
+	a := mustCreate(t, s, pod("default", "a", nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w, err := s.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: a.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return ms, s, a, w
+}
+
 // loseQuorum stops two of the three members and waits until the watch
 // cache's etcd watch has ended with "no leader".
-func loseQuorum(t *testing.T, ms *members, s *storage.Store) {
+func loseQuorum(t *testing.T, ms members, s *storage.Store) {
 	t.Helper()
-	ms.stop(1)
-	ms.stop(2)
+	ms.stop(t, 1)
+	ms.stop(t, 2)
 	waitFor(t, `the cache's etcd watch to end with "no leader"`, func() bool { return storage.NoLeaderErrors(s) > 0 })
 }
 
 // createWhenLeader creates p once the members elect a leader again.
-func createWhenLeader(t *testing.T, ms *members, s *storage.Store, p *corev1.Pod) *corev1.Pod {
+func createWhenLeader(t *testing.T, ms members, s *storage.Store, p *corev1.Pod) *corev1.Pod {
 	t.Helper()
 	c := ms.client(t)
 	waitFor(t, "a quorum read", func() bool {
@@ -191,16 +137,7 @@ func createWhenLeader(t *testing.T, ms *members, s *storage.Store, p *corev1.Pod
 // for 30 s: a watcher sees nothing end, and once a member is back it
 // gets the next create, in order.
 func TestWatchCacheKeepsWatchersWithoutLeader(t *testing.T) {
-	ms := startMembers(t)
-	s := storeOnMembers(t, ms, storage.DefaultNoLeaderGrace)
-	a := mustCreate(t, s, pod("default", "a", nil))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w, err := s.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: a.ResourceVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	ms, s, _, w := watchOnMembers(t, storage.DefaultNoLeaderGrace)
 
 	loseQuorum(t, ms, s)
 	select {
@@ -232,16 +169,9 @@ func TestWatchCacheKeepsWatchersWithoutLeader(t *testing.T) {
 // event, as kube-apiserver's cacher terminates its watchers) and a new
 // watch gets 429 until a member is back and the cache runs again.
 func TestWatchCacheEndsWatchersAfterNoLeaderGrace(t *testing.T) {
-	ms := startMembers(t)
-	s := storeOnMembers(t, ms, time.Millisecond)
-	a := mustCreate(t, s, pod("default", "a", nil))
+	ms, s, a, w := watchOnMembers(t, time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w, err := s.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: a.ResourceVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
 
 	loseQuorum(t, ms, s)
 	deadline := time.After(noLeaderTimeout)
@@ -257,7 +187,7 @@ func TestWatchCacheEndsWatchersAfterNoLeaderGrace(t *testing.T) {
 		}
 	}
 	waitFor(t, "the watch cache to stop", func() bool { return !storage.WatchCacheRunning(s) })
-	_, err = s.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: a.ResourceVersion})
+	_, err := s.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: a.ResourceVersion})
 	if !apierrors.IsTooManyRequests(err) {
 		t.Errorf("a watch while the cache is down: %v, want 429", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/kubesim/kubesim/internal/pki"
 )
 
 // LocalClusterFiles are the PEM files a local cluster runs with: the
@@ -21,6 +23,17 @@ import (
 type LocalClusterFiles struct {
 	MemberTLS
 	ClientCert, ClientKey string
+}
+
+// LocalClusterFilesOf are the files of an etcd PKI directory (kubesim
+// etcd certs): its members' pairs, and the API server's client pair.
+func LocalClusterFilesOf(f pki.EtcdFiles) LocalClusterFiles {
+	return LocalClusterFiles{MemberTLS: MemberTLSOf(f), ClientCert: f.ClientCert, ClientKey: f.ClientKey}
+}
+
+// MemberTLSOf is a member's TLS from an etcd PKI directory's files.
+func MemberTLSOf(f pki.EtcdFiles) MemberTLS {
+	return MemberTLS{CAFile: f.CACert, ServerCert: f.ServerCert, ServerKey: f.ServerKey, PeerCert: f.PeerCert, PeerKey: f.PeerKey}
 }
 
 // LocalCluster is an etcd cluster of several members in this process,

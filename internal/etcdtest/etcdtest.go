@@ -30,9 +30,10 @@ func Start(tb testing.TB) *embedetcd.Server {
 }
 
 // StartCluster starts a new cluster of n members on loopback in a fresh
-// t.TempDir(), with certificates of their own CA in DIR/pki (returned)
-// and fsync off, and stops it when the test ends.
-func StartCluster(tb testing.TB, n int) (*embedetcd.LocalCluster, string) {
+// t.TempDir(), with certificates of their own CA in DIR/pki (returned),
+// each member's configuration with fsync off and then changed by every
+// one of configure, and stops it when the test ends.
+func StartCluster(tb testing.TB, n int, configure ...func(*embedetcd.MemberConfig)) (*embedetcd.LocalCluster, string) {
 	tb.Helper()
 	dir := tb.TempDir()
 	pcfg := pki.NewConfig("")
@@ -43,10 +44,13 @@ func StartCluster(tb testing.TB, n int) (*embedetcd.LocalCluster, string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	lc, err := embedetcd.StartLocalCluster(ctx, dir, n, embedetcd.LocalClusterFiles{
-		MemberTLS:  embedetcd.MemberTLS{CAFile: files.CACert, ServerCert: files.ServerCert, ServerKey: files.ServerKey, PeerCert: files.PeerCert, PeerKey: files.PeerKey},
-		ClientCert: files.ClientCert, ClientKey: files.ClientKey,
-	}, func(c *embedetcd.MemberConfig) { c.UnsafeNoFsync = true })
+	lc, err := embedetcd.StartLocalCluster(ctx, dir, n, embedetcd.LocalClusterFilesOf(files),
+		func(c *embedetcd.MemberConfig) {
+			c.UnsafeNoFsync = true
+			for _, f := range configure {
+				f(c)
+			}
+		})
 	if err != nil {
 		tb.Fatalf("start etcd cluster: %v", err)
 	}
