@@ -9,9 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.etcd.io/etcd/client/pkg/v3/transport"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/kubesim/kubesim/internal/embedetcd"
 	"github.com/kubesim/kubesim/internal/pki"
@@ -51,11 +48,7 @@ func listEtcdMembers(ctx context.Context, endpoints []string, pkiDir string, out
 	if err != nil {
 		return err
 	}
-	tlsCfg, err := transport.TLSInfo{TrustedCAFile: files.CACert, CertFile: files.ClientCert, KeyFile: files.ClientKey}.ClientConfig()
-	if err != nil {
-		return fmt.Errorf("etcd client certificate: %w", err)
-	}
-	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, TLS: tlsCfg, DialTimeout: memberStatusTimeout, Logger: zap.NewNop()})
+	client, err := embedetcd.NewTLSClient(endpoints, embedetcd.LocalClusterFilesOf(files), memberStatusTimeout)
 	if err != nil {
 		return fmt.Errorf("etcd at %s: %w", strings.Join(endpoints, ","), err)
 	}

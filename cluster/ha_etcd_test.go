@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
-	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,6 +21,7 @@ import (
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/cluster/clustertest"
+	"github.com/kubesim/kubesim/internal/embedetcd"
 )
 
 // haCluster is two API servers, each a cluster.Cluster of its own (its
@@ -445,11 +444,7 @@ func TestHAQuorumLossTwoAPIServers(t *testing.T) {
 // ended every such watch at once, the API servers' watch caches' too.
 func (ha *haCluster) watchNoLeader(t *testing.T, i int) (wait func()) {
 	t.Helper()
-	tc, err := transport.TLSInfo{CertFile: ha.ec.files.ClientCert, KeyFile: ha.ec.files.ClientKey, TrustedCAFile: ha.ec.files.CACert}.ClientConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := clientv3.New(clientv3.Config{Endpoints: ha.ec.endpoints()[i : i+1], TLS: tc, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	c, err := embedetcd.NewTLSClient(ha.ec.endpoints()[i:i+1], embedetcd.LocalClusterFilesOf(ha.ec.files), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

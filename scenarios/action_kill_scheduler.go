@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -70,13 +69,6 @@ func instanceOf(c *cluster.Cluster, identity string) string {
 	for _, name := range c.SchedulerInstances() {
 		if id, ok := c.SchedulerIdentity(name); ok && id == identity {
 			return name
-		}
-	}
-	if i := strings.LastIndex(identity, "_"); i > 0 {
-		for _, name := range c.SchedulerInstances() {
-			if name == identity[:i] {
-				return name
-			}
 		}
 	}
 	return ""

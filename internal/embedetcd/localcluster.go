@@ -211,11 +211,17 @@ func (lc *LocalCluster) Restart(ctx context.Context, name string) error {
 // Client returns a client of every member, with the client pair of the
 // cluster's files; the caller closes it.
 func (lc *LocalCluster) Client(dialTimeout time.Duration) (*clientv3.Client, error) {
-	tc, err := transport.TLSInfo{CertFile: lc.files.ClientCert, KeyFile: lc.files.ClientKey, TrustedCAFile: lc.files.CAFile}.ClientConfig()
+	return NewTLSClient(lc.Endpoints(), lc.files, dialTimeout)
+}
+
+// NewTLSClient returns a client of endpoints that trusts files' CA and
+// presents its client pair, logging nowhere; the caller closes it.
+func NewTLSClient(endpoints []string, files LocalClusterFiles, dialTimeout time.Duration) (*clientv3.Client, error) {
+	tc, err := transport.TLSInfo{CertFile: files.ClientCert, KeyFile: files.ClientKey, TrustedCAFile: files.CAFile}.ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("etcd client certificate: %w", err)
 	}
-	return clientv3.New(clientv3.Config{Endpoints: lc.Endpoints(), TLS: tc, DialTimeout: dialTimeout, Logger: zap.NewNop()})
+	return clientv3.New(clientv3.Config{Endpoints: endpoints, TLS: tc, DialTimeout: dialTimeout, Logger: zap.NewNop()})
 }
 
 // Close stops every running member.
