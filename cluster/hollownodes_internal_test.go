@@ -40,17 +40,8 @@ func TestHollowKubeletsInACluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		for !cond() {
-			if ctx.Err() != nil {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	for _, n := range []string{"node-1", "node-2", "node-3"} {
-		waitFor(n+" Ready with a Lease", func() bool {
+		pollUntil(ctx, t, n+" Ready with a Lease", func() bool {
 			node, err := admin.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
 			if err != nil || !isReady(node) {
 				return false
@@ -70,19 +61,19 @@ func TestHollowKubeletsInACluster(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor("db's log, from node-2 through the shared port", func() bool {
+	pollUntil(ctx, t, "db's log, from node-2 through the shared port", func() bool {
 		data, err := admin.CoreV1().Pods("default").GetLogs("db", &corev1.PodLogOptions{}).DoRaw(ctx)
 		return err == nil && strings.Contains(string(data), "kubesim: container redis")
 	})
-	waitFor("web Running on node-3", func() bool {
+	pollUntil(ctx, t, "web Running on node-3", func() bool {
 		p, err := admin.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{})
 		return err == nil && p.Status.Phase == corev1.PodRunning && p.Status.HostIP == kubelet.DefaultNodeIP("node-3")
 	})
-	waitFor("web's log", func() bool {
+	pollUntil(ctx, t, "web's log", func() bool {
 		data, err := admin.CoreV1().Pods("default").GetLogs("web", &corev1.PodLogOptions{}).DoRaw(ctx)
 		return err == nil && strings.Contains(string(data), "kubesim: container nginx")
 	})
-	waitFor("node-3's status patch in the audit log, impersonated", func() bool {
+	pollUntil(ctx, t, "node-3's status patch in the audit log, impersonated", func() bool {
 		data, err := os.ReadFile(filepath.Join(c.DataDir, "logs", "audit.log"))
 		if err != nil {
 			return false

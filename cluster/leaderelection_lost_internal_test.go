@@ -40,15 +40,6 @@ func TestLosingTheLeaseEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poll := func(what string, cond func() bool) {
-		t.Helper()
-		for !cond() {
-			if ctx.Err() != nil {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	for _, tt := range lostLeaseCases(ctx, c, admin) {
 		t.Run(tt.kind.String(), func(t *testing.T) {
 			for _, n := range []string{"a", "b"} {
@@ -63,7 +54,7 @@ func TestLosingTheLeaseEnds(t *testing.T) {
 			}
 			c.compMu.Unlock()
 			var leader string
-			poll("a leader", func() bool {
+			pollUntil(ctx, t, "a leader", func() bool {
 				leader, _ = tt.leader(ctx)
 				return instances[leader] != nil
 			})
@@ -73,20 +64,20 @@ func TestLosingTheLeaseEnds(t *testing.T) {
 			if !errors.Is(lost.comp.err, errLeaseLost) {
 				t.Errorf("the cut-off leader ended with %v, want %v", lost.comp.err, errLeaseLost)
 			}
-			poll(lost.name+" started again with a new identity", func() bool {
+			pollUntil(ctx, t, lost.name+" started again with a new identity", func() bool {
 				c.compMu.Lock()
 				again := c.elected.of(tt.kind)[lost.name]
 				c.compMu.Unlock()
 				return again != nil && again != lost && again.identity != lost.identity && slices.Contains(tt.names(), lost.name)
 			})
-			poll("the other instance to lead", func() bool {
+			pollUntil(ctx, t, "the other instance to lead", func() bool {
 				h, _ := tt.leader(ctx)
 				return h != leader && instances[h] != nil
 			})
 			if !tt.work("after") {
 				t.Fatal("making the work failed")
 			}
-			poll("the work done", func() bool { return tt.done("after") })
+			pollUntil(ctx, t, "the work done", func() bool { return tt.done("after") })
 			if err := lost.stop(true); err != nil {
 				t.Errorf("stopping the instance that lost its Lease: %v, want nil (it had ended)", err)
 			}
