@@ -35,6 +35,7 @@ func (s *Server) kubeAPIServer(delegate http.Handler) http.Handler {
 		mux.Handle(p, health)
 		mux.Handle(p+"/", health)
 	}
+	installProfiling(mux, serverKubeAPIServer)
 	mux.Handle("/", delegateTo(serverKubeAPIServer, delegate))
 	return &director{name: serverKubeAPIServer, container: c, nonGoRestful: mux}
 }
