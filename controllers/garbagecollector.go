@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/kubesim/kubesim/internal/informertrim"
 )
 
 // DefaultGCResyncPeriod is how often the garbage collector asks
@@ -88,7 +90,7 @@ type resourceMapping struct {
 func NewGarbageCollector(disc discovery.DiscoveryInterface, dyn dynamic.Interface, typed informers.SharedInformerFactory, meta metadata.Interface, resync time.Duration) *GarbageCollector {
 	gc := &GarbageCollector{
 		discovery: disc, dynamic: dyn, resync: resync,
-		typed: typed, metadata: metadatainformer.NewSharedInformerFactory(meta, 0),
+		typed: typed, metadata: metadatainformer.NewSharedInformerFactoryWithOptions(meta, 0, metadatainformer.WithTransform(informertrim.ManagedFields)),
 		mappings: map[schema.GroupVersionKind]resourceMapping{},
 		watched:  map[schema.GroupVersionResource]cache.SharedIndexInformer{},
 		attemptToDelete: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.UID](),

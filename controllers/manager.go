@@ -11,6 +11,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubesim/kubesim/internal/informertrim"
 )
 
 // Defaults used by NewConfig.
@@ -45,6 +47,10 @@ type Config struct {
 	// garbage collector's rediscovery); 0 divides them by
 	// ZeroSpeedDivisor.
 	Speed float64
+	// NodeMonitorGracePeriod is kube-controller-manager's
+	// --node-monitor-grace-period as given, not divided by Speed; 0: the
+	// default (50 s) scaled by NodeHealthSpeed(Speed).
+	NodeMonitorGracePeriod time.Duration
 	// Workers and GCWorkers are the workers per controller.
 	Workers, GCWorkers int
 	// Observer, if set, receives each controller's actions with their
@@ -72,6 +78,8 @@ func (c *Config) Validate() error {
 		return errors.New("controllers: no REST config")
 	case c.Speed < 0:
 		return fmt.Errorf("controllers: speed %v is negative", c.Speed)
+	case c.NodeMonitorGracePeriod < 0:
+		return fmt.Errorf("controllers: node monitor grace period %v is negative", c.NodeMonitorGracePeriod)
 	case c.Workers < 1 || c.GCWorkers < 1:
 		return fmt.Errorf("controllers: workers %d, gc workers %d: want at least 1 each", c.Workers, c.GCWorkers)
 	}
@@ -118,7 +126,7 @@ func New(cfg *Config) (*Manager, error) {
 	if cfg.UseServiceAccountCredentials {
 		creds = newServiceAccountCredentials(cfg.REST, client.CoreV1())
 	}
-	m := &Manager{cfg: cfg, client: client, factory: informers.NewSharedInformerFactory(client, 0)}
+	m := &Manager{cfg: cfg, client: client, factory: informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(informertrim.ManagedFields))}
 	cc := &controllerContext{cfg: cfg, factory: m.factory, creds: creds, own: own}
 	for _, d := range controllerDescriptors {
 		run, err := d.build(cc)

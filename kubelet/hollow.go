@@ -8,6 +8,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubesim/kubesim/internal/informertrim"
 )
 
 // DefaultHollowRegistrations is how many hollow kubelets of one host
@@ -54,9 +56,12 @@ type HollowHost struct {
 
 // NewHollowHost returns a host whose informers list and watch with
 // client (it must be allowed to list and watch every pod and Node),
-// letting registrations kubelets register at once (at least one).
+// letting registrations kubelets register at once (at least one). The
+// informers keep objects without their managedFields, which no kubelet
+// reads (a real kubelet's pod source keeps them: one copy of a pod per
+// node, where here one is shared by thousands of nodes).
 func NewHollowHost(client kubernetes.Interface, registrations int) (*HollowHost, error) {
-	factory := informers.NewSharedInformerFactory(client, 0)
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(informertrim.ManagedFields))
 	h := &HollowHost{
 		factory:  factory,
 		pods:     factory.Core().V1().Pods().Informer(),

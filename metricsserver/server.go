@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -38,12 +39,9 @@ func New(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, factory: informers.NewSharedInformerFactory(cfg.Client, 0), ready: make(chan struct{})}
-	nodeInf, podInf := s.factory.Core().V1().Nodes(), s.factory.Core().V1().Pods()
-	if err := podInf.Informer().AddIndexers(cache.Indexers{podsOnNode: indexByNode}); err != nil {
-		return nil, err
-	}
-	s.nodes, s.pods, s.podIndex = nodeInf.Lister(), podInf.Lister(), podInf.Informer().GetIndexer()
-	s.synced = []cache.InformerSynced{nodeInf.Informer().HasSynced, podInf.Informer().HasSynced}
+	nodeInf, podInf := s.factory.Core().V1().Nodes(), s.factory.InformerFor(&corev1.Pod{}, newPodInformer)
+	s.nodes, s.pods, s.podIndex = nodeInf.Lister(), corelisters.NewPodLister(podInf.GetIndexer()), podInf.GetIndexer()
+	s.synced = []cache.InformerSynced{nodeInf.Informer().HasSynced, podInf.HasSynced}
 	s.handler = s.buildHandler()
 	addr := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.Port))
 	ln, err := net.Listen("tcp", addr)

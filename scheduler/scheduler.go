@@ -23,6 +23,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/kubesim/kubesim/internal/informertrim"
 )
 
 // podSelector is the field selector of the scheduler's one pod informer,
@@ -301,10 +303,15 @@ func nodeFrom(obj any) *corev1.Node {
 }
 
 // newPodInformer is the scheduler's pod informer: all namespaces, with
-// podSelector.
+// podSelector, keeping pods without their managedFields (as
+// kube-scheduler's).
 func newPodInformer(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-	return coreinformers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{},
+	inf := coreinformers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{},
 		func(o *metav1.ListOptions) { o.FieldSelector = podSelector })
+	if err := inf.SetTransform(informertrim.ManagedFields); err != nil {
+		panic(err) // only an informer already started refuses
+	}
+	return inf
 }
 
 // assignedOrTombstone selects the pods on a node, and every tombstone of
