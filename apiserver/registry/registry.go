@@ -125,9 +125,12 @@ func (r *Registry) WaitForWatchCaches(ctx context.Context) error {
 	return nil
 }
 
-// cachedStores are the stores with a watch cache: all of them.
+// cachedStores are the stores with a watch cache: all but the events',
+// as kube-apiserver's default watch cache sizes (DefaultWatchCacheSizes:
+// events 0) leave events without one. Events are many, written once or
+// twice and read rarely; their lists and watches go to etcd.
 func (r *Registry) cachedStores() []*Store {
-	return []*Store{r.Pods, r.Nodes, r.Namespaces, r.Events, r.Leases,
+	return []*Store{r.Pods, r.Nodes, r.Namespaces, r.Leases,
 		r.ConfigMaps, r.Secrets, r.ServiceAccounts, r.Services, r.Endpoints,
 		r.EndpointSlices, r.Deployments, r.ReplicaSets,
 		r.Roles, r.ClusterRoles, r.RoleBindings, r.ClusterRoleBindings,
