@@ -79,6 +79,9 @@ type Cluster struct {
 	apiCancel context.CancelFunc
 	apiDone   chan struct{}
 
+	// heartbeats are Config.NodeLeaseDuration and NodeMonitorGracePeriod.
+	heartbeats heartbeatPeriods
+
 	compMu sync.Mutex
 	// elected are the scheduler and controller manager instances
 	// (leaderelection.go).
@@ -109,7 +112,8 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 	}
 	steps.add(StartupValidate, "options", "ok", "every option is valid")
 	c := &Cluster{DataDir: cfg.DataDir, speed: cfg.Speed, Gate: cfg.Gate, readyWait: cfg.ReadyTimeout, startup: steps,
-		kubelets: map[string]*component{}, specs: map[string]kubelet.NodeSpec{}}
+		heartbeats: heartbeatPeriods{lease: cfg.NodeLeaseDuration, grace: cfg.NodeMonitorGracePeriod},
+		kubelets:   map[string]*component{}, specs: map[string]kubelet.NodeSpec{}}
 	if c.DataDir == "" {
 		if c.DataDir, err = os.MkdirTemp("", "kubesim-"); err != nil {
 			return nil, fmt.Errorf("cluster: data dir: %w", err)

@@ -136,7 +136,7 @@ func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
 	cfg.Recorder = c.Recorder
 	cfg.Gate = c.Gate
 	cfg.Speed = c.speed
-	nodeHeartbeats(cfg, c.speed)
+	nodeHeartbeats(cfg, c.speed, c.heartbeats.lease)
 	if host != nil {
 		cfg.Serving = c.hollowKubeletServing(spec.Name, cfg.NodeIP)
 	} else if cfg.Serving, err = c.kubeletServing(spec.Name, cfg.NodeIP); err != nil {

@@ -58,6 +58,14 @@ type Config struct {
 	// Speed divides every simulated delay (image pulls, container start,
 	// back-offs); 0 means no delays at all.
 	Speed float64
+	// NodeLeaseDuration is the kubelets' Lease duration (the kubelet's
+	// nodeLeaseDurationSeconds; renewed every quarter of it) as given, not
+	// divided by Speed; 0: upstream's 40 s scaled for Speed (see
+	// nodeHeartbeats). NodeMonitorGracePeriod is the node lifecycle
+	// controller's --node-monitor-grace-period likewise (0: 50 s scaled).
+	// Set both to upstream's (40 s, 50 s) to run many nodes at speed 0
+	// with upstream's heartbeat rate: a renewal every 10 s a node.
+	NodeLeaseDuration, NodeMonitorGracePeriod time.Duration
 	// ReadyTimeout bounds Start's wait for the API server.
 	ReadyTimeout time.Duration
 	// Gate holds the components at the stage boundaries of every pod's
@@ -241,6 +249,7 @@ func (c *Config) Validate() error {
 		}
 		seen[n.Name] = true
 	}
+	errs = append(errs, c.validateHeartbeats()...)
 	if c.RequestTimeout < 0 {
 		add("request-timeout", c.RequestTimeout, "must not be negative")
 	}

@@ -130,6 +130,7 @@ func (c *Cluster) StartControllerManagerInstance(name string) error {
 	}
 	cfg := controllers.NewConfig(rc)
 	cfg.Speed = c.speed
+	cfg.NodeMonitorGracePeriod = c.heartbeats.grace
 	cfg.Observer = controllerObserver(c.Recorder)
 	cfg.Identity = inst.identity
 	m, err := controllers.New(cfg)

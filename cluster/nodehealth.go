@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/kubesim/kubesim/controllers"
@@ -26,9 +27,15 @@ import (
 // period it races is held at 10 s, and a renewal every fifth of it is
 // upstream's proportion (10 s against 50 s), where 0.5 s would make a
 // thousand hollow nodes send 2,000 renewals a second.
-func nodeHeartbeats(cfg *kubelet.Config, speed float64) {
+//
+// lease, if positive, is the Lease duration as given
+// (Config.NodeLeaseDuration), for real and hollow kubelets alike.
+func nodeHeartbeats(cfg *kubelet.Config, speed float64, lease time.Duration) {
 	cfg.LeaseDuration = nodeHealthPeriod(kubelet.DefaultLeaseDuration, speed)
-	if cfg.Hollow != nil && speed <= 0 {
+	switch {
+	case lease > 0:
+		cfg.LeaseDuration = lease
+	case cfg.Hollow != nil && speed <= 0:
 		cfg.LeaseDuration = 4 * controllers.ZeroSpeedMinNodeGracePeriod / 5
 	}
 	cfg.StatusUpdateFrequency = nodeHealthPeriod(kubelet.DefaultStatusUpdateFrequency, speed)
@@ -42,4 +49,36 @@ func nodeHeartbeats(cfg *kubelet.Config, speed float64) {
 // speed 1 by controllers.NodeHealthSpeed(speed).
 func nodeHealthPeriod(d time.Duration, speed float64) time.Duration {
 	return time.Duration(float64(d) / controllers.NodeHealthSpeed(speed))
+}
+
+// heartbeatPeriods are the node heartbeat periods a cluster was given
+// (Config.NodeLeaseDuration, NodeMonitorGracePeriod); zero: scaled
+// defaults.
+type heartbeatPeriods struct{ lease, grace time.Duration }
+
+// validateHeartbeats checks NodeLeaseDuration and NodeMonitorGracePeriod:
+// neither negative, and a kubelet renewing its Lease every quarter of its
+// duration well within the grace period (at most half of it), or healthy
+// nodes would go Unknown between renewals.
+func (c *Config) validateHeartbeats() []error {
+	var errs []error
+	if c.NodeLeaseDuration < 0 {
+		errs = append(errs, &OptionError{Option: "node-lease-duration", Value: c.NodeLeaseDuration, Reason: "must not be negative"})
+	}
+	if c.NodeMonitorGracePeriod < 0 {
+		errs = append(errs, &OptionError{Option: "node-monitor-grace-period", Value: c.NodeMonitorGracePeriod, Reason: "must not be negative"})
+	}
+	if len(errs) > 0 || c.NodeLeaseDuration == 0 && c.NodeMonitorGracePeriod == 0 {
+		return errs
+	}
+	lease := c.NodeLeaseDuration
+	if lease == 0 {
+		lease = nodeHealthPeriod(kubelet.DefaultLeaseDuration, c.Speed)
+	}
+	cc := controllers.Config{Speed: c.Speed, NodeMonitorGracePeriod: c.NodeMonitorGracePeriod}
+	if grace := cc.MonitorGracePeriod(); lease/4 > grace/2 {
+		errs = append(errs, &OptionError{Option: "node-lease-duration", Value: lease,
+			Reason: fmt.Sprintf("is renewed every %v, which must be at most half the node monitor grace period (%v), or healthy nodes go Unknown", lease/4, grace)})
+	}
+	return errs
 }

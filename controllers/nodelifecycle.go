@@ -88,8 +88,8 @@ func NewNodeLifecycleController(cfg *Config, factory informers.SharedInformerFac
 		now:         time.Now,
 
 		monitorPeriod:          cfg.nodeHealthPeriod(DefaultNodeMonitorPeriod),
-		gracePeriod:            cfg.nodeGracePeriod(DefaultNodeMonitorGracePeriod),
-		startupGracePeriod:     cfg.nodeGracePeriod(DefaultNodeStartupGracePeriod),
+		gracePeriod:            cfg.MonitorGracePeriod(),
+		startupGracePeriod:     cfg.startupGracePeriod(),
 		evictionPeriod:         max(cfg.nodeHealthPeriod(NodeEvictionPeriod), minNodeEvictionPeriod),
 		evictionQPS:            cfg.nodeHealthRate(DefaultNodeEvictionRate),
 		secondaryEvictionQPS:   cfg.nodeHealthRate(DefaultSecondaryNodeEvictionRate),

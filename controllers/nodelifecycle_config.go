@@ -102,6 +102,23 @@ func (c *Config) nodeGracePeriod(d time.Duration) time.Duration {
 	return scaled
 }
 
+// MonitorGracePeriod is the node monitor grace period: NodeMonitorGracePeriod
+// if set, else upstream's default scaled as nodeGracePeriod does. The
+// startup grace period is never shorter (upstream's defaults: 60 s
+// against 50 s).
+func (c *Config) MonitorGracePeriod() time.Duration {
+	if c.NodeMonitorGracePeriod > 0 {
+		return c.NodeMonitorGracePeriod
+	}
+	return c.nodeGracePeriod(DefaultNodeMonitorGracePeriod)
+}
+
+// startupGracePeriod is the node startup grace period: upstream's default
+// scaled as nodeGracePeriod does, and no shorter than MonitorGracePeriod.
+func (c *Config) startupGracePeriod() time.Duration {
+	return max(c.nodeGracePeriod(DefaultNodeStartupGracePeriod), c.MonitorGracePeriod())
+}
+
 // nodeHealthRate scales a rate (per second) by NodeHealthSpeed(c.Speed).
 func (c *Config) nodeHealthRate(perSecond float64) float32 {
 	return float32(perSecond * NodeHealthSpeed(c.Speed))
