@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -287,13 +288,25 @@ func (k *Kubelet) patchNodeStatus(ctx context.Context, old *corev1.Node) error {
 // than its conditions' heartbeat times, as upstream's
 // nodeStatusHasChanged.
 func nodeStatusChanged(old, cur *corev1.NodeStatus) bool {
-	a, b := old.DeepCopy(), cur.DeepCopy()
-	for _, s := range []*corev1.NodeStatus{a, b} {
-		for i := range s.Conditions {
-			s.Conditions[i].LastHeartbeatTime = metav1.Time{}
+	if len(old.Conditions) != len(cur.Conditions) {
+		return true
+	}
+	// By type, in any order (upstream's nodeConditionsHaveChanged sorts).
+	a, b := slices.Clone(old.Conditions), slices.Clone(cur.Conditions)
+	for _, cs := range [][]corev1.NodeCondition{a, b} {
+		slices.SortStableFunc(cs, func(x, y corev1.NodeCondition) int { return strings.Compare(string(x.Type), string(y.Type)) })
+		for i := range cs {
+			cs[i].LastHeartbeatTime = metav1.Time{}
 		}
 	}
-	return !apiequality.Semantic.DeepEqual(a, b)
+	if !apiequality.Semantic.DeepEqual(a, b) {
+		return true
+	}
+	// The rest compared on shallow copies without the conditions: nothing
+	// is modified, so nothing needs a deep copy.
+	x, y := *old, *cur
+	x.Conditions, y.Conditions = nil, nil
+	return !apiequality.Semantic.DeepEqual(x, y)
 }
 
 func nodeStatusPatch(old, updated *corev1.Node) ([]byte, error) {
