@@ -9,7 +9,8 @@ import (
 )
 
 // TestNodeHeartbeatsOverride: a Lease duration given is used as given,
-// for real and hollow kubelets, at any speed; without one the scaled
+// for real and hollow kubelets, at any speed, with upstream's node status
+// periods; without one the scaled
 // defaults stay (8 s for a hollow kubelet at speed 0, 2 s for a real one).
 func TestNodeHeartbeatsOverride(t *testing.T) {
 	for _, tt := range []struct {
@@ -32,6 +33,9 @@ func TestNodeHeartbeatsOverride(t *testing.T) {
 		nodeHeartbeats(cfg, tt.speed, tt.lease)
 		if cfg.LeaseDuration != tt.want {
 			t.Errorf("%s: LeaseDuration %v, want %v", tt.name, cfg.LeaseDuration, tt.want)
+		}
+		if tt.lease > 0 && (cfg.StatusUpdateFrequency != kubelet.DefaultStatusUpdateFrequency || cfg.StatusReportFrequency != kubelet.DefaultStatusReportFrequency) {
+			t.Errorf("%s: status every %v, reported every %v; want upstream's", tt.name, cfg.StatusUpdateFrequency, cfg.StatusReportFrequency)
 		}
 	}
 }
