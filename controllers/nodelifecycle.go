@@ -87,7 +87,7 @@ func NewNodeLifecycleController(cfg *Config, factory informers.SharedInformerFac
 		taints:      taintPatcher{client: client},
 		now:         time.Now,
 
-		monitorPeriod:          cfg.nodeHealthPeriod(DefaultNodeMonitorPeriod),
+		monitorPeriod:          cfg.monitorPeriod(),
 		gracePeriod:            cfg.MonitorGracePeriod(),
 		startupGracePeriod:     cfg.startupGracePeriod(),
 		evictionPeriod:         max(cfg.nodeHealthPeriod(NodeEvictionPeriod), minNodeEvictionPeriod),

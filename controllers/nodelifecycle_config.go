@@ -113,6 +113,18 @@ func (c *Config) MonitorGracePeriod() time.Duration {
 	return c.nodeGracePeriod(DefaultNodeMonitorGracePeriod)
 }
 
+// monitorPeriod is how often the controller looks at every node: upstream's
+// --node-monitor-period scaled by NodeHealthSpeed, or, when
+// NodeMonitorGracePeriod is given, in upstream's proportion to it (5 s
+// against 50 s): at speed 0 the controller would otherwise look at each
+// of 10,000 nodes four times a second for a grace period of 50 s.
+func (c *Config) monitorPeriod() time.Duration {
+	if c.NodeMonitorGracePeriod > 0 {
+		return c.NodeMonitorGracePeriod / time.Duration(DefaultNodeMonitorGracePeriod/DefaultNodeMonitorPeriod)
+	}
+	return c.nodeHealthPeriod(DefaultNodeMonitorPeriod)
+}
+
 // startupGracePeriod is the node startup grace period: upstream's default
 // scaled as nodeGracePeriod does, and no shorter than MonitorGracePeriod.
 func (c *Config) startupGracePeriod() time.Duration {
