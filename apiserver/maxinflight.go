@@ -3,7 +3,6 @@ package apiserver
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,29 +19,26 @@ import (
 // impersonating nodes over the admin's connection (hollow kubelets) are
 // limited as nodes.
 //
-// The leader election of the scheduler and the controller manager (their
-// get, create and update of Leases) has seats of its own, so that a
-// cluster busy with other requests does not starve their renewals and
-// make them lose their Leases: what API Priority and Fairness, on by
-// default upstream, does with its system-leader-election flow schema and
-// leader-election priority level (10 of the 245 concurrency shares:
-// leaderElectionSeats of this server's limits).
+// The control plane's own requests have seats of their own, as API
+// Priority and Fairness (on by default upstream) gives them priority
+// levels of their own: the scheduler's and controller manager's leader
+// election, the nodes' heartbeats, the nodes' other requests, and the
+// scheduler's and controllers' work (priorityLevelOf), each with its
+// share of the server's limits (priorityLevelShares). Then a burst of
+// one kind (ten thousand kubelets renewing their Leases) cannot starve
+// another (the scheduler's bindings, a leader's renewal). kubesim has
+// the seats only: no queues (a request finding its level full is
+// answered 429 at once, as by the filter above, where APF would queue
+// it), no fair queuing between the flows of one level, and every other
+// request keeps the two limits above.
 func withMaxInFlight(h http.Handler, s *Server) http.Handler {
-	readOnly := make(chan struct{}, s.cfg.MaxRequestsInFlight)
-	mutating := make(chan struct{}, s.cfg.MaxMutatingRequestsInFlight)
-	election := make(chan struct{}, leaderElectionSeats(s.cfg.MaxRequestsInFlight+s.cfg.MaxMutatingRequestsInFlight))
+	pools := newSeatPools(s.cfg.MaxRequestsInFlight, s.cfg.MaxMutatingRequestsInFlight)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isLongRunning(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
-		slots := readOnly
-		switch {
-		case isLeaderElection(r):
-			slots = election
-		case r.Method != http.MethodGet && r.Method != http.MethodHead:
-			slots = mutating
-		}
+		slots := pools.of(r)
 		select {
 		case slots <- struct{}{}:
 			defer func() { <-slots }()
@@ -63,28 +59,4 @@ func withMaxInFlight(h http.Handler, s *Server) http.Handler {
 func isSystemMaster(r *http.Request) bool {
 	a, _ := requestAttributes(r.Context())
 	return a.User.InGroup(user.SystemPrivilegedGroup)
-}
-
-// leaderElectionSeats is the leader-election priority level's share of
-// limit seats in APF's default configuration: 10 shares of 245, at
-// least one.
-func leaderElectionSeats(limit int) int { return max(1, (limit*10+244)/245) }
-
-// leaderElectionUsers are the users of APF's system-leader-election flow
-// schema (besides kube-system's service accounts, which kubesim's
-// components do not use).
-var leaderElectionUsers = []string{user.KubeControllerManager, user.KubeScheduler}
-
-// isLeaderElection says whether r is a get, create or update of a Lease
-// by one of leaderElectionUsers: the requests of that flow schema.
-func isLeaderElection(r *http.Request) bool {
-	a, ok := requestAttributes(r.Context())
-	if !ok || a.User == nil || !a.ResourceRequest || a.APIGroup != "coordination.k8s.io" || a.Resource != "leases" || a.Subresource != "" {
-		return false
-	}
-	switch a.Verb {
-	case "get", "create", "update":
-		return slices.Contains(leaderElectionUsers, a.User.Name)
-	}
-	return false
 }
