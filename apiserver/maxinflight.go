@@ -24,34 +24,37 @@ import (
 // levels of their own: the scheduler's and controller manager's leader
 // election, the nodes' heartbeats, the nodes' other requests, and the
 // scheduler's and controllers' work (priorityLevelOf), each with its
-// share of the server's limits (priorityLevelShares). Then a burst of
+// share of the server's limits (priorityLevels). Then a burst of
 // one kind (ten thousand kubelets renewing their Leases) cannot starve
 // another (the scheduler's bindings, a leader's renewal). kubesim has
-// the seats only: no queues (a request finding its level full is
-// answered 429 at once, as by the filter above, where APF would queue
-// it), no fair queuing between the flows of one level, and every other
-// request keeps the two limits above.
+// a queue per level: a request finding its level full waits for a seat,
+// at most a quarter of the request timeout (APF's), among at most as
+// many waiters as the level's queues hold, and is answered 429 after
+// that; the waiters are served in turn, with no fair queuing between the
+// flows of a level; every other request keeps the two limits above,
+// without a queue.
 func withMaxInFlight(h http.Handler, s *Server) http.Handler {
 	pools := newSeatPools(s.cfg.MaxRequestsInFlight, s.cfg.MaxMutatingRequestsInFlight)
+	// APF's queue wait is a quarter of the request timeout.
+	queueWait := s.cfg.RequestTimeout / 4
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isLongRunning(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
 		slots := pools.of(r)
-		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
+		if slots.acquire(r.Context(), queueWait) {
+			defer slots.release()
 			h.ServeHTTP(w, r)
-		default:
-			if isSystemMaster(r) {
-				h.ServeHTTP(w, r)
-				return
-			}
-			traceFrom(r.Context()).step("limited", "failed", fmt.Sprintf("more than %d requests of this kind in flight", cap(slots)))
-			w.Header().Set("Retry-After", strconv.Itoa(1))
-			s.writeError(w, r, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
+			return
 		}
+		if isSystemMaster(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		traceFrom(r.Context()).step("limited", "failed", fmt.Sprintf("more than %d requests of this kind in flight", cap(slots.free)))
+		w.Header().Set("Retry-After", strconv.Itoa(1))
+		s.writeError(w, r, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
 	})
 }
 

@@ -1,9 +1,12 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -21,34 +24,75 @@ const (
 	levelWorkloadHigh   = "workload-high"
 )
 
-// priorityLevelShares are those levels' nominal concurrency shares, of
-// the 245 all of APF's default levels hold.
-var priorityLevelShares = map[string]int{
-	levelLeaderElection: 10, levelNodeHigh: 40, levelSystem: 30, levelWorkloadHigh: 40,
+// priorityLevels are those levels' nominal concurrency shares, of the
+// 245 all of APF's default levels hold, and how many requests may wait
+// for their seats (queues × queueLengthLimit of each).
+var priorityLevels = map[string]struct{ shares, queued int }{
+	levelLeaderElection: {10, 16 * 50}, levelNodeHigh: {40, 64 * 50},
+	levelSystem: {30, 64 * 50}, levelWorkloadHigh: {40, 128 * 50},
 }
 
 // seatsOf is a level's share of limit seats (the server's two limits
 // together, as APF's server concurrency limit), at least one.
 func seatsOf(limit, shares int) int { return max(1, (limit*shares+244)/245) }
 
+// seats are the concurrency of one limit or level: a request takes one
+// while it runs. One that finds none free waits, if fewer than queueLimit
+// wait already, for at most the wait it is given (APF's queues; the
+// waiters are served first come, first served, not fairly by flow); with
+// queueLimit 0 it is refused at once (the in-flight limits).
+type seats struct {
+	free       chan struct{}
+	waiting    atomic.Int32
+	queueLimit int32
+}
+
+func newSeats(n, queueLimit int) *seats {
+	return &seats{free: make(chan struct{}, n), queueLimit: int32(queueLimit)}
+}
+
+// acquire takes a seat, waiting as described; false: none was had.
+func (s *seats) acquire(ctx context.Context, wait time.Duration) bool {
+	select {
+	case s.free <- struct{}{}:
+		return true
+	default:
+	}
+	if s.waiting.Add(1) > s.queueLimit {
+		s.waiting.Add(-1)
+		return false
+	}
+	defer s.waiting.Add(-1)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case s.free <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+func (s *seats) release() { <-s.free }
+
 // seatPools are withMaxInFlight's seats: the two limits and the levels'.
 type seatPools struct {
-	readOnly, mutating chan struct{}
-	levels             map[string]chan struct{}
+	readOnly, mutating *seats
+	levels             map[string]*seats
 }
 
 func newSeatPools(readOnly, mutating int) *seatPools {
-	p := &seatPools{readOnly: make(chan struct{}, readOnly), mutating: make(chan struct{}, mutating),
-		levels: map[string]chan struct{}{}}
-	for level, shares := range priorityLevelShares {
-		p.levels[level] = make(chan struct{}, seatsOf(readOnly+mutating, shares))
+	p := &seatPools{readOnly: newSeats(readOnly, 0), mutating: newSeats(mutating, 0), levels: map[string]*seats{}}
+	for name, l := range priorityLevels {
+		p.levels[name] = newSeats(seatsOf(readOnly+mutating, l.shares), l.queued)
 	}
 	return p
 }
 
 // of returns the seats r takes: its priority level's, or else the
 // read-only or mutating limit's.
-func (p *seatPools) of(r *http.Request) chan struct{} {
+func (p *seatPools) of(r *http.Request) *seats {
 	a, ok := requestAttributes(r.Context())
 	if ok && a.User != nil {
 		if level := priorityLevelOf(a); level != "" {

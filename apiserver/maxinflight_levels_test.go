@@ -10,12 +10,13 @@ import (
 
 // TestPriorityLevelSeats: with one seat a level (limits of one read and
 // one write), a node's held Lease write fills node-high, so that the next
-// heartbeat of a node is 429 while the node's other requests (level
-// system), the scheduler's (workload-high) and everyone else's writes
-// (the mutating limit) are served.
+// heartbeat of a node waits in the level's queue and is 429 when the
+// wait (a quarter of the request timeout) is over, while the node's other
+// requests (level system), the scheduler's (workload-high) and everyone
+// else's writes (the mutating limit) are served.
 func TestPriorityLevelSeats(t *testing.T) {
 	ts := startServer(t, func(c *apiserver.Config) {
-		c.RequestTimeout = 5 * time.Second
+		c.RequestTimeout = 2 * time.Second
 		c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight = 1, 1
 	})
 	const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
