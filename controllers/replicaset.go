@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 )
@@ -35,7 +34,7 @@ var rsKind = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
 type ReplicaSetController struct {
 	client       kubernetes.Interface
 	rsLister     appslisters.ReplicaSetLister
-	podLister    corelisters.PodLister
+	podIndexer   cache.Indexer // podControllerUIDIndex
 	synced       []cache.InformerSynced
 	queue        workqueue.TypedRateLimitingInterface[string]
 	expectations *expectations
@@ -51,7 +50,7 @@ type ReplicaSetController struct {
 func NewReplicaSetController(factory informers.SharedInformerFactory, client kubernetes.Interface, expectationsTimeout time.Duration) (*ReplicaSetController, error) {
 	rsInf, podInf := factory.Apps().V1().ReplicaSets(), factory.Core().V1().Pods()
 	c := &ReplicaSetController{
-		client: client, rsLister: rsInf.Lister(), podLister: podInf.Lister(),
+		client: client, rsLister: rsInf.Lister(), podIndexer: podInf.Informer().GetIndexer(),
 		synced: []cache.InformerSynced{rsInf.Informer().HasSynced, podInf.Informer().HasSynced},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "replicaset"}),
@@ -59,6 +58,9 @@ func NewReplicaSetController(factory informers.SharedInformerFactory, client kub
 		burst:        BurstReplicas,
 	}
 	c.syncKey = c.sync
+	if err := addPodControllerUIDIndex(podInf.Informer()); err != nil {
+		return nil, err
+	}
 	if _, err := rsInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.enqueueFor(obj, "add") },
 		UpdateFunc: func(_, cur any) { c.enqueueFor(cur, "update") },

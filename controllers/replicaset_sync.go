@@ -34,10 +34,8 @@ func (c *ReplicaSetController) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return nil // invalid selector: nothing to do until it changes
 	}
-	all, err := c.podLister.Pods(ns).List(labels.Everything())
-	if err != nil {
-		return err
-	}
+	// Its own pods and the orphans of its namespace, not every pod there.
+	all := podsOfControllers(c.podIndexer, ns, rs.UID)
 	pods, err := c.claimPods(ctx, rs, selector, activePods(all))
 	if err != nil {
 		return err
@@ -196,22 +194,15 @@ func (c *ReplicaSetController) deletePods(ctx context.Context, rs *appsv1.Replic
 // relatedPods returns the pods of every ReplicaSet with rs's controller
 // (the Deployment's other ReplicaSets), or rs's own if it has none.
 func (c *ReplicaSetController) relatedPods(rs *appsv1.ReplicaSet) []*corev1.Pod {
-	owners := map[types.UID]bool{rs.UID: true}
+	owners := []types.UID{rs.UID}
 	if ref := metav1.GetControllerOf(rs); ref != nil {
 		if all, err := c.rsLister.ReplicaSets(rs.Namespace).List(labels.Everything()); err == nil {
 			for _, other := range all {
-				if r := metav1.GetControllerOf(other); r != nil && r.UID == ref.UID {
-					owners[other.UID] = true
+				if r := metav1.GetControllerOf(other); r != nil && r.UID == ref.UID && other.UID != rs.UID {
+					owners = append(owners, other.UID)
 				}
 			}
 		}
 	}
-	all, _ := c.podLister.Pods(rs.Namespace).List(labels.Everything())
-	var out []*corev1.Pod
-	for _, p := range all {
-		if r := metav1.GetControllerOf(p); r != nil && owners[r.UID] {
-			out = append(out, p)
-		}
-	}
-	return out
+	return podsOfControllers(c.podIndexer, "", owners...)
 }
