@@ -28,6 +28,10 @@ func TestEveryInvalidOptionListed(t *testing.T) {
 				"  --address must be an IP address, got \"localhost\"\n" +
 				"  --speed must be a number, got NaN\n" +
 				"Run 'kubesim --help' for usage.\n"},
+		{[]string{"serve", "--speed", "0", "--node-lease-duration", "40s", "--node-monitor-grace-period", "-1s"},
+			"kubesim: --node-monitor-grace-period must not be negative, got -1s\nRun 'kubesim --help' for usage.\n"},
+		{[]string{"serve", "--speed", "0", "--node-lease-duration", "40s"},
+			"kubesim: --node-lease-duration is renewed every 10s, which must be at most half the node monitor grace period (10s), or healthy nodes go Unknown, got 40s\nRun 'kubesim --help' for usage.\n"},
 		{[]string{"serve", "--nodes", "-3"},
 			"kubesim: --nodes must not be negative, got -3\nRun 'kubesim --help' for usage.\n"},
 		{[]string{"play", "pod-create", "--lang", "fr", "--plain", "--json", "--speed", "-2", "--port", "-1"},
