@@ -41,15 +41,22 @@ func nodeHeartbeats(cfg *kubelet.Config, speed float64, lease time.Duration) {
 		cfg.StatusReportFrequency = kubelet.DefaultStatusReportFrequency
 		return
 	}
-	cfg.LeaseDuration = nodeHealthPeriod(kubelet.DefaultLeaseDuration, speed)
-	if cfg.Hollow != nil && speed <= 0 {
-		cfg.LeaseDuration = 4 * controllers.ZeroSpeedMinNodeGracePeriod / 5
-	}
+	cfg.LeaseDuration = defaultLeaseDuration(speed, cfg.Hollow != nil)
 	cfg.StatusUpdateFrequency = nodeHealthPeriod(kubelet.DefaultStatusUpdateFrequency, speed)
 	if speed <= 0 {
 		cfg.StatusUpdateFrequency = kubelet.DefaultStatusUpdateFrequency
 	}
 	cfg.StatusReportFrequency = nodeHealthPeriod(kubelet.DefaultStatusReportFrequency, speed)
+}
+
+// defaultLeaseDuration is a kubelet's Lease duration when none is given:
+// upstream's scaled by NodeHealthSpeed, or 4/5 of
+// ZeroSpeedMinNodeGracePeriod for a hollow kubelet at speed 0.
+func defaultLeaseDuration(speed float64, hollow bool) time.Duration {
+	if hollow && speed <= 0 {
+		return 4 * controllers.ZeroSpeedMinNodeGracePeriod / 5
+	}
+	return nodeHealthPeriod(kubelet.DefaultLeaseDuration, speed)
 }
 
 // nodeHealthPeriod divides one of the kubelet's heartbeat periods at
@@ -64,9 +71,9 @@ func nodeHealthPeriod(d time.Duration, speed float64) time.Duration {
 type heartbeatPeriods struct{ lease, grace time.Duration }
 
 // validateHeartbeats checks NodeLeaseDuration and NodeMonitorGracePeriod:
-// neither negative, and a kubelet renewing its Lease every quarter of its
-// duration well within the grace period (at most half of it), or healthy
-// nodes would go Unknown between renewals.
+// neither negative, and every kubelet, hollow ones too, renewing its Lease
+// every quarter of its duration well within the grace period (at most
+// half of it), or healthy nodes would go Unknown between renewals.
 func (c *Config) validateHeartbeats() []error {
 	var errs []error
 	if c.NodeLeaseDuration < 0 {
@@ -80,7 +87,9 @@ func (c *Config) validateHeartbeats() []error {
 	}
 	lease := c.NodeLeaseDuration
 	if lease == 0 {
-		lease = nodeHealthPeriod(kubelet.DefaultLeaseDuration, c.Speed)
+		// The longest a kubelet of this cluster may take: a hollow one's
+		// (nodes past the first realKubeletLimit, started or added later).
+		lease = defaultLeaseDuration(c.Speed, true)
 	}
 	cc := controllers.Config{Speed: c.Speed, NodeMonitorGracePeriod: c.NodeMonitorGracePeriod}
 	if grace := cc.MonitorGracePeriod(); lease/4 > grace/2 {

@@ -55,6 +55,7 @@ func TestValidateHeartbeats(t *testing.T) {
 		{"lease alone at speed 0", 0, 40 * time.Second, 0, "--node-lease-duration is renewed every 10s, which must be at most half the node monitor grace period (10s)"},
 		{"grace alone at speed 1", 1, 0, 15 * time.Second, "--node-lease-duration is renewed every 10s, which must be at most half the node monitor grace period (15s)"},
 		{"grace alone at speed 0", 0, 0, 50 * time.Second, ""},
+		{"grace alone at speed 0, shorter than a hollow node's renewals allow", 0, 0, 3 * time.Second, "--node-lease-duration is renewed every 2s, which must be at most half the node monitor grace period (3s)"},
 		{"negative lease", 1, -time.Second, 0, "--node-lease-duration must not be negative, got -1s"},
 		{"negative grace", 1, 0, -time.Second, "--node-monitor-grace-period must not be negative, got -1s"},
 	} {
