@@ -8,7 +8,6 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/transport"
 
 	"github.com/kubesim/kubesim/internal/pki"
 	"github.com/kubesim/kubesim/kubelet"
@@ -40,6 +39,7 @@ type hollowNodes struct {
 	host      *kubelet.HollowHost
 	config    *rest.Config      // the admin's, for each kubelet's client
 	transport http.RoundTripper // the shared connection
+	refused   kubernetes.Interface // refusedGroups
 }
 
 // clusterHollowNodes holds each running cluster's hollowNodes, made with
@@ -80,7 +80,11 @@ func (c *Cluster) hollow() (*hollowNodes, error) {
 		ErrorLog: log.New(c.logSink, "hollow kubelets: ", log.LstdFlags)}); err != nil {
 		return nil, err
 	}
-	h := &hollowNodes{host: host, config: cfg, transport: rt}
+	refused, err := refusedGroups(cfg)
+	if err != nil {
+		return nil, err
+	}
+	h := &hollowNodes{host: host, config: cfg, transport: rt, refused: refused}
 	if clusterHollowNodes.m == nil {
 		clusterHollowNodes.m = map[*Cluster]*hollowNodes{}
 	}
@@ -94,15 +98,6 @@ func (c *Cluster) hollow() (*hollowNodes, error) {
 		clusterHollowNodes.Unlock()
 	}()
 	return h, nil
-}
-
-// clientFor returns a client for a hollow kubelet of node: its own rate
-// limiter (as each kubelet has), the shared connection, and every
-// request impersonating system:node:<node> in system:nodes.
-func (h *hollowNodes) clientFor(node string) (kubernetes.Interface, error) {
-	id := pki.Node(node)
-	rt := transport.NewImpersonatingRoundTripper(transport.ImpersonationConfig{UserName: id.User, Groups: id.Groups}, h.transport)
-	return kubernetes.NewForConfigAndClient(h.config, &http.Client{Transport: rt})
 }
 
 // hollowKubeletServing is kubeletServing's configuration for a hollow

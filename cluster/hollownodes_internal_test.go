@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,20 +74,40 @@ func TestHollowKubeletsInACluster(t *testing.T) {
 		data, err := admin.CoreV1().Pods("default").GetLogs("web", &corev1.PodLogOptions{}).DoRaw(ctx)
 		return err == nil && strings.Contains(string(data), "kubesim: container nginx")
 	})
-	pollUntil(ctx, t, "node-3's status patch in the audit log, impersonated", func() bool {
-		data, err := os.ReadFile(filepath.Join(c.DataDir, "logs", "audit.log"))
-		if err != nil {
-			return false
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if strings.Contains(line, `"requestURI":"/api/v1/namespaces/default/pods/web/status"`) &&
-				strings.Contains(line, `"user":{"username":"admin"`) &&
-				strings.Contains(line, `"impersonatedUser":{"username":"system:node:node-3"`) {
-				return true
-			}
-		}
+	for what, uri := range map[string]string{"status patch": "/api/v1/namespaces/default/pods/web/status",
+		"event (its shared broadcaster)": "/api/v1/namespaces/default/events"} {
+		pollUntil(ctx, t, "node-3's "+what+" in the audit log, impersonated", func() bool {
+			return auditedAsNode3(t, c.DataDir, uri)
+		})
+	}
+	h, err := c.hollow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := h.clientFor("node-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hc.AppsV1().Deployments("default").List(ctx, metav1.ListOptions{}); !errors.Is(err, errHollowGroup) {
+		t.Errorf("a hollow kubelet's client listing Deployments: %v, want %v", err, errHollowGroup)
+	}
+}
+
+// auditedAsNode3 reports whether the audit log has a request to uri by
+// the admin impersonating system:node:node-3.
+func auditedAsNode3(t *testing.T, dataDir, uri string) bool {
+	data, err := os.ReadFile(filepath.Join(dataDir, "logs", "audit.log"))
+	if err != nil {
 		return false
-	})
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, `"requestURI":"`+uri+`"`) &&
+			strings.Contains(line, `"user":{"username":"admin"`) &&
+			strings.Contains(line, `"impersonatedUser":{"username":"system:node:node-3"`) {
+			return true
+		}
+	}
+	return false
 }
 
 func isReady(n *corev1.Node) bool {

@@ -32,6 +32,10 @@ const podNodeIndex = "spec.nodeName"
 //   - its status check reads its Node from the host's one informer of
 //     Nodes instead of a GET (the GET upstream reads the API server's
 //     cache, which that watch feeds);
+//   - its events go through an event broadcaster it shares with up to
+//     HollowEventGroupSize-1 other hollow kubelets (hollowEvents), each
+//     with its own recorder and writing as its own node, instead of one
+//     of its own;
 //   - it registers when one of the host's Registrations slots is free, so
 //     that thousands of kubelets starting at once do not all knock at the
 //     API server together (upstream, kubelets start on their own machines
@@ -46,6 +50,7 @@ type HollowHost struct {
 	pods    cache.SharedIndexInformer
 	nodes   cache.SharedIndexInformer
 	slots   chan struct{}
+	events  hollowEvents
 
 	mu       sync.RWMutex
 	kubelets map[string]*Kubelet // by node name

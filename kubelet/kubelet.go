@@ -101,14 +101,8 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx).WithValues("node", k.cfg.Node.Name)
 	ctx = klog.NewContext(ctx, logger)
 
-	sink := newEventSink(ctx, k.cfg.Client.CoreV1().Events(""))
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(sink)
-	k.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: k.cfg.Node.Name})
-	defer func() {
-		broadcaster.Shutdown()
-		sink.close()
-	}()
+	stopEvents := k.startEvents(ctx)
+	defer stopEvents()
 
 	if k.srv != nil {
 		var served sync.WaitGroup
@@ -153,6 +147,26 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	loops.Wait()
 	logger.Info("Kubelet stopped")
 	return nil
+}
+
+// startEvents makes the kubelet's event recorder and returns the function
+// that stops it: its own broadcaster writing through its client, as
+// upstream's kubelet, or, for a hollow kubelet, a place in one of its
+// host's (hollowEvents).
+func (k *Kubelet) startEvents(ctx context.Context) (stop func()) {
+	sink := newEventSink(ctx, k.cfg.Client.CoreV1().Events(""))
+	if h := k.cfg.Hollow; h != nil {
+		var leave func()
+		k.recorder, leave = h.events.join(k.cfg.Node.Name, sink)
+		return leave
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(sink)
+	k.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: k.cfg.Node.Name})
+	return func() {
+		broadcaster.Shutdown()
+		sink.close()
+	}
 }
 
 // watchPods starts the source of the kubelet's pods and returns the

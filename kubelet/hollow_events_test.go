@@ -1,0 +1,88 @@
+package kubelet
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// TestHollowEventGroups: hollow kubelets share a broadcaster per group
+// of size; each kubelet's events are written through its own client with
+// its node as the source host; one that leaves has its later events
+// dropped while the others of its group go on; the last to leave a group
+// ends it.
+func TestHollowEventGroups(t *testing.T) {
+	e := &hollowEvents{size: 2}
+	ctx := context.Background()
+	nodes := []string{"hollow-1", "hollow-2", "hollow-3"}
+	clients := map[string]*fake.Clientset{}
+	record := map[string]func(reason string){}
+	leave := map[string]func(){}
+	for _, n := range nodes {
+		clients[n] = fake.NewClientset()
+		r, l := e.join(n, newEventSink(ctx, clients[n].CoreV1().Events("")))
+		ref := &corev1.ObjectReference{Kind: "Node", Name: n, UID: types.UID("uid-" + n)}
+		record[n] = func(reason string) { r.Event(ref, corev1.EventTypeNormal, reason, "test") }
+		leave[n] = l
+	}
+	if len(e.groups) != 2 {
+		t.Fatalf("3 kubelets in groups of 2: %d groups, want 2", len(e.groups))
+	}
+	for _, n := range nodes {
+		record[n](ReasonStarting)
+	}
+	for _, n := range nodes {
+		waitEvents(t, clients[n], n, 1)
+	}
+
+	leave[nodes[0]]()
+	record[nodes[0]]("AfterLeaving") // its group's one goroutine drops it ...
+	record[nodes[1]]("SameGroup")    // ... before writing this one
+	waitEvents(t, clients[nodes[1]], nodes[1], 2)
+	if got := events(t, clients[nodes[0]]); len(got) != 1 {
+		t.Errorf("%s wrote %d events, want 1 (none after leaving)", nodes[0], len(got))
+	}
+	leave[nodes[1]]()
+	if len(e.groups) != 1 {
+		t.Errorf("a group's last kubelet left: %d groups, want 1", len(e.groups))
+	}
+	leave[nodes[2]]()
+	if len(e.groups) != 0 {
+		t.Errorf("every kubelet left: %d groups, want 0", len(e.groups))
+	}
+}
+
+func events(t *testing.T, c *fake.Clientset) []corev1.Event {
+	t.Helper()
+	l, err := c.CoreV1().Events("").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.Items
+}
+
+// waitEvents waits until c holds n events, each with source host node.
+func waitEvents(t *testing.T, c *fake.Clientset, node string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got := events(t, c)
+		for _, ev := range got {
+			if ev.Source.Host != node || ev.Source.Component != "kubelet" {
+				t.Fatalf("event %s in %s's client from %s/%s", ev.Reason, node, ev.Source.Component, ev.Source.Host)
+			}
+		}
+		if len(got) == n {
+			return
+		}
+		if len(got) > n || time.Now().After(deadline) {
+			t.Fatalf("%s's client holds %d events, want %d", node, len(got), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
