@@ -119,10 +119,18 @@ func (c *Config) MonitorGracePeriod() time.Duration {
 // against 50 s): at speed 0 the controller would otherwise look at each
 // of 10,000 nodes four times a second for a grace period of 50 s.
 func (c *Config) monitorPeriod() time.Duration {
+	return c.gracePeriodProportion(DefaultNodeMonitorPeriod)
+}
+
+// gracePeriodProportion is one of upstream's periods tied to node health
+// (d, upstream's value): when NodeMonitorGracePeriod is given, in
+// upstream's proportion to it (d against 50 s), else scaled by
+// NodeHealthSpeed (nodeHealthPeriod).
+func (c *Config) gracePeriodProportion(d time.Duration) time.Duration {
 	if c.NodeMonitorGracePeriod > 0 {
-		return c.NodeMonitorGracePeriod / time.Duration(DefaultNodeMonitorGracePeriod/DefaultNodeMonitorPeriod)
+		return time.Duration(float64(d) * float64(c.NodeMonitorGracePeriod) / float64(DefaultNodeMonitorGracePeriod))
 	}
-	return c.nodeHealthPeriod(DefaultNodeMonitorPeriod)
+	return c.nodeHealthPeriod(d)
 }
 
 // startupGracePeriod is the node startup grace period: upstream's default

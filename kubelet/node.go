@@ -264,7 +264,8 @@ func (k *Kubelet) updateNodeStatus(ctx context.Context) error {
 // StatusReportFrequency. Only the node status loop and registration (before
 // the loop starts) call it.
 func (k *Kubelet) patchNodeStatus(ctx context.Context, old *corev1.Node) error {
-	updated := old.DeepCopy()
+	// Only the status is set: the rest is old's, shared, not modified.
+	updated := &corev1.Node{TypeMeta: old.TypeMeta, ObjectMeta: old.ObjectMeta, Spec: old.Spec, Status: *old.Status.DeepCopy()}
 	now := k.clock.Now()
 	events := k.setNodeStatus(updated, now)
 	if now.Before(k.lastStatusReport.Add(k.cfg.StatusReportFrequency)) && !nodeStatusChanged(&old.Status, &updated.Status) {
