@@ -103,7 +103,7 @@ func New(cfg *Config) (*Server, error) {
 	if cfg.AuditLog != nil {
 		s.auditLog = newAuditLog(cfg.AuditLog, cfg.errorLog())
 	}
-	if s.openapi, err = openapi.New(s.openAPIResources()); err != nil {
+	if s.openapi, err = openapi.NewInBackground(s.openAPIResources()); err != nil {
 		return nil, fmt.Errorf("apiserver: openapi: %w", err)
 	}
 	s.handler = s.buildHandlerChain(s.buildDelegationChain())

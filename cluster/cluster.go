@@ -278,8 +278,8 @@ func (c *Cluster) writeKubeconfigs() error {
 }
 
 // startComponents starts the kubelets of cfg's nodes, the watch that
-// attaches a kubelet to every Node created, the controller manager and
-// the scheduler.
+// attaches a kubelet to every Node created, the controller manager, the
+// scheduler and the metrics server.
 func (c *Cluster) startComponents(cfg *Config) error {
 	for _, spec := range cfg.Nodes {
 		if err := c.StartKubelet(spec); err != nil {
@@ -289,18 +289,20 @@ func (c *Cluster) startComponents(cfg *Config) error {
 	if cfg.AttachNodes {
 		c.runComponent(c.watchNodes)
 	}
-	if cfg.MetricsServer {
-		if err := c.StartMetricsServer(c.runCtx); err != nil {
-			return err
-		}
-	}
 	if cfg.ControllerManager {
 		if err := c.StartControllerManager(); err != nil {
 			return err
 		}
 	}
 	if cfg.Scheduler {
-		return c.StartScheduler()
+		if err := c.StartScheduler(); err != nil {
+			return err
+		}
+	}
+	// Last: it waits for the metrics server's readiness, which the
+	// others need not wait for.
+	if cfg.MetricsServer {
+		return c.StartMetricsServer(c.runCtx)
 	}
 	return nil
 }

@@ -37,8 +37,8 @@ var realKubeletLimit = RealKubelets
 // the node as impersonatedUser.
 type hollowNodes struct {
 	host      *kubelet.HollowHost
-	config    *rest.Config      // the admin's, for each kubelet's client
-	transport http.RoundTripper // the shared connection
+	config    *rest.Config         // the admin's, for each kubelet's client
+	transport http.RoundTripper    // the shared connection
 	refused   kubernetes.Interface // refusedGroups
 }
 

@@ -38,7 +38,7 @@ const ClusterRoleAggregationControllerName = "clusterrole-aggregation-controller
 type ClusterRoleAggregationController struct {
 	client kubernetes.Interface
 	lister rbaclisters.ClusterRoleLister
-	synced []cache.InformerSynced
+	synced []cache.DoneChecker
 	queue  workqueue.TypedRateLimitingInterface[string]
 }
 
@@ -48,7 +48,7 @@ func NewClusterRoleAggregationController(factory informers.SharedInformerFactory
 	inf := factory.Rbac().V1().ClusterRoles()
 	c := &ClusterRoleAggregationController{
 		client: client, lister: inf.Lister(),
-		synced: []cache.InformerSynced{inf.Informer().HasSynced},
+		synced: []cache.DoneChecker{inf.Informer().HasSyncedChecker()},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "ClusterRoleAggregator"}),
 	}

@@ -28,7 +28,7 @@ type DeploymentController struct {
 	dLister   appslisters.DeploymentLister
 	rsLister  appslisters.ReplicaSetLister
 	podLister corelisters.PodLister
-	synced    []cache.InformerSynced
+	synced    []cache.DoneChecker
 	queue     workqueue.TypedRateLimitingInterface[string]
 	// triggers and syncKey report the controller's actions (observe.go).
 	triggers eventTriggers
@@ -41,7 +41,7 @@ func NewDeploymentController(factory informers.SharedInformerFactory, client kub
 	dInf, rsInf, podInf := factory.Apps().V1().Deployments(), factory.Apps().V1().ReplicaSets(), factory.Core().V1().Pods()
 	c := &DeploymentController{
 		client: client, dLister: dInf.Lister(), rsLister: rsInf.Lister(), podLister: podInf.Lister(),
-		synced: []cache.InformerSynced{dInf.Informer().HasSynced, rsInf.Informer().HasSynced, podInf.Informer().HasSynced},
+		synced: []cache.DoneChecker{dInf.Informer().HasSyncedChecker(), rsInf.Informer().HasSyncedChecker(), podInf.Informer().HasSyncedChecker()},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "deployment"}),
 	}

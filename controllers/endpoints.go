@@ -45,7 +45,7 @@ type EndpointsController struct {
 	svcLister    corelisters.ServiceLister
 	podLister    corelisters.PodLister
 	epLister     corelisters.EndpointsLister
-	synced       []cache.InformerSynced
+	synced       []cache.DoneChecker
 	queue        workqueue.TypedRateLimitingInterface[string]
 	stale        *staleEndpoints
 	triggerTimes *triggerTimeTracker
@@ -59,7 +59,7 @@ func NewEndpointsController(factory informers.SharedInformerFactory, client kube
 	svcInf, podInf, epInf := factory.Core().V1().Services(), factory.Core().V1().Pods(), factory.Core().V1().Endpoints()
 	c := &EndpointsController{
 		client: client, svcLister: svcInf.Lister(), podLister: podInf.Lister(), epLister: epInf.Lister(),
-		synced: []cache.InformerSynced{svcInf.Informer().HasSynced, podInf.Informer().HasSynced, epInf.Informer().HasSynced},
+		synced: []cache.DoneChecker{svcInf.Informer().HasSyncedChecker(), podInf.Informer().HasSyncedChecker(), epInf.Informer().HasSyncedChecker()},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "endpoint"}),
 		stale: &staleEndpoints{rv: map[string]string{}}, triggerTimes: newTriggerTimeTracker(),
@@ -91,7 +91,7 @@ func (c *EndpointsController) Run(ctx context.Context, workers int) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		if cache.WaitFor(ctx, "", c.synced...) {
 			c.queueLeftovers()
 		}
 	}()

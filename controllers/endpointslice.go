@@ -48,7 +48,7 @@ type EndpointSliceController struct {
 	podLister    corelisters.PodLister
 	nodeLister   corelisters.NodeLister
 	sliceLister  discoverylisters.EndpointSliceLister
-	synced       []cache.InformerSynced
+	synced       []cache.DoneChecker
 	queue        workqueue.TypedRateLimitingInterface[string]
 	tracker      *sliceTracker
 	triggerTimes *triggerTimeTracker
@@ -72,8 +72,8 @@ func NewEndpointSliceController(factory informers.SharedInformerFactory, client 
 	c := &EndpointSliceController{
 		client: client, svcLister: svcInf.Lister(), podLister: podInf.Lister(),
 		nodeLister: nodeInf.Lister(), sliceLister: sliceInf.Lister(),
-		synced: []cache.InformerSynced{svcInf.Informer().HasSynced, podInf.Informer().HasSynced,
-			nodeInf.Informer().HasSynced, sliceInf.Informer().HasSynced},
+		synced: []cache.DoneChecker{svcInf.Informer().HasSyncedChecker(), podInf.Informer().HasSyncedChecker(),
+			nodeInf.Informer().HasSyncedChecker(), sliceInf.Informer().HasSyncedChecker()},
 		// Upstream's: per-key back-off from 1s to 1000s, and 10 syncs a
 		// second (bursts of 100) overall.
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(

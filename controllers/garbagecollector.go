@@ -119,7 +119,7 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int) {
 		}
 	}
 	gc.startInformers(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), gc.syncedFuncs()...) {
+	if !cache.WaitFor(ctx, "", gc.syncedCheckers()...) {
 		return
 	}
 	var wg sync.WaitGroup
@@ -240,12 +240,12 @@ func (gc *GarbageCollector) mapping(apiVersion, kind string) (resourceMapping, e
 	return m, nil
 }
 
-func (gc *GarbageCollector) syncedFuncs() []cache.InformerSynced {
+func (gc *GarbageCollector) syncedCheckers() []cache.DoneChecker {
 	gc.mu.Lock()
 	defer gc.mu.Unlock()
-	var out []cache.InformerSynced
+	var out []cache.DoneChecker
 	for _, inf := range gc.watched {
-		out = append(out, inf.HasSynced)
+		out = append(out, inf.HasSyncedChecker())
 	}
 	return out
 }

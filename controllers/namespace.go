@@ -53,7 +53,7 @@ const (
 // Run.
 type NamespaceController struct {
 	lister  corelisters.NamespaceLister
-	synced  cache.InformerSynced
+	synced  cache.DoneChecker
 	queue   workqueue.TypedRateLimitingInterface[string]
 	deleter *namespaceDeleter
 	// delay is the deletion grace period, scale the scaling of the
@@ -70,7 +70,7 @@ type NamespaceController struct {
 func NewNamespaceController(cfg *Config, factory informers.SharedInformerFactory, client kubernetes.Interface, meta metadata.Interface) (*NamespaceController, error) {
 	inf := factory.Core().V1().Namespaces()
 	c := &NamespaceController{
-		lister: inf.Lister(), synced: inf.Informer().HasSynced,
+		lister: inf.Lister(), synced: inf.Informer().HasSyncedChecker(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(namespaceRateLimiter(),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "namespace"}),
 		deleter: &namespaceDeleter{namespaces: client.CoreV1().Namespaces(), pods: client.CoreV1(), meta: meta,
@@ -112,7 +112,7 @@ func (c *NamespaceController) enqueue(obj any, event string) {
 // is done.
 func (c *NamespaceController) Run(ctx context.Context, workers int) {
 	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
+	if !cache.WaitFor(ctx, "", c.synced) {
 		return
 	}
 	var wg sync.WaitGroup

@@ -45,7 +45,7 @@ type NodeLifecycleController struct {
 	leaseLister coordinationlisters.LeaseLister
 	podLister   corelisters.PodLister
 	podIndexer  cache.Indexer
-	synced      []cache.InformerSynced
+	synced      []cache.DoneChecker
 	broadcaster record.EventBroadcaster
 	recorder    record.EventRecorder
 	taints      taintPatcher
@@ -81,7 +81,7 @@ func NewNodeLifecycleController(cfg *Config, factory informers.SharedInformerFac
 		cfg: cfg, client: client,
 		nodeLister: nodeInf.Lister(), leaseLister: leaseInf.Lister(), podLister: podInf.Lister(),
 		podIndexer:  podInf.Informer().GetIndexer(),
-		synced:      []cache.InformerSynced{nodeInf.Informer().HasSynced, leaseInf.Informer().HasSynced, podInf.Informer().HasSynced},
+		synced:      []cache.DoneChecker{nodeInf.Informer().HasSyncedChecker(), leaseInf.Informer().HasSyncedChecker(), podInf.Informer().HasSyncedChecker()},
 		broadcaster: broadcaster,
 		recorder:    broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: NodeControllerName}),
 		taints:      taintPatcher{client: client},
@@ -151,7 +151,7 @@ func (c *NodeLifecycleController) Run(ctx context.Context) {
 		c.podQueue.ShutDown()
 		wg.Wait()
 	}()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+	if !cache.WaitFor(ctx, "", c.synced...) {
 		return
 	}
 	for range nodeUpdateWorkers {

@@ -48,7 +48,7 @@ type PodGCController struct {
 	client     kubernetes.Interface
 	podLister  corelisters.PodLister
 	nodeLister corelisters.NodeLister
-	synced     []cache.InformerSynced
+	synced     []cache.DoneChecker
 	nodeQueue  workqueue.TypedDelayingInterface[string] // nodes not seen, in quarantine
 	threshold  int
 	period     time.Duration
@@ -61,7 +61,7 @@ func NewPodGCController(cfg *Config, factory informers.SharedInformerFactory, cl
 	podInf, nodeInf := factory.Core().V1().Pods(), factory.Core().V1().Nodes()
 	return &PodGCController{
 		cfg: cfg, client: client, podLister: podInf.Lister(), nodeLister: nodeInf.Lister(),
-		synced:    []cache.InformerSynced{podInf.Informer().HasSynced, nodeInf.Informer().HasSynced},
+		synced:    []cache.DoneChecker{podInf.Informer().HasSyncedChecker(), nodeInf.Informer().HasSyncedChecker()},
 		nodeQueue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Name: "orphaned_pods_nodes"}),
 		threshold: threshold, period: cfg.gracePeriodProportion(PodGCCheckPeriod), quarantine: cfg.gracePeriodProportion(PodGCQuarantine),
 	}
@@ -71,7 +71,7 @@ func NewPodGCController(cfg *Config, factory informers.SharedInformerFactory, cl
 // done.
 func (c *PodGCController) Run(ctx context.Context) {
 	defer c.nodeQueue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+	if !cache.WaitFor(ctx, "", c.synced...) {
 		return
 	}
 	wait.UntilWithContext(ctx, c.gc, c.period)

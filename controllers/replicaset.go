@@ -35,7 +35,7 @@ type ReplicaSetController struct {
 	client       kubernetes.Interface
 	rsLister     appslisters.ReplicaSetLister
 	podIndexer   cache.Indexer // podControllerUIDIndex
-	synced       []cache.InformerSynced
+	synced       []cache.DoneChecker
 	queue        workqueue.TypedRateLimitingInterface[string]
 	expectations *expectations
 	burst        int
@@ -51,7 +51,7 @@ func NewReplicaSetController(factory informers.SharedInformerFactory, client kub
 	rsInf, podInf := factory.Apps().V1().ReplicaSets(), factory.Core().V1().Pods()
 	c := &ReplicaSetController{
 		client: client, rsLister: rsInf.Lister(), podIndexer: podInf.Informer().GetIndexer(),
-		synced: []cache.InformerSynced{rsInf.Informer().HasSynced, podInf.Informer().HasSynced},
+		synced: []cache.DoneChecker{rsInf.Informer().HasSyncedChecker(), podInf.Informer().HasSyncedChecker()},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "replicaset"}),
 		expectations: newExpectations(expectationsTimeout),
@@ -214,9 +214,9 @@ func (c *ReplicaSetController) deletePod(obj any) {
 // runWorkers waits for synced, then runs workers goroutines that take
 // keys off queue and sync them (a failed sync is retried, rate-limited),
 // until ctx is done; it shuts the queue down and waits for them.
-func runWorkers(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string], synced []cache.InformerSynced, workers int, syncKey func(context.Context, string) error) {
+func runWorkers(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string], synced []cache.DoneChecker, workers int, syncKey func(context.Context, string) error) {
 	defer queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+	if !cache.WaitFor(ctx, "", synced...) {
 		return
 	}
 	var wg sync.WaitGroup

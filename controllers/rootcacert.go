@@ -44,7 +44,7 @@ type RootCACertPublisher struct {
 	client   kubernetes.Interface
 	rootCA   []byte
 	cmLister corelisters.ConfigMapLister
-	synced   []cache.InformerSynced
+	synced   []cache.DoneChecker
 	queue    workqueue.TypedRateLimitingInterface[string]
 }
 
@@ -54,7 +54,7 @@ func NewRootCACertPublisher(factory informers.SharedInformerFactory, client kube
 	cmInf, nsInf := factory.Core().V1().ConfigMaps(), factory.Core().V1().Namespaces()
 	c := &RootCACertPublisher{
 		client: client, rootCA: rootCA, cmLister: cmInf.Lister(),
-		synced: []cache.InformerSynced{cmInf.Informer().HasSynced, nsInf.Informer().HasSynced},
+		synced: []cache.DoneChecker{cmInf.Informer().HasSyncedChecker(), nsInf.Informer().HasSyncedChecker()},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "root_ca_cert_publisher"}),
 	}

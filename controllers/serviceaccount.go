@@ -31,7 +31,7 @@ type ServiceAccountsController struct {
 	client   kubernetes.Interface
 	saLister corelisters.ServiceAccountLister
 	nsLister corelisters.NamespaceLister
-	synced   []cache.InformerSynced
+	synced   []cache.DoneChecker
 	queue    workqueue.TypedRateLimitingInterface[string]
 }
 
@@ -42,7 +42,7 @@ func NewServiceAccountsController(factory informers.SharedInformerFactory, clien
 	saInf, nsInf := factory.Core().V1().ServiceAccounts(), factory.Core().V1().Namespaces()
 	c := &ServiceAccountsController{
 		client: client, saLister: saInf.Lister(), nsLister: nsInf.Lister(),
-		synced: []cache.InformerSynced{saInf.Informer().HasSynced, nsInf.Informer().HasSynced},
+		synced: []cache.DoneChecker{saInf.Informer().HasSyncedChecker(), nsInf.Informer().HasSyncedChecker()},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "serviceaccount"}),
 	}

@@ -35,7 +35,7 @@ type TaintEvictionController struct {
 	podLister   corelisters.PodLister
 	nodeLister  corelisters.NodeLister
 	podIndexer  cache.Indexer
-	synced      []cache.InformerSynced
+	synced      []cache.DoneChecker
 	broadcaster record.EventBroadcaster
 	recorder    record.EventRecorder
 	timers      *evictionTimers
@@ -61,7 +61,7 @@ func NewTaintEvictionController(cfg *Config, factory informers.SharedInformerFac
 	c := &TaintEvictionController{
 		cfg: cfg, client: client, podLister: podInf.Lister(), nodeLister: nodeInf.Lister(),
 		podIndexer:   podInf.Informer().GetIndexer(),
-		synced:       []cache.InformerSynced{podInf.Informer().HasSynced, nodeInf.Informer().HasSynced},
+		synced:       []cache.DoneChecker{podInf.Informer().HasSyncedChecker(), nodeInf.Informer().HasSyncedChecker()},
 		broadcaster:  broadcaster,
 		recorder:     broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: TaintEvictionControllerName}),
 		taintedNodes: map[string][]corev1.Taint{},
@@ -156,7 +156,7 @@ func (c *TaintEvictionController) Run(ctx context.Context) {
 		wg.Wait()
 		c.timers.stop()
 	}()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+	if !cache.WaitFor(ctx, "", c.synced...) {
 		return
 	}
 	wg.Go(func() {

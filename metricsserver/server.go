@@ -27,7 +27,7 @@ type Server struct {
 	nodes    corelisters.NodeLister
 	pods     corelisters.PodLister
 	podIndex cache.Indexer
-	synced   []cache.InformerSynced
+	synced   []cache.DoneChecker
 	ready    chan struct{}
 	handler  http.Handler
 }
@@ -41,7 +41,7 @@ func New(cfg *Config) (*Server, error) {
 	s := &Server{cfg: cfg, factory: informers.NewSharedInformerFactory(cfg.Client, 0), ready: make(chan struct{})}
 	nodeInf, podInf := s.factory.Core().V1().Nodes(), s.factory.InformerFor(&corev1.Pod{}, newPodInformer)
 	s.nodes, s.pods, s.podIndex = nodeInf.Lister(), corelisters.NewPodLister(podInf.GetIndexer()), podInf.GetIndexer()
-	s.synced = []cache.InformerSynced{nodeInf.Informer().HasSynced, podInf.HasSynced}
+	s.synced = []cache.DoneChecker{nodeInf.Informer().HasSyncedChecker(), podInf.HasSyncedChecker()}
 	s.handler = s.buildHandler()
 	addr := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.Port))
 	ln, err := net.Listen("tcp", addr)
@@ -96,7 +96,7 @@ func (s *Server) Run(ctx context.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if cache.WaitForCacheSync(ctx.Done(), s.synced...) {
+		if cache.WaitFor(ctx, "", s.synced...) {
 			close(s.ready)
 		}
 	}()

@@ -212,11 +212,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			f.Shutdown()
 		}
 	}()
-	var synced []cache.InformerSynced
+	var synced []cache.DoneChecker
 	for _, h := range s.handlers {
-		synced = append(synced, h.HasSynced)
+		synced = append(synced, h.HasSyncedChecker())
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+	if !cache.WaitFor(ctx, "", synced...) {
 		return nil // ctx ended first
 	}
 	if s.lead != nil {

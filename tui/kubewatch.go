@@ -65,7 +65,7 @@ type kubeWatch struct {
 
 	nodes  cache.Indexer
 	pods   cache.Indexer
-	synced []cache.InformerSynced
+	synced []cache.DoneChecker
 }
 
 // startKubeWatch starts the informers of client.
@@ -83,7 +83,7 @@ func startKubeWatch(client kubernetes.Interface) *kubeWatch {
 	nodeInf := f.Core().V1().Nodes().Informer()
 	podInf := f.Core().V1().Pods().Informer()
 	w.nodes, w.pods = nodeInf.GetIndexer(), podInf.GetIndexer()
-	w.synced = []cache.InformerSynced{nodeInf.HasSynced, podInf.HasSynced}
+	w.synced = []cache.DoneChecker{nodeInf.HasSyncedChecker(), podInf.HasSyncedChecker()}
 	onEvent := func(obj any) {
 		ev, ok := obj.(*corev1.Event)
 		if !ok {

@@ -35,7 +35,7 @@ const (
 type AutoRegisterController struct {
 	client Client
 	lister listers.APIServiceLister
-	synced cache.InformerSynced
+	synced cache.DoneChecker
 	queue  workqueue.TypedRateLimitingInterface[string]
 
 	mu      sync.RWMutex
@@ -51,7 +51,7 @@ func NewAutoRegisterController(informer cache.SharedIndexInformer, client Client
 	c := &AutoRegisterController{
 		client: client,
 		lister: listers.NewAPIServiceLister(informer.GetIndexer()),
-		synced: informer.HasSynced,
+		synced: informer.HasSyncedChecker(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "autoregister"}),
 		wanted: map[string]*apiregv1.APIService{}, synced1: map[string]bool{}, atStart: map[string]bool{},
@@ -97,7 +97,7 @@ func (c *AutoRegisterController) RemoveAPIServiceToSync(name string) {
 func (c *AutoRegisterController) Run(ctx context.Context) {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
+	if !cache.WaitFor(ctx, "", c.synced) {
 		return
 	}
 	if all, err := c.lister.List(labels.Everything()); err == nil {

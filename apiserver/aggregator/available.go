@@ -19,7 +19,7 @@ import (
 type LocalAvailabilityController struct {
 	client Client
 	lister listers.APIServiceLister
-	synced cache.InformerSynced
+	synced cache.DoneChecker
 	queue  workqueue.TypedRateLimitingInterface[string]
 }
 
@@ -29,7 +29,7 @@ func NewLocalAvailabilityController(informer cache.SharedIndexInformer, client C
 	c := &LocalAvailabilityController{
 		client: client,
 		lister: listers.NewAPIServiceLister(informer.GetIndexer()),
-		synced: informer.HasSynced,
+		synced: informer.HasSyncedChecker(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "LocalAvailabilityController"}),
 	}
@@ -43,7 +43,7 @@ func NewLocalAvailabilityController(informer cache.SharedIndexInformer, client C
 func (c *LocalAvailabilityController) Run(ctx context.Context) {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
+	if !cache.WaitFor(ctx, "", c.synced) {
 		return
 	}
 	go func() {

@@ -62,7 +62,7 @@ type RemoteAvailabilityConfig struct {
 type RemoteAvailabilityController struct {
 	cfg    RemoteAvailabilityConfig
 	lister listers.APIServiceLister
-	synced cache.InformerSynced
+	synced cache.DoneChecker
 	queue  workqueue.TypedRateLimitingInterface[string]
 }
 
@@ -74,7 +74,7 @@ func NewRemoteAvailabilityController(informer cache.SharedIndexInformer, cfg Rem
 	c := &RemoteAvailabilityController{
 		cfg:    cfg,
 		lister: listers.NewAPIServiceLister(informer.GetIndexer()),
-		synced: informer.HasSynced,
+		synced: informer.HasSyncedChecker(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "RemoteAvailabilityController"}),
@@ -106,7 +106,7 @@ func (c *RemoteAvailabilityController) serviceChanged(namespace, name string) {
 func (c *RemoteAvailabilityController) Run(ctx context.Context) {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
+	if !cache.WaitFor(ctx, "", c.synced) {
 		return
 	}
 	done := make(chan struct{})

@@ -73,7 +73,7 @@ func (c *CRDRegistrationController) WaitForInitialSync(ctx context.Context) {
 func (c *CRDRegistrationController) Run(ctx context.Context) {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.informer.HasSynced) {
+	if !cache.WaitFor(ctx, "", c.informer.HasSyncedChecker()) {
 		return
 	}
 	for _, obj := range c.informer.GetStore().List() {

@@ -20,7 +20,7 @@ import (
 type RegistrationController struct {
 	handler   *Handler
 	lister    listers.APIServiceLister
-	synced    cache.InformerSynced
+	synced    cache.DoneChecker
 	queue     workqueue.TypedRateLimitingInterface[string]
 	initiated chan struct{}
 }
@@ -30,7 +30,7 @@ func NewRegistrationController(informer cache.SharedIndexInformer, handler *Hand
 	c := &RegistrationController{
 		handler: handler,
 		lister:  listers.NewAPIServiceLister(informer.GetIndexer()),
-		synced:  informer.HasSynced,
+		synced:  informer.HasSyncedChecker(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "APIServiceRegistrationController"}),
 		initiated: make(chan struct{}),
@@ -62,7 +62,7 @@ func (c *RegistrationController) Initiated() <-chan struct{} { return c.initiate
 func (c *RegistrationController) Run(ctx context.Context) {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
+	if !cache.WaitFor(ctx, "", c.synced) {
 		return
 	}
 	all, err := c.lister.List(labels.Everything())

@@ -15,6 +15,9 @@ import (
 // so clients that cache by hash (kubectl) fetch it again. It is how the
 // documents of CRD group-versions come and go while the server runs.
 func (h *Handler) Set(gv schema.GroupVersion, doc *spec3.OpenAPI) error {
+	if err := h.wait(); err != nil {
+		return err
+	}
 	key := strings.TrimPrefix(gvRoot(gv), "/")
 	var sd servedDoc
 	if doc != nil {

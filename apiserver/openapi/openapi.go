@@ -73,14 +73,17 @@ type Subresource struct {
 // Any other path gets a 404 metav1.Status. Like kube-apiserver's handler it
 // does not look at the method.
 //
-// The documents of the built-in groups are built once, in New; Set adds,
+// The documents of the built-in groups are built once, in New (or, with
+// NewInBackground, on a goroutine that requests wait for); Set adds,
 // replaces and removes documents while the server runs (the CRD
 // group-versions), and the index and ETags follow. A Handler is safe for
 // concurrent use.
 type Handler struct {
-	mu    sync.RWMutex
-	index servedDoc
-	docs  map[string]servedDoc // "api/v1", "apis/coordination.k8s.io/v1"
+	built    chan struct{} // closed once the built-in documents are in docs
+	buildErr error         // set before built is closed
+	mu       sync.RWMutex
+	index    servedDoc
+	docs     map[string]servedDoc // "api/v1", "apis/coordination.k8s.io/v1"
 }
 
 type servedDoc struct {
@@ -94,47 +97,87 @@ type servedDoc struct {
 // type those operations reach. It fails on an incomplete Resource, an
 // unknown verb or a Go type it cannot describe.
 func New(resources []Resource) (*Handler, error) {
-	q, err := buildQueryParamSets()
+	h, build, err := prepare(resources)
 	if err != nil {
-		return nil, fmt.Errorf("openapi: %w", err)
+		return nil, err
 	}
+	h.buildErr = build()
+	close(h.built)
+	if h.buildErr != nil {
+		return nil, h.buildErr
+	}
+	return h, nil
+}
+
+// NewInBackground is New, but it returns once resources are checked and
+// builds the documents on a goroutine of its own: every request (and
+// Set) waits for them, and a build that failed answers 500 with its
+// error. kube-apiserver does not build its documents before it serves
+// either (its OpenAPI v3 service builds a group-version's document at its
+// first request); here the server's start does not wait the tenth of a
+// second the built-in documents take.
+func NewInBackground(resources []Resource) (*Handler, error) {
+	h, build, err := prepare(resources)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		h.buildErr = build()
+		close(h.built)
+	}()
+	return h, nil
+}
+
+// prepare checks resources and returns the Handler and the function that
+// builds its documents (and index) into it.
+func prepare(resources []Resource) (*Handler, func() error, error) {
 	byGV := map[schema.GroupVersion][]Resource{}
 	seen := map[string]bool{}
 	for _, r := range resources {
 		if err := validate(r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		gv := r.Kind.GroupVersion()
 		key := gv.String() + "/" + r.Plural
 		if seen[key] {
-			return nil, fmt.Errorf("openapi: resource %s is listed twice", key)
+			return nil, nil, fmt.Errorf("openapi: resource %s is listed twice", key)
 		}
 		seen[key] = true
 		byGV[gv] = append(byGV[gv], r)
 	}
-	gvks := kindsByType(resources)
+	h := &Handler{docs: map[string]servedDoc{}, built: make(chan struct{})}
+	return h, func() error { return h.build(byGV, kindsByType(resources)) }, nil
+}
 
+// build makes the documents of byGV and the index.
+func (h *Handler) build(byGV map[schema.GroupVersion][]Resource, gvks typeKinds) error {
+	q, err := buildQueryParamSets()
+	if err != nil {
+		return fmt.Errorf("openapi: %w", err)
+	}
 	now := time.Now()
-	h := &Handler{docs: map[string]servedDoc{}}
 	version := infoVersion()
 	for gv, rs := range byGV {
 		sort.Slice(rs, func(i, j int) bool { return rs[i].Plural < rs[j].Plural })
 		doc, err := buildDocument(gv, rs, q, version, gvks.forDocument)
 		if err != nil {
-			return nil, fmt.Errorf("openapi: %s: %w", gv, err)
+			return fmt.Errorf("openapi: %s: %w", gv, err)
 		}
 		body, err := json.Marshal(doc)
 		if err != nil {
-			return nil, fmt.Errorf("openapi: encoding %s: %w", gv, err)
+			return fmt.Errorf("openapi: encoding %s: %w", gv, err)
 		}
 		key := strings.TrimPrefix(gvRoot(gv), "/")
-		sd := servedDoc{body: body, etag: etagOf(body), modified: now}
-		h.docs[key] = sd
+		h.docs[key] = servedDoc{body: body, etag: etagOf(body), modified: now}
 	}
-	if err := h.rebuildIndex(now); err != nil {
-		return nil, err
-	}
-	return h, nil
+	return h.rebuildIndex(now)
+}
+
+// wait waits for the built-in documents and returns the error of their
+// build, if any.
+func (h *Handler) wait() error {
+	<-h.built
+	return h.buildErr
 }
 
 func validate(r Resource) error {
@@ -280,6 +323,10 @@ var notFoundBody = func() []byte {
 // ServeHTTP answers the index at Path and the documents below it; see
 // Handler for the caching and negotiation rules.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := h.wait(); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	switch {
 	case r.URL.Path == Path:
 		h.serveIndex(w, r)

@@ -105,6 +105,9 @@ func (v *V2Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // it if they changed since the last build. On a failed build it returns
 // the previous document (nil if none) with the error.
 func (v *V2Handler) current() (*v2Document, error) {
+	if err := v.v3.wait(); err != nil {
+		return nil, err
+	}
 	v.v3.mu.RLock()
 	indexETag := v.v3.index.etag
 	v.v3.mu.RUnlock()

@@ -36,18 +36,33 @@ func cacheKey(namespace, name string) string {
 	return namespace + "/" + name
 }
 
+// Between two watches objectCache waits rewatchMin, doubling up to
+// rewatchMax while they keep failing at once (a watch cache that is
+// still starting answers 429 until it runs: kube-apiserver's informers
+// back off too).
+const (
+	rewatchMin = 5 * time.Millisecond
+	rewatchMax = 100 * time.Millisecond
+)
+
 // run keeps the cache current until ctx is done.
 func (c *objectCache) run(ctx context.Context) {
+	wait := rewatchMin
 	for ctx.Err() == nil {
-		c.watch(ctx)
+		if c.watch(ctx) {
+			wait = rewatchMin
+		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, rewatchMax)
 	}
 }
 
-func (c *objectCache) watch(ctx context.Context) {
+// watch follows one watch until it ends, and reports whether it got as
+// far as the full state.
+func (c *objectCache) watch(ctx context.Context) (loaded bool) {
 	yes := true
 	w, err := c.store.Watch(ctx, "", &metainternalversion.ListOptions{
 		SendInitialEvents:    &yes,
@@ -55,18 +70,18 @@ func (c *objectCache) watch(ctx context.Context) {
 		AllowWatchBookmarks:  true,
 	})
 	if err != nil {
-		return
+		return false
 	}
 	defer w.Stop()
 	fresh := map[string]runtime.Object{}
 	initial := true
 	for ev := range w.ResultChan() {
 		if ev.Type == watch.Error {
-			return
+			return !initial
 		}
 		m, err := meta.Accessor(ev.Object)
 		if err != nil {
-			return
+			return !initial
 		}
 		if initial {
 			switch {
@@ -91,6 +106,7 @@ func (c *objectCache) watch(ctx context.Context) {
 		}
 		c.mu.Unlock()
 	}
+	return !initial
 }
 
 // waitForSync blocks until the first full state has loaded or ctx is done.
