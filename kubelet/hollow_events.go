@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -109,25 +110,29 @@ type groupSink struct {
 }
 
 func (s groupSink) Create(ev *corev1.Event) (*corev1.Event, error) {
-	sink, err := s.e.sink(s.g, ev.Source.Host)
-	if err != nil {
-		return nil, err
-	}
-	return sink.Create(ev)
+	return s.write(ev, func(sink *eventSink) (*corev1.Event, error) { return sink.Create(ev) })
 }
 
 func (s groupSink) Update(ev *corev1.Event) (*corev1.Event, error) {
-	sink, err := s.e.sink(s.g, ev.Source.Host)
-	if err != nil {
-		return nil, err
-	}
-	return sink.Update(ev)
+	return s.write(ev, func(sink *eventSink) (*corev1.Event, error) { return sink.Update(ev) })
 }
 
 func (s groupSink) Patch(ev *corev1.Event, data []byte) (*corev1.Event, error) {
+	return s.write(ev, func(sink *eventSink) (*corev1.Event, error) { return sink.Patch(ev, data) })
+}
+
+// write writes ev with the sink of its kubelet. An event whose kubelet
+// has left, or leaves meanwhile (its sink closed), fails with an error
+// the broadcaster does not retry: a retry sleeps up to 10 s, and would
+// hold back the events of the whole group.
+func (s groupSink) write(ev *corev1.Event, f func(*eventSink) (*corev1.Event, error)) (*corev1.Event, error) {
 	sink, err := s.e.sink(s.g, ev.Source.Host)
 	if err != nil {
 		return nil, err
 	}
-	return sink.Patch(ev, data)
+	out, err := f(sink)
+	if errors.Is(err, errSinkClosed) {
+		return nil, &rest.RequestConstructionError{Err: err}
+	}
+	return out, err
 }

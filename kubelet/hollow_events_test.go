@@ -14,8 +14,8 @@ import (
 // TestHollowEventGroups: hollow kubelets share a broadcaster per group
 // of size; each kubelet's events are written through its own client with
 // its node as the source host; one that leaves has its later events
-// dropped while the others of its group go on; the last to leave a group
-// ends it.
+// dropped while the others of its group go on, and so are those of one
+// whose sink closed before it left; the last to leave a group ends it.
 func TestHollowEventGroups(t *testing.T) {
 	e := &hollowEvents{size: 2}
 	ctx := context.Background()
@@ -23,12 +23,17 @@ func TestHollowEventGroups(t *testing.T) {
 	clients := map[string]*fake.Clientset{}
 	record := map[string]func(reason string){}
 	leave := map[string]func(){}
-	for _, n := range nodes {
+	sinks := map[string]*eventSink{}
+	join := func(n string) {
 		clients[n] = fake.NewClientset()
-		r, l := e.join(n, newEventSink(ctx, clients[n].CoreV1().Events("")))
+		sinks[n] = newEventSink(ctx, clients[n].CoreV1().Events(""))
+		r, l := e.join(n, sinks[n])
 		ref := &corev1.ObjectReference{Kind: "Node", Name: n, UID: types.UID("uid-" + n)}
 		record[n] = func(reason string) { r.Event(ref, corev1.EventTypeNormal, reason, "test") }
 		leave[n] = l
+	}
+	for _, n := range nodes {
+		join(n)
 	}
 	if len(e.groups) != 2 {
 		t.Fatalf("3 kubelets in groups of 2: %d groups, want 2", len(e.groups))
@@ -47,6 +52,15 @@ func TestHollowEventGroups(t *testing.T) {
 	if got := events(t, clients[nodes[0]]); len(got) != 1 {
 		t.Errorf("%s wrote %d events, want 1 (none after leaving)", nodes[0], len(got))
 	}
+	// A kubelet whose sink closes while the group still routes to it
+	// (it is stopping): its event is dropped, not retried for minutes
+	// while the group's others wait.
+	join("hollow-4") // the room nodes[0] left
+	sinks[nodes[1]].close()
+	record[nodes[1]]("WhileStopping")
+	record["hollow-4"](ReasonStarting)
+	waitEvents(t, clients["hollow-4"], "hollow-4", 1)
+	leave["hollow-4"]()
 	leave[nodes[1]]()
 	if len(e.groups) != 1 {
 		t.Errorf("a group's last kubelet left: %d groups, want 1", len(e.groups))

@@ -112,10 +112,10 @@ func New(resources []Resource) (*Handler, error) {
 // NewInBackground is New, but it returns once resources are checked and
 // builds the documents on a goroutine of its own: every request (and
 // Set) waits for them, and a build that failed answers 500 with its
-// error. kube-apiserver does not build its documents before it serves
-// either (its OpenAPI v3 service builds a group-version's document at its
-// first request); here the server's start does not wait the tenth of a
-// second the built-in documents take.
+// error. kube-apiserver builds its documents before it serves
+// (routes.OpenAPI.InstallV3, from PrepareRun); kubesim's start does not
+// wait the tenth of a second the built-in documents take, and a request
+// for them that early waits instead.
 func NewInBackground(resources []Resource) (*Handler, error) {
 	h, build, err := prepare(resources)
 	if err != nil {
