@@ -122,16 +122,16 @@ func (s groupSink) Patch(ev *corev1.Event, data []byte) (*corev1.Event, error) {
 }
 
 // write writes ev with the sink of its kubelet. An event whose kubelet
-// has left, or leaves meanwhile (its sink closed), fails with an error
-// the broadcaster does not retry: a retry sleeps up to 10 s, and would
-// hold back the events of the whole group.
+// has left or is stopping (its sink closed, its context done) fails with
+// an error the broadcaster does not retry: a retry sleeps up to 10 s, and
+// would hold back the events of the whole group.
 func (s groupSink) write(ev *corev1.Event, f func(*eventSink) (*corev1.Event, error)) (*corev1.Event, error) {
 	sink, err := s.e.sink(s.g, ev.Source.Host)
 	if err != nil {
 		return nil, err
 	}
 	out, err := f(sink)
-	if errors.Is(err, errSinkClosed) {
+	if err != nil && (errors.Is(err, errSinkClosed) || sink.ctx.Err() != nil) {
 		return nil, &rest.RequestConstructionError{Err: err}
 	}
 	return out, err

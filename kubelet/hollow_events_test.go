@@ -7,15 +7,18 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	ktesting "k8s.io/client-go/testing"
 )
 
 // TestHollowEventGroups: hollow kubelets share a broadcaster per group
 // of size; each kubelet's events are written through its own client with
 // its node as the source host; one that leaves has its later events
 // dropped while the others of its group go on, and so are those of one
-// whose sink closed before it left; the last to leave a group ends it.
+// whose sink closed, or whose context ended, before it left (not retried
+// while the group waits); the last to leave a group ends it.
 func TestHollowEventGroups(t *testing.T) {
 	e := &hollowEvents{size: 2}
 	ctx := context.Background()
@@ -24,9 +27,12 @@ func TestHollowEventGroups(t *testing.T) {
 	record := map[string]func(reason string){}
 	leave := map[string]func(){}
 	sinks := map[string]*eventSink{}
+	cancels := map[string]context.CancelFunc{}
 	join := func(n string) {
 		clients[n] = fake.NewClientset()
-		sinks[n] = newEventSink(ctx, clients[n].CoreV1().Events(""))
+		kctx, cancel := context.WithCancel(ctx)
+		cancels[n] = cancel
+		sinks[n] = newEventSink(kctx, clients[n].CoreV1().Events(""))
 		r, l := e.join(n, sinks[n])
 		ref := &corev1.ObjectReference{Kind: "Node", Name: n, UID: types.UID("uid-" + n)}
 		record[n] = func(reason string) { r.Event(ref, corev1.EventTypeNormal, reason, "test") }
@@ -60,8 +66,18 @@ func TestHollowEventGroups(t *testing.T) {
 	record[nodes[1]]("WhileStopping")
 	record["hollow-4"](ReasonStarting)
 	waitEvents(t, clients["hollow-4"], "hollow-4", 1)
-	leave["hollow-4"]()
+	// Nor one whose context ended before it left (its requests fail).
+	clients["hollow-4"].PrependReactor("create", "events", func(ktesting.Action) (bool, runtime.Object, error) {
+		return true, nil, context.Canceled
+	})
+	cancels["hollow-4"]()
 	leave[nodes[1]]()
+	join("hollow-5") // the room nodes[1] left, beside hollow-4
+	record["hollow-4"]("AfterItsContext")
+	record["hollow-5"](ReasonStarting)
+	waitEvents(t, clients["hollow-5"], "hollow-5", 1)
+	leave["hollow-5"]()
+	leave["hollow-4"]()
 	if len(e.groups) != 1 {
 		t.Errorf("a group's last kubelet left: %d groups, want 1", len(e.groups))
 	}
