@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 )
@@ -48,8 +47,7 @@ func (e *hollowEvents) join(node string, sink *eventSink) (record.EventRecorder,
 	defer e.mu.Unlock()
 	g := e.groupWithRoom()
 	g.sinks[node] = sink
-	recorder := g.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: node})
-	return recorder, func() { e.leave(g, node, sink) }
+	return nodeRecorder(g.broadcaster, node), func() { e.leave(g, node, sink) }
 }
 
 func (e *hollowEvents) groupWithRoom() *eventGroup {

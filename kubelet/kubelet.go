@@ -162,11 +162,17 @@ func (k *Kubelet) startEvents(ctx context.Context) (stop func()) {
 	}
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(sink)
-	k.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: k.cfg.Node.Name})
+	k.recorder = nodeRecorder(broadcaster, k.cfg.Node.Name)
 	return func() {
 		broadcaster.Shutdown()
 		sink.close()
 	}
+}
+
+// nodeRecorder is the recorder of node's kubelet on broadcaster: its
+// events' source is component kubelet, host the node.
+func nodeRecorder(broadcaster record.EventBroadcaster, node string) record.EventRecorder {
+	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: node})
 }
 
 // watchPods starts the source of the kubelet's pods and returns the
