@@ -22,6 +22,7 @@ var Plan = []Run{
 	{Package: ".", Pattern: "^Benchmark(ServeReady|PlayWall)$", Benchtime: "5x", Quick: "2x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodCreate$/^fsync=(on|off)$/^clients=16$", Benchtime: "4000x", Quick: "1000x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodCreate$/^fsync=(on|off)$/^storage=protobuf$/^clients=16$", Benchtime: "4000x", Quick: "1000x"},
+	{Package: "./cluster", Pattern: "^BenchmarkHTTPSRelay$", Benchtime: "4000x", Quick: "1000x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodToRunning$", Benchtime: "2000x", Quick: "300x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodLatency$", QuickPattern: "^BenchmarkPodLatency$/^nodes=100$", Benchtime: "200x", Quick: "100x"},
 	{Package: "./apiserver", Pattern: "^BenchmarkWatchFanOut$", Benchtime: "1x", Quick: "1x"},
