@@ -26,7 +26,7 @@ var Plan = []Run{
 	{Package: "./cluster", Pattern: "^BenchmarkPodToRunning$", Benchtime: "2000x", Quick: "300x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodLatency$", QuickPattern: "^BenchmarkPodLatency$/^nodes=100$", Benchtime: "200x", Quick: "100x"},
 	{Package: "./apiserver", Pattern: "^BenchmarkWatchFanOut$", Benchtime: "1x", Quick: "1x"},
-	{Package: "./cluster", Pattern: "^BenchmarkIdleNodes$/^speed=0(,nodes=1000)?$", QuickPattern: "^BenchmarkIdleNodes$/^speed=0$", Benchtime: "1x", Quick: "1x"},
+	{Package: "./cluster", Pattern: "^BenchmarkIdleNodes$/^speed=(0|[01],nodes=1000)$", QuickPattern: "^BenchmarkIdleNodes$/^speed=0$", Benchtime: "1x", Quick: "1x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodMemory$", QuickPattern: "^BenchmarkPodMemory$/^pods=2000/", Benchtime: "1x", Quick: "1x"},
 }
 
