@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -47,7 +48,11 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	if err != nil {
 		return err
 	}
-	wi, err := e.store.Watch(s.watchContext(r, w), namespace, opts)
+	// The watch's timeout and the request's end both end it through
+	// ctx, which ends the watcher's stream of events too.
+	ctx, cancel := context.WithCancel(s.watchContext(r, w))
+	defer cancel()
+	wi, err := e.store.Watch(ctx, namespace, opts)
 	if err != nil {
 		return err
 	}
@@ -63,45 +68,45 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	if err := rc.Flush(); err != nil {
 		return nil
 	}
-	expired := make(chan struct{})
-	timer := newPausableTimer(timeout, func() { close(expired) })
+	timer := newPausableTimer(timeout, cancel)
 	defer timer.stop()
 	ws := &watchStream{s: s, w: w, r: r, rc: rc, e: e, o: o, ct: ct, user: watcherName(r), timer: timer, first: true}
-	events, plain := eventsOf(wi)
-	for {
-		var ev storage.Event
-		select {
-		case <-r.Context().Done():
-			return nil
-		case <-expired:
-			return nil
-		case sev, ok := <-events:
-			if !ok {
-				return nil
-			}
-			ev = sev
-		case pev, ok := <-plain:
-			if !ok {
-				return nil
-			}
-			ev = storage.Event{Event: pev}
-		}
+	if es, ok := wi.(storage.EventSource); ok {
+		ws.writeEvents(ctx, es.Events())
+	} else {
+		ws.writeResults(ctx, wi.ResultChan())
+	}
+	return nil
+}
+
+// writeEvents writes a storage watcher's events until it closes them,
+// which it does once ctx is done (its context is ctx's child): one
+// channel to wait on, not a select of three, for each event a thousand
+// watchers of a resource each wait for. Events already made when ctx
+// ends are not written.
+func (ws *watchStream) writeEvents(ctx context.Context, events <-chan storage.Event) {
+	for ev := range events {
 		// As kube-apiserver's watch server: flush when no other event
 		// waits, so that a burst goes out in fewer writes to the network.
-		if !ws.write(ev, len(events)+len(plain) == 0) {
-			return nil
+		if ctx.Err() != nil || !ws.write(ev, len(events) == 0) {
+			return
 		}
 	}
 }
 
-// eventsOf returns the channel to read wi's events from: those with
-// their shared encodings if wi is a storage watcher, else its ResultChan
-// (the other channel is nil).
-func eventsOf(wi watch.Interface) (<-chan storage.Event, <-chan watch.Event) {
-	if es, ok := wi.(storage.EventSource); ok {
-		return es.Events(), nil
+// writeResults writes the events of any other watch.Interface until it
+// ends or ctx is done.
+func (ws *watchStream) writeResults(ctx context.Context, results <-chan watch.Event) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-results:
+			if !ok || !ws.write(storage.Event{Event: ev}, len(results) == 0) {
+				return
+			}
+		}
 	}
-	return nil, wi.ResultChan()
 }
 
 // watchStream is one watch's response as serveWatch writes it.

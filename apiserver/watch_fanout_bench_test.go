@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,7 +32,12 @@ import (
 // watcher the watch cache dropped as too slow misses the rest). A third
 // round has fanOutWatchers kubelets' watches instead (fieldSelector
 // spec.nodeName=<its node>), each pod created on one of their nodes:
-// p99-kubelets-ms is the delay of a pod's frame to its kubelet. Run it
+// p99-kubelets-ms is the delay of a pod's frame to its kubelet.
+// cpu-us/frame-1000 is the process's CPU time in the round of a thousand
+// watchers, from the first create to the last frame, per frame written
+// (the creates, the waiting and this benchmark's reading of the frames
+// included): the cost of an event to one watcher, which the delay of the
+// last of a thousand grows with, but without the disk's noise. Run it
 // with -benchtime=1x.
 func BenchmarkWatchFanOut(b *testing.B) {
 	ts := startServer(b)
@@ -54,6 +60,16 @@ func BenchmarkWatchFanOut(b *testing.B) {
 	b.ReportMetric(many.heapPerWatcher/float64(b.N), "heap-B/watcher")
 	b.ReportMetric(many.stackPerWatcher/float64(b.N), "stack-B/watcher")
 	b.ReportMetric(float64(one.missing+many.missing+kubelets.missing), "missing-frames")
+	b.ReportMetric(float64(many.cpu.Microseconds())/float64(max(many.frames, 1)), "cpu-us/frame-1000")
+}
+
+// processCPU is the CPU time this process has used, user and system.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func fanOutNode(i int) string { return fmt.Sprintf("node-%d", i) }
@@ -68,6 +84,10 @@ type fanOutResult struct {
 	delays                          []time.Duration
 	heapPerWatcher, stackPerWatcher float64
 	missing                         int
+	// cpu is the process's CPU time from the first create to the last
+	// frame (or the deadline), frames the frames delivered meanwhile.
+	cpu    time.Duration
+	frames int64
 }
 
 func (r *fanOutResult) add(o fanOutResult) {
@@ -75,6 +95,8 @@ func (r *fanOutResult) add(o fanOutResult) {
 	r.heapPerWatcher += o.heapPerWatcher
 	r.stackPerWatcher += o.stackPerWatcher
 	r.missing += o.missing
+	r.cpu += o.cpu
+	r.frames += o.frames
 }
 
 // runFanOut starts watchers watches of pods (query(w) added to watch w's
@@ -136,6 +158,7 @@ func runFanOut(b *testing.B, h http.Handler, prefix string, watchers int, query,
 
 	tick := time.NewTicker(time.Second / fanOutRate)
 	want := int64(0)
+	cpu0 := processCPU(b)
 	for i := range fanOutPods {
 		<-tick.C
 		starts[i].Store(nowNanos())
@@ -151,6 +174,7 @@ func runFanOut(b *testing.B, h http.Handler, prefix string, watchers int, query,
 	for delivered.Load() < want && time.Now().Before(deadline) && !allEnded(sinks) {
 		time.Sleep(10 * time.Millisecond)
 	}
+	res.cpu, res.frames = processCPU(b)-cpu0, delivered.Load()
 	cancel()
 	wg.Wait()
 	res.missing = int(want - delivered.Load())

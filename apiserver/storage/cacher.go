@@ -102,8 +102,8 @@ func (c *change) goneObject() (runtime.Object, error) {
 // result is the watcher's buffer of events, whose fill the cache reports
 // if it gives up on the watcher. The watcher calls took after each item
 // it receives from items. stop releases the source.
-func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool, pred Predicate, result chan Event) (replay []item, items <-chan item, ended <-chan struct{}, took, stop func()) {
-	sub, err := s.cache.subscribe(after, pred, feedOf(ctx, key, result))
+func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool, pred Predicate, result chan Event, end func()) (replay []item, items <-chan item, ended <-chan struct{}, took, stop func()) {
+	sub, err := s.cache.subscribe(after, pred, feed{key: key, result: result, end: end, onTerminated: onTerminated(ctx)})
 	if err != nil {
 		return []item{{err: err}}, nil, nil, func() {}, func() {}
 	}
@@ -250,13 +250,13 @@ type subscription struct {
 // feed is what the cache knows of the watcher a subscription feeds, to
 // report it if it gives up on it.
 type feed struct {
-	key          string
-	result       chan Event
+	key    string
+	result chan Event
+	// end, if set, ends the watcher (cancels its context) when the
+	// cache stops feeding it, besides closing the subscription's ended:
+	// the watcher then waits on one channel fewer for each change.
+	end          func()
 	onTerminated func(WatcherTerminated)
-}
-
-func feedOf(ctx context.Context, key string, result chan Event) feed {
-	return feed{key: key, result: result, onTerminated: onTerminated(ctx)}
 }
 
 // Run keeps the store's watch cache until ctx is done. Without it every
@@ -410,6 +410,9 @@ func (c *watchCache) drop(sub *subscription) bool {
 	}
 	sub.closed = true
 	close(sub.ended)
+	if sub.end != nil {
+		sub.end()
+	}
 	return true
 }
 

@@ -183,7 +183,7 @@ func (w *watcher) run() {
 			return
 		}
 	}
-	replay, items, ended, took, stop := w.s.changesAfter(w.ctx, w.key, w.startRev, w.bookmarks, w.pred, w.result)
+	replay, items, ended, took, stop := w.s.changesAfter(w.ctx, w.key, w.startRev, w.bookmarks, w.pred, w.result, w.cancel)
 	defer stop()
 	w.ended = ended
 	st := &followState{processed: w.startRev}
@@ -192,7 +192,7 @@ func (w *watcher) run() {
 			return
 		}
 	}
-	w.follow(st, items, ended, took)
+	w.follow(st, items, took)
 }
 
 // followState is what a watcher knows of the changes it has looked at.
@@ -216,23 +216,23 @@ func (w *watcher) handle(st *followState, it item) bool {
 	case it.change.rev <= w.startRev || !w.covers(it.change.key):
 		return true
 	}
-	out, err := w.transform(it.change)
+	out, ok, err := w.transform(it.change)
 	if err != nil {
 		w.sendError(apierrors.NewInternalError(err))
 		return false
 	}
 	st.processed = max(st.processed, it.change.rev)
-	if out == nil {
+	if !ok {
 		return true
 	}
 	st.sentSinceTick = true
-	return w.send(*out)
+	return w.send(out)
 }
 
 // follow shows the items as they come, and a bookmark every bookmark
 // interval in which it showed nothing else, until the watch ends. took
 // is called after each item received.
-func (w *watcher) follow(st *followState, items <-chan item, ended <-chan struct{}, took func()) {
+func (w *watcher) follow(st *followState, items <-chan item, took func()) {
 	var tick <-chan time.Time
 	if w.bookmarks {
 		t := time.NewTicker(w.s.bookmarkInterval)
@@ -264,18 +264,17 @@ func (w *watcher) follow(st *followState, items <-chan item, ended <-chan struct
 		fast = 0
 		select {
 		case <-w.ctx.Done():
+			// Stopped, or the watch cache dropped the watcher (its
+			// buffers were full) or stopped, which cancels w.ctx too
+			// (feed.end): the changes still in its buffer are
+			// discarded, the events in result reach the client, then
+			// the stream ends and the client watches again.
 			return
 		case <-tick:
 			if !st.sentSinceTick && !w.sendBookmark(st.processed, false) {
 				return
 			}
 			st.sentSinceTick = false
-		case <-ended:
-			// The watch cache dropped the watcher (its buffers were
-			// full) or stopped: the changes still in its buffer are
-			// discarded, the events in result reach the client, then
-			// the stream ends and the client watches again.
-			return
 		case it, ok := <-items:
 			if !take(it, ok) {
 				return
@@ -326,66 +325,74 @@ func (w *watcher) sendInitialState() bool {
 	return true
 }
 
-// transform turns a change into the event this watcher shows, or nil
+// transform turns a change into the event this watcher shows, false
 // when the selectors hide it; with the change's shared encodings of that
-// event when the watch cache feeds the watcher.
-func (w *watcher) transform(c *change) (*Event, error) {
-	ev, err := w.eventOf(c)
-	if ev == nil || err != nil {
-		return nil, err
+// event when the watch cache feeds the watcher. Values, not pointers:
+// a thousand watchers of a change make a thousand events, none of which
+// need the heap.
+func (w *watcher) transform(c *change) (Event, bool, error) {
+	ev, ok, err := w.eventOf(c)
+	if !ok || err != nil {
+		return Event{}, false, err
 	}
-	out := &Event{Event: *ev}
+	out := Event{Event: ev}
 	if w.ended != nil {
 		out.Encodings = c.encodings.of(ev.Type)
 	}
-	return out, nil
+	return out, true, nil
 }
 
-// eventOf is the API event this watcher makes of a change, or nil.
-func (w *watcher) eventOf(c *change) (*watch.Event, error) {
+// eventOf is the API event this watcher makes of a change, false if none.
+func (w *watcher) eventOf(c *change) (watch.Event, bool, error) {
 	switch {
+	case w.acceptsAll:
+		switch {
+		case c.deleted:
+			return goneEvent(c)
+		case c.created:
+			return watch.Event{Type: watch.Added, Object: c.cur}, true, nil
+		}
+		return watch.Event{Type: watch.Modified, Object: c.cur}, true, nil
 	case c.deleted:
 		// The last state, stamped with the revision of its deletion.
 		if ok, err := w.pred.Matches(c.prev); err != nil || !ok {
-			return nil, err
+			return watch.Event{}, false, err
 		}
 		return goneEvent(c)
 	case c.created:
 		if ok, err := w.pred.Matches(c.cur); err != nil || !ok {
-			return nil, err
+			return watch.Event{}, false, err
 		}
-		return &watch.Event{Type: watch.Added, Object: c.cur}, nil
-	case w.acceptsAll:
-		return &watch.Event{Type: watch.Modified, Object: c.cur}, nil
+		return watch.Event{Type: watch.Added, Object: c.cur}, true, nil
 	}
 	curOK, err := w.pred.Matches(c.cur)
 	if err != nil {
-		return nil, err
+		return watch.Event{}, false, err
 	}
 	oldOK := false
 	if c.prev != nil {
 		if oldOK, err = w.pred.Matches(c.prev); err != nil {
-			return nil, err
+			return watch.Event{}, false, err
 		}
 	}
 	switch {
 	case curOK && oldOK:
-		return &watch.Event{Type: watch.Modified, Object: c.cur}, nil
+		return watch.Event{Type: watch.Modified, Object: c.cur}, true, nil
 	case curOK:
-		return &watch.Event{Type: watch.Added, Object: c.cur}, nil
+		return watch.Event{Type: watch.Added, Object: c.cur}, true, nil
 	case oldOK:
 		return goneEvent(c)
 	}
-	return nil, nil
+	return watch.Event{}, false, nil
 }
 
 // goneEvent is the DELETED event of c's previous state.
-func goneEvent(c *change) (*watch.Event, error) {
+func goneEvent(c *change) (watch.Event, bool, error) {
 	obj, err := c.goneObject()
 	if err != nil {
-		return nil, err
+		return watch.Event{}, false, err
 	}
-	return &watch.Event{Type: watch.Deleted, Object: obj}, nil
+	return watch.Event{Type: watch.Deleted, Object: obj}, true, nil
 }
 
 func (w *watcher) send(ev Event) bool {
