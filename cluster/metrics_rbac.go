@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
 )
@@ -19,8 +20,12 @@ const metricsReaderRole = "system:aggregated-metrics-reader"
 
 // ensureMetricsReader creates metricsReaderRole if missing, then
 // aggregates view, edit and admin as kube-controller-manager's
-// clusterrole-aggregation controller would (kubesim runs none yet), so
-// that the student, bound to view, may read metrics.k8s.io.
+// clusterrole-aggregation controller does, so that the student, bound to
+// view, may read metrics.k8s.io as soon as the metrics server answers,
+// whether or not the controller manager runs. When it runs, its
+// controller writes the same rules to the same roles at about the same
+// time: an update that meets its write (409 Conflict) is tried again on
+// the roles read again, in which there is then nothing left to change.
 func ensureMetricsReader(ctx context.Context, admin kubernetes.Interface) error {
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: metricsReaderRole, Labels: map[string]string{
@@ -34,6 +39,12 @@ func ensureMetricsReader(ctx context.Context, admin kubernetes.Interface) error 
 	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error { return aggregateClusterRoles(ctx, admin) })
+}
+
+// aggregateClusterRoles reads every ClusterRole and updates those whose
+// aggregated rules are not what their selectors make.
+func aggregateClusterRoles(ctx context.Context, admin kubernetes.Interface) error {
 	list, err := admin.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
