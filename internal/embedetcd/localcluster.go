@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -86,21 +85,6 @@ func StartLocalCluster(ctx context.Context, dir string, n int, files LocalCluste
 		return nil, err
 	}
 	return lc, nil
-}
-
-// twoLoopbackPorts returns two loopback addresses whose ports were free
-// a moment ago (etcd must know its URLs before it listens).
-func twoLoopbackPorts() (string, string, error) {
-	var addrs [2]string
-	for i := range addrs {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return "", "", fmt.Errorf("etcd: a free loopback port: %w", err)
-		}
-		defer l.Close()
-		addrs[i] = l.Addr().String()
-	}
-	return addrs[0], addrs[1], nil
 }
 
 func (lc *LocalCluster) start(ctx context.Context, i int) error {
