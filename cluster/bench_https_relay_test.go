@@ -30,17 +30,13 @@ import (
 // operation of each side (the clients', the handler's and etcd's).
 func BenchmarkHTTPSRelay(b *testing.B) {
 	for _, fsync := range []bool{true, false} {
-		name := "fsync=on"
-		if !fsync {
-			name = "fsync=off"
-		}
-		b.Run(name+"/clients=16", func(b *testing.B) { benchHTTPSRelay(b, fsync, 16) })
+		b.Run(fsyncName(fsync)+"/clients=16", func(b *testing.B) { benchHTTPSRelay(b, fsync, 16) })
 	}
 }
 
 func benchHTTPSRelay(b *testing.B, fsync bool, clients int) {
 	ctx := context.Background()
-	etcd := startRelayEtcd(b, fsync)
+	etcd := startAPIOnly(b, fsync, func(*cluster.Config) {}).EtcdClient()
 	ts := httptest.NewUnstartedServer(relayHandler(etcd))
 	ts.EnableHTTP2 = true
 	ts.StartTLS()
@@ -85,32 +81,8 @@ func benchHTTPSRelay(b *testing.B, fsync bool, clients int) {
 	b.ReportMetric(float64(rawSide.cpu.Microseconds())/float64(b.N), "etcd-cpu-us/op")
 }
 
-// sideCost is what one side of raceRounds took: wall time, and the
-// process's CPU time (clients, server and etcd) meanwhile.
-type sideCost struct{ wall, cpu time.Duration }
-
 // relayValueBytes is about the size of BenchmarkPodCreate's stored pod.
 const relayValueBytes = 1531
-
-// startRelayEtcd starts a cluster with the API server alone and returns
-// its etcd client: the member and client BenchmarkPodCreate's raw puts
-// use (the API server idles meanwhile, as it does not there).
-func startRelayEtcd(b *testing.B, fsync bool) *clientv3.Client {
-	cfg := cluster.NewConfig().APIOnly()
-	cfg.Port = 0
-	cfg.DataDir = b.TempDir()
-	cfg.UnsafeNoFsync = !fsync
-	c, err := cluster.Start(context.Background(), cfg)
-	if err != nil {
-		b.Fatalf("start cluster: %v", err)
-	}
-	b.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			b.Errorf("close cluster: %v", err)
-		}
-	})
-	return c.EtcdClient()
-}
 
 // relayHandler puts each request's body in etcd under the pod key its
 // path names and answers 201 with the body.
@@ -129,35 +101,4 @@ func relayHandler(etcd *clientv3.Client) http.Handler {
 		w.WriteHeader(http.StatusCreated)
 		w.Write(body)
 	})
-}
-
-// raceRounds runs b.N operations of each side from the given number of
-// goroutines, in alternating rounds after a warm-up of each (every
-// client opens its connection), as benchPodCreate does, and returns what
-// each side took.
-func raceRounds(b *testing.B, clients int, a, z func(client int) error) (aCost, zCost sideCost) {
-	for _, op := range []func(int) error{a, z} {
-		if _, err := runConcurrent(2*clients, clients, op); err != nil {
-			b.Fatalf("warm-up: %v", err)
-		}
-	}
-	b.ResetTimer()
-	for i, n := range splitRounds(b.N) {
-		first := i%2 == 0
-		for _, side := range []bool{first, !first} {
-			op, total := z, &zCost
-			if side {
-				op, total = a, &aCost
-			}
-			cpu0 := processCPU(b)
-			d, err := runConcurrent(n, clients, op)
-			if err != nil {
-				b.Fatalf("round %d: %v", i, err)
-			}
-			total.wall += d
-			total.cpu += processCPU(b) - cpu0
-		}
-	}
-	b.StopTimer()
-	return aCost, zCost
 }

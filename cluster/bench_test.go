@@ -54,11 +54,7 @@ import (
 // the raw side's in-process etcd client costs next to nothing.
 func BenchmarkPodCreate(b *testing.B) {
 	for _, fsync := range []bool{true, false} {
-		name := "fsync=on"
-		if !fsync {
-			name = "fsync=off"
-		}
-		b.Run(name, func(b *testing.B) { benchPodCreate(b, fsync, nil, "") })
+		b.Run(fsyncName(fsync), func(b *testing.B) { benchPodCreate(b, fsync, nil, "") })
 	}
 	// The same against three etcd members on loopback (kubesim etcd),
 	// fsync on: the raw puts go to the same cluster through a client of
@@ -69,12 +65,16 @@ func BenchmarkPodCreate(b *testing.B) {
 	// write the protobuf value of the sample pod. The names keep
 	// 'PodCreate/fsync=o./clients=16' selecting the JSON runs only.
 	for _, fsync := range []bool{true, false} {
-		name := "fsync=on/storage=protobuf"
-		if !fsync {
-			name = "fsync=off/storage=protobuf"
-		}
-		b.Run(name, func(b *testing.B) { benchPodCreate(b, fsync, nil, apiserver.StorageMediaTypeProtobuf) })
+		b.Run(fsyncName(fsync)+"/storage=protobuf", func(b *testing.B) { benchPodCreate(b, fsync, nil, apiserver.StorageMediaTypeProtobuf) })
 	}
+}
+
+// fsyncName names a sub-benchmark by whether etcd syncs: fsync=on, fsync=off.
+func fsyncName(fsync bool) string {
+	if fsync {
+		return "fsync=on"
+	}
+	return "fsync=off"
 }
 
 // startBenchEtcdCluster starts three members with fsync on.
@@ -87,23 +87,12 @@ func startBenchEtcdCluster(b *testing.B) *etcdCluster {
 // server stores objects as mediaType ("": the default, JSON).
 func benchPodCreate(b *testing.B, fsync bool, ec *etcdCluster, mediaType string) {
 	ctx := context.Background()
-	cfg := cluster.NewConfig().APIOnly()
-	cfg.Port = 0
-	cfg.DataDir = b.TempDir()
-	cfg.UnsafeNoFsync = !fsync
-	if mediaType != "" {
-		cfg.StorageMediaType = mediaType
-	}
-	if ec != nil {
-		ec.configure(cfg)
-	}
-	c, err := cluster.Start(ctx, cfg)
-	if err != nil {
-		b.Fatalf("start cluster: %v", err)
-	}
-	b.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			b.Errorf("close cluster: %v", err)
+	c := startAPIOnly(b, fsync, func(cfg *cluster.Config) {
+		if mediaType != "" {
+			cfg.StorageMediaType = mediaType
+		}
+		if ec != nil {
+			ec.configure(cfg)
 		}
 	})
 	etcd := c.EtcdClient()
@@ -145,45 +134,74 @@ func benchPodCreate(b *testing.B, fsync bool, ec *etcdCluster, mediaType string)
 				_, err := etcd.Put(ctx, key, value)
 				return err
 			}
-			// Warm up outside the measured time: every API client opens
-			// its connection.
-			if _, err := runConcurrent(2*clients, clients, api); err != nil {
-				b.Fatalf("warm-up create: %v", err)
-			}
-			if _, err := runConcurrent(2*clients, clients, raw); err != nil {
-				b.Fatalf("warm-up put: %v", err)
-			}
-			b.ResetTimer()
-			var apiTime, rawTime time.Duration
-			for i, n := range splitRounds(b.N) {
-				apiFirst := i%2 == 0
-				for _, side := range []bool{apiFirst, !apiFirst} {
-					if side {
-						d, err := runConcurrent(n, clients, api)
-						if err != nil {
-							b.Fatalf("create pod: %v", err)
-						}
-						apiTime += d
-					} else {
-						d, err := runConcurrent(n, clients, raw)
-						if err != nil {
-							b.Fatalf("etcd put: %v", err)
-						}
-						rawTime += d
-					}
-				}
-			}
-			b.StopTimer()
-
-			apiRate := float64(b.N) / apiTime.Seconds()
-			rawRate := float64(b.N) / rawTime.Seconds()
-			b.ReportMetric(float64(apiTime.Nanoseconds())/float64(b.N), "ns/op")
+			apiSide, rawSide := raceRounds(b, clients, api, raw)
+			apiRate := float64(b.N) / apiSide.wall.Seconds()
+			rawRate := float64(b.N) / rawSide.wall.Seconds()
+			b.ReportMetric(float64(apiSide.wall.Nanoseconds())/float64(b.N), "ns/op")
 			b.ReportMetric(apiRate, "api-creates/s")
 			b.ReportMetric(rawRate, "etcd-puts/s")
 			b.ReportMetric(apiRate/rawRate, "api/etcd-ratio")
 			b.ReportMetric(float64(len(value)), "value-bytes")
 		})
 	}
+}
+
+// startAPIOnly starts a cluster of the API server alone on its embedded
+// etcd member (fsync says whether it syncs), configure changing the
+// configuration first, and closes it when the benchmark ends.
+func startAPIOnly(b *testing.B, fsync bool, configure func(*cluster.Config)) *cluster.Cluster {
+	cfg := cluster.NewConfig().APIOnly()
+	cfg.Port = 0
+	cfg.DataDir = b.TempDir()
+	cfg.UnsafeNoFsync = !fsync
+	configure(cfg)
+	c, err := cluster.Start(context.Background(), cfg)
+	if err != nil {
+		b.Fatalf("start cluster: %v", err)
+	}
+	b.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			b.Errorf("close cluster: %v", err)
+		}
+	})
+	return c
+}
+
+// sideCost is what one side of raceRounds took: wall time, and the
+// process's CPU time (clients, server and etcd) meanwhile.
+type sideCost struct{ wall, cpu time.Duration }
+
+// raceRounds runs b.N operations of each side from the given number of
+// goroutines, in alternating rounds (splitRounds; the order alternating,
+// so that noise from this shared machine and the growth of the database
+// fall on both sides alike) after a warm-up of each outside the measured
+// time (every client opens its connection), and returns what each side
+// took.
+func raceRounds(b *testing.B, clients int, a, z func(client int) error) (aCost, zCost sideCost) {
+	for _, op := range []func(int) error{a, z} {
+		if _, err := runConcurrent(2*clients, clients, op); err != nil {
+			b.Fatalf("warm-up: %v", err)
+		}
+	}
+	b.ResetTimer()
+	for i, n := range splitRounds(b.N) {
+		first := i%2 == 0
+		for _, side := range []bool{first, !first} {
+			op, total := z, &zCost
+			if side {
+				op, total = a, &aCost
+			}
+			cpu0 := processCPU(b)
+			d, err := runConcurrent(n, clients, op)
+			if err != nil {
+				b.Fatalf("round %d: %v", i, err)
+			}
+			total.wall += d
+			total.cpu += processCPU(b) - cpu0
+		}
+	}
+	b.StopTimer()
+	return aCost, zCost
 }
 
 // benchRounds is how many alternating API/etcd rounds a run is split into.
