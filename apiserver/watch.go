@@ -83,8 +83,8 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 // which it does once ctx is done (its context is ctx's child): one
 // channel to wait on for each event a thousand watchers of a resource
 // each wait for, where kube-apiserver's watch server selects over four
-// (its events, the request's end, the timeout, the server's shutdown). Events already made when ctx
-// ends are not written.
+// (its events, the request's end, the timeout, the server's shutdown).
+// Events already made when ctx ends are not written.
 func (ws *watchStream) writeEvents(ctx context.Context, events <-chan storage.Event) {
 	for ev := range events {
 		// As kube-apiserver's watch server: flush when no other event

@@ -99,8 +99,9 @@ func (c *change) goneObject() (runtime.Object, error) {
 // of its own on etcd, where a compacted revision gives 410 too. ended is
 // closed when the cache stops feeding the watcher (nil for etcd's feed,
 // which closes items instead), and end called, which cancels the
-// watcher's context: what items still holds is then discarded. result is the watcher's buffer of events, whose fill the cache reports
-// if it gives up on the watcher. The watcher calls took after each item
+// watcher's context: what items still holds is then discarded. result
+// is the watcher's buffer of events, whose fill the cache reports if it
+// gives up on the watcher. The watcher calls took after each item
 // it receives from items. stop releases the source.
 func (s *Store) changesAfter(ctx context.Context, key string, after int64, progress bool, pred Predicate, result chan Event, end func()) (replay []item, items <-chan item, ended <-chan struct{}, took, stop func()) {
 	sub, err := s.cache.subscribe(after, pred, feed{key: key, result: result, end: end, onTerminated: onTerminated(ctx)})
