@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/transport"
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/cluster/clustertest"
@@ -59,6 +60,16 @@ func startE2E(t *testing.T, nodes ...*corev1.Node) *e2e {
 // (its Recorder is set when change is called).
 func startE2EWith(t *testing.T, change func(*scheduler.Config), nodes ...*corev1.Node) *e2e {
 	t.Helper()
+	return startE2EOn(t, func(_ *cluster.Cluster, cfg *scheduler.Config) {
+		if change != nil {
+			change(cfg)
+		}
+	}, nodes...)
+}
+
+// startE2EOn is startE2EWith with change given the cluster too.
+func startE2EOn(t *testing.T, change func(*cluster.Cluster, *scheduler.Config), nodes ...*corev1.Node) *e2e {
+	t.Helper()
 	c := clustertest.Start(t, clustertest.APIOnly)
 	e := &e2e{cluster: c, admin: mustClient(t, c, pki.Admin())}
 	for _, n := range nodes {
@@ -71,9 +82,7 @@ func startE2EWith(t *testing.T, change func(*scheduler.Config), nodes ...*corev1
 	scfg := scheduler.NewConfig(mustClient(t, c, pki.Scheduler()))
 	scfg.Recorder = rec
 	scfg.TieBreaker = scheduler.FirstByName
-	if change != nil {
-		change(scfg)
-	}
+	change(c, scfg)
 	s, err := scheduler.New(scfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -105,6 +114,13 @@ func startE2EWith(t *testing.T, change func(*scheduler.Config), nodes ...*corev1
 // certificate.
 func mustClient(t *testing.T, c *cluster.Cluster, id pki.Identity) kubernetes.Interface {
 	t.Helper()
+	return mustClientWrapped(t, c, id, nil)
+}
+
+// mustClientWrapped is mustClient with the client's transport wrapped by
+// wrap (nil: as it is).
+func mustClientWrapped(t *testing.T, c *cluster.Cluster, id pki.Identity, wrap transport.WrapperFunc) kubernetes.Interface {
+	t.Helper()
 	kc, err := c.Authority.Kubeconfig(c.URL, id, pki.ClientCertificate)
 	if err != nil {
 		t.Fatalf("kubeconfig for %s: %v", id.User, err)
@@ -116,6 +132,7 @@ func mustClient(t *testing.T, c *cluster.Cluster, id pki.Identity) kubernetes.In
 	// kube-scheduler's client-side rate limit (client-go's default of 5
 	// requests per second would pace a test of 30 pods over seconds).
 	rc.QPS, rc.Burst = 50, 100
+	rc.Wrap(wrap)
 	cs, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		t.Fatalf("clientset for %s: %v", id.User, err)

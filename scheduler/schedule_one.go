@@ -54,7 +54,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 	a := s.schedulePod(ctx, pod)
 	a.number = qp.attempts
 	if a.err != nil {
-		s.handleFailure(ctx, qp, a)
+		s.failInLoop(ctx, qp, a)
 		return
 	}
 	// Count the pod on its node now, so that the next attempt sees the
@@ -63,7 +63,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 	assumed.Spec.NodeName = a.host
 	if err := s.cache.AssumePod(assumed); err != nil {
 		a.err, a.host = err, ""
-		s.handleFailure(ctx, qp, a)
+		s.failInLoop(ctx, qp, a)
 		return
 	}
 	// The decision is recorded before the binding (and its hold): stage 4
@@ -74,7 +74,9 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 	}
 	gate := s.stages.gate
 	if gate == nil || !s.stages.first(pod.UID, flow.PointBeforeBinding) || gate.Mode() == flow.ModeOff {
-		s.goAPI(func() { s.bind(ctx, qp, a, assumed) })
+		if !s.goAPI(ctx, func() { s.bind(ctx, qp, a, assumed) }) {
+			s.bindDone(ctx, qp, a, assumed, ctx.Err()) // stopping
+		}
 		return
 	}
 	// The hold before binding waits in a goroutine of its own, outside the
@@ -85,8 +87,11 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 			s.bindDone(ctx, qp, a, assumed, err)
 			return
 		}
-		s.apiCalls <- struct{}{}
-		defer func() { <-s.apiCalls }()
+		if !s.acquireAPI(ctx) {
+			s.bindDone(ctx, qp, a, assumed, ctx.Err())
+			return
+		}
+		defer s.releaseAPI()
 		s.bind(ctx, qp, a, assumed)
 	})
 }
@@ -321,7 +326,12 @@ func (s *Scheduler) bindDone(ctx context.Context, qp *queuedPod, a *attempt, ass
 		return
 	}
 	a.err = fmt.Errorf("binding pod to node %s: %w", host, err)
-	s.handleFailure(ctx, qp, a)
+	// The report is made here, on the binding's goroutine, which may hold
+	// one of the places of goAPI: asking for another could wait for ever
+	// (every place held by a binding that failed and waits in turn).
+	if report := s.handleFailure(ctx, qp, a); report != nil {
+		report()
+	}
 }
 
 // abandonAttempt ends an attempt whose pod is no longer the scheduler's to place,
@@ -335,12 +345,24 @@ func (s *Scheduler) abandonAttempt(qp *queuedPod, a *attempt, err error, summary
 	s.stages.forget(qp.pod.UID)
 }
 
-// handleFailure reports an attempt that placed nothing and puts the pod
-// back in the queue (unless it is gone or bound meanwhile). The report, as
-// kube-scheduler's: a FailedScheduling Warning event with the message, and
-// the condition PodScheduled=False (reason Unschedulable when no node
-// fits, SchedulerError on an error) patched into the pod's status.
-func (s *Scheduler) handleFailure(ctx context.Context, qp *queuedPod, a *attempt) {
+// failInLoop settles, in the scheduling loop, an attempt that found no
+// node: handleFailure, then the report on a goroutine of goAPI (the loop
+// holds no place, so it may wait for one).
+func (s *Scheduler) failInLoop(ctx context.Context, qp *queuedPod, a *attempt) {
+	if report := s.handleFailure(ctx, qp, a); report != nil {
+		s.goAPI(ctx, report)
+	}
+}
+
+// handleFailure records an attempt that placed nothing and puts the pod
+// back in the queue (unless it is gone or bound meanwhile). It returns the
+// report to send, or nil when there is none (the pod is gone, or the
+// scheduler stops): the caller sends it from where it may make API calls
+// (failInLoop, bindDone). The report, as kube-scheduler's: a
+// FailedScheduling Warning event with the message, and the condition
+// PodScheduled=False (reason Unschedulable when no node fits,
+// SchedulerError on an error) patched into the pod's status.
+func (s *Scheduler) handleFailure(ctx context.Context, qp *queuedPod, a *attempt) (report func()) {
 	logger := klog.FromContext(ctx)
 	pod := a.pod
 	msg := a.err.Error()
@@ -375,9 +397,9 @@ func (s *Scheduler) handleFailure(ctx context.Context, qp *queuedPod, a *attempt
 		s.stages.forget(pod.UID)
 	}
 	if cur == nil || s.client == nil || ctx.Err() != nil {
-		return
+		return nil
 	}
-	s.goAPI(func() { s.reportFailure(ctx, cur, reason, msg) })
+	return func() { s.reportFailure(ctx, cur, reason, msg) }
 }
 
 // reportFailure writes the FailedScheduling event and the PodScheduled

@@ -269,14 +269,35 @@ func (s *Scheduler) flushLoop(ctx context.Context) {
 }
 
 // goAPI runs f on a goroutine of its own, waiting while ParallelAPICalls
-// others are running. Run waits for them.
-func (s *Scheduler) goAPI(f func()) {
-	s.apiCalls <- struct{}{}
+// others are running; Run waits for them. It reports false, having run
+// nothing, when ctx ends first. Only the scheduling loop calls it: a
+// goroutine that holds a place must never wait for another (f makes its
+// own follow-up calls itself, as kube-scheduler's binding goroutine
+// calls its failure handler), or ParallelAPICalls such goroutines would
+// wait for each other for ever.
+func (s *Scheduler) goAPI(ctx context.Context, f func()) bool {
+	if !s.acquireAPI(ctx) {
+		return false
+	}
 	s.apiWG.Go(func() {
-		defer func() { <-s.apiCalls }()
+		defer s.releaseAPI()
 		f()
 	})
+	return true
 }
+
+// acquireAPI takes one of the ParallelAPICalls places, waiting while all
+// are taken; false when ctx ends first. releaseAPI gives it back.
+func (s *Scheduler) acquireAPI(ctx context.Context) bool {
+	select {
+	case s.apiCalls <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (s *Scheduler) releaseAPI() { <-s.apiCalls }
 
 // podFrom returns the pod in an informer notification (unwrapping a
 // tombstone), or nil.
