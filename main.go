@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -22,7 +20,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(context.Background(), os.Stderr, os.Exit)
 	err := newRootCommand(os.Stdin, os.Stdout, os.Stderr).ExecuteContext(ctx)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
@@ -246,6 +244,7 @@ func runServe(ctx context.Context, cfg *cluster.Config, trace bool, out io.Write
 		}()
 	}
 	<-ctx.Done()
+	fmt.Fprintln(out, "kubesim: stopping (Ctrl-C again exits at once)")
 	err = c.Close()
 	fmt.Fprintln(out, "kubesim: stopped")
 	return err
