@@ -212,7 +212,7 @@ func (c *Cluster) loadAuthority(bindAddress, pkiDir string) (err error) {
 	if ip := net.ParseIP(bindAddress); ip != nil && !ip.IsUnspecified() {
 		pcfg.Hosts = append(pcfg.Hosts, bindAddress)
 	}
-	pcfg.Logf = func(format string, args ...any) { fmt.Fprintf(c.logSink, "pki: "+format+"\n", args...) }
+	pcfg.Logf = func(format string, args ...any) { fmt.Fprintf(c.logSink, format+"\n", args...) }
 	c.Authority, err = pki.Load(pcfg)
 	return err
 }

@@ -34,9 +34,17 @@ type Authority struct {
 // the directory, the CA, the serving certificate, and tokens for Admin,
 // Scheduler and Student. Files that exist are reused byte for byte, except
 // a serving certificate that is stale (see the package doc), which is
-// replaced, keeping the CA. Load fails, changing nothing, when the CA is
-// incomplete, unreadable or expired, or when any private key (*.key) or the
-// token file has group or other permissions (ErrInsecurePermissions).
+// replaced, keeping the CA.
+//
+// Before anything in them is read or written, Dir and ServingDir must be
+// directories of this user (ErrOtherOwner otherwise); any group or other
+// permission on them is taken away, and Logf told (a shared directory,
+// sticky bit, is refused). Load then fails, changing nothing, when a file
+// it reads there (certificate, private key, token file, lock file, or a
+// symlink standing for one) belongs to another user (ErrOtherOwner), when
+// a private key (*.key) or the token file has group or other permissions
+// or a certificate (*.crt) is writable by them (ErrInsecurePermissions),
+// or when the CA is incomplete, unreadable or expired.
 func Load(cfg *Config) (*Authority, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -44,8 +52,8 @@ func Load(cfg *Config) (*Authority, error) {
 	a := &Authority{cfg: *cfg, clients: map[string]*keyPair{}}
 	a.cfg.Hosts = slices.Clone(cfg.Hosts)
 	for _, dir := range []string{a.cfg.Dir, a.servingDir()} {
-		if err := ensureDir(dir); err != nil {
-			return nil, fmt.Errorf("pki: %w", err)
+		if err := claimDir(dir, a.cfg.logf); err != nil {
+			return nil, err
 		}
 	}
 	// Another process sharing Dir may be creating it: wait for it, then
@@ -56,7 +64,7 @@ func Load(cfg *Config) (*Authority, error) {
 	}
 	defer unlock()
 	for _, dir := range []string{a.cfg.Dir, a.servingDir()} {
-		if err := checkSecrets(dir); err != nil {
+		if err := checkFiles(dir); err != nil {
 			return nil, err
 		}
 	}
@@ -95,7 +103,7 @@ func readPair(certPath, keyPath string) (p *keyPair, bad, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	certPEM, err := os.ReadFile(certPath)
+	certPEM, err := readChecked(certPath, kindCert)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -28,13 +28,14 @@ const (
 // must cover.
 type Config struct {
 	// Dir holds every file this package writes. It is created 0700 if
-	// missing.
+	// missing; one that exists must belong to this user, and loses any
+	// group or other permission (see the package doc).
 	Dir string
 	// ServingDir, when set, holds the serving certificate and key
 	// (apiserver.crt, apiserver.key) instead of Dir: API servers that
 	// share Dir (one CA, one service account key, one token file) each
 	// serve their own certificate, naming their own address. It is
-	// created 0700 if missing.
+	// created, or checked, as Dir is.
 	ServingDir string
 	// Hosts are extra subject alternative names for the serving
 	// certificate, IP addresses or DNS names, on top of localhost,
@@ -53,7 +54,8 @@ type Config struct {
 	// certificate is reissued. It must be shorter than both leaf lifetimes.
 	RenewBefore time.Duration
 	// Logf, if set, receives one line for each file created or replaced and
-	// why, and warnings (a CA close to expiry). Nil discards them. It is
+	// why, for each directory whose mode was tightened, and warnings (a CA
+	// close to expiry). Nil discards them. It is
 	// called with the Authority's lock held, one call at a time, and must
 	// not call back into the Authority.
 	Logf func(format string, args ...any)

@@ -35,12 +35,28 @@
 //
 // Permissions: directories are created 0700, private keys, the token file
 // and kubeconfigs are written 0600, certificates 0644. A private key or the
-// token file that Load finds readable or writable by group or others is
-// refused with an error wrapping ErrInsecurePermissions, as ssh does with an
-// unprotected key: the secret may have been copied, so kubesim neither uses
-// it silently nor tightens the mode behind the user's back. The error names
-// the file and the two ways out (chmod 600, or remove the directory to start
+// token file that Load finds readable or writable by group or others, or a
+// certificate writable by them, is refused with an error wrapping
+// ErrInsecurePermissions, as ssh does with an unprotected key: the secret
+// may have been copied, the certificate changed, so kubesim neither uses it
+// silently nor tightens the mode behind the user's back. The error names
+// the file and the two ways out (chmod, or remove the directory to start
 // over with new credentials).
+//
+// Ownership: only what this user owns is trusted. A directory of another
+// user is refused, and so is every file read from it (certificates, keys,
+// the token file, the lock file, the etcd PKI's files) that belongs to
+// another user, or a symlink standing for one that does, with an error
+// wrapping ErrOtherOwner that names the file, its owner and the ways out
+// (chown, or start over): whoever owns the token file decides who is
+// system:masters. A file is checked again on the descriptor it is read
+// from, so one swapped in after the check is not trusted either. An
+// existing directory open to group or others is set to 0700 before
+// anything in it is used, and Config.Logf told: from then on no one else
+// can change what is in it, and anything they put there while it was open
+// is theirs, so refused. A directory with the sticky bit (as /tmp) is
+// meant to be shared and is refused instead; so is, by LoadEtcdPKI, which
+// changes nothing, an etcd PKI directory group or others may write.
 //
 // Identities are those of a real cluster: Admin (group system:masters),
 // Scheduler (system:kube-scheduler), Node(name) (system:node:<name>, group

@@ -63,16 +63,17 @@ func EtcdFilesIn(dir string) EtcdFiles {
 // and still good is kept (the CA always); a leaf that is stale or names
 // other hosts is issued again. Every member of a cluster uses the same
 // directory (copy it to the other machines). logf, from cfg, gets one
-// line per file written.
+// line per file written. The directory and the files in it are checked
+// first, and the directory's mode tightened, as Load does.
 func CreateEtcdPKI(cfg *Config) (EtcdFiles, error) {
 	if err := cfg.Validate(); err != nil {
 		return EtcdFiles{}, err
 	}
 	files := EtcdFilesIn(cfg.Dir)
-	if err := ensureDir(cfg.Dir); err != nil {
-		return files, fmt.Errorf("pki: %w", err)
+	if err := claimDir(cfg.Dir, cfg.logf); err != nil {
+		return files, err
 	}
-	if err := checkSecrets(cfg.Dir); err != nil {
+	if err := checkFiles(cfg.Dir); err != nil {
 		return files, err
 	}
 	a := &Authority{cfg: *cfg}
@@ -179,20 +180,30 @@ func (a *Authority) ensureEtcdLeaf(cn, certPath, keyPath string, usage []x509.Ex
 	return nil
 }
 
-// LoadEtcdPKI checks that dir holds what CreateEtcdPKI makes, with every
-// private key private to its owner, and returns the paths. A missing
-// file is an error that matches fs.ErrNotExist and says how to make it.
+// LoadEtcdPKI checks that dir holds what CreateEtcdPKI makes and returns
+// the paths. It changes nothing: dir must be a directory of this user that
+// group and others cannot write (ErrOtherOwner, ErrInsecurePermissions),
+// and every certificate and key in it must be this user's, checked as
+// Load checks them. A missing file is an error that matches fs.ErrNotExist
+// and says how to make it.
 func LoadEtcdPKI(dir string) (EtcdFiles, error) {
 	files := EtcdFilesIn(dir)
+	missing := func(f string) error {
+		return fmt.Errorf("pki: %s is missing (run `kubesim etcd certs --pki-dir %s` once, then give every member that directory): %w", f, dir, fs.ErrNotExist)
+	}
+	if err := checkDir(dir); errors.Is(err, fs.ErrNotExist) {
+		return files, missing(dir)
+	} else if err != nil {
+		return files, err
+	}
 	for _, f := range []string{files.CACert, files.ServerCert, files.ServerKey, files.PeerCert, files.PeerKey} {
-		if _, err := os.Stat(f); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return files, fmt.Errorf("pki: %s is missing (run `kubesim etcd certs --pki-dir %s` once, then give every member that directory): %w", f, dir, fs.ErrNotExist)
-			}
+		if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+			return files, missing(f)
+		} else if err != nil {
 			return files, fmt.Errorf("pki: %w", err)
 		}
 	}
-	if err := checkSecrets(dir); err != nil {
+	if err := checkFiles(dir); err != nil {
 		return files, err
 	}
 	return files, nil

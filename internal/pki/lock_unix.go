@@ -3,7 +3,9 @@
 package pki
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -21,12 +23,32 @@ const LockFileName = "pki.lock"
 // it, and returns the function that lets it go. Within one process the
 // Authority's mutex serializes callers: lockDir is never taken twice at
 // once by one Authority (a second flock on another descriptor of the
-// same file would wait for the first).
+// same file would wait for the first). A lock file (or a symlink standing
+// for it) of another user is refused before it is locked (ErrOtherOwner):
+// that user could hold the lock for ever.
 func lockDir(dir string) (unlock func(), err error) {
 	path := filepath.Join(dir, LockFileName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, secretMode)
+	// Checked before opening: O_CREATE would follow another user's
+	// symlink to wherever it leads.
+	fi, link, err := statFile(path)
+	if err == nil {
+		err = checkFile(path, fi, kindLock)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, openFlag(os.O_RDWR|os.O_CREATE, link), secretMode)
 	if err != nil {
 		return nil, fmt.Errorf("pki: lock: %w", err)
+	}
+	// Checked again on the file opened: one put in its place since the
+	// check above is not trusted either.
+	if fi, err = f.Stat(); err == nil {
+		err = checkFile(path, fi, kindLock)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)

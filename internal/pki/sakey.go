@@ -21,8 +21,9 @@ const ServiceAccountKeyFile = "sa.key"
 // mode 0600), made on the first call and read back afterwards, so tokens
 // stay valid across restarts on the same directory, and on every API
 // server sharing it (the directory's lock makes one key, never two). A
-// file with group or
-// other permissions, or that does not hold a P-256 key, is an error.
+// file with group or other permissions (ErrInsecurePermissions), of
+// another user (ErrOtherOwner), or that does not hold a P-256 key, is an
+// error.
 func (a *Authority) ServiceAccountKey() (*ecdsa.PrivateKey, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
