@@ -97,6 +97,7 @@ func New(cfg *Config) (*Server, error) {
 	s.admission = newAdmissionChain(s.namespaces, s.serviceAccounts(), cfg.DisableAdmissionPlugins...)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
 	s.rules = s.ruleResolver()
+	s.installRBACEscalationChecks()
 	if err := s.setupServiceAccountTokens(); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,11 @@
 package registry
 
 import (
+	"context"
+
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -163,4 +167,55 @@ func roleRefUnchanged(ref, old rbacv1.RoleRef) field.ErrorList {
 		return field.ErrorList{field.Invalid(field.NewPath("roleRef"), ref, "cannot change roleRef")}
 	}
 	return nil
+}
+
+// RBACWriteCheck refuses a write to an RBAC object that would grant
+// permissions its writer may not grant (the API server's escalation
+// check). obj is the object to store; old is the stored one on an update,
+// nil on a create. It returns the error to answer with, nil to go on.
+type RBACWriteCheck func(ctx context.Context, obj, old runtime.Object) error
+
+// SetRBACWriteChecks installs checks on the four RBAC stores, as
+// kube-apiserver's RBAC storage wraps its stores (pkg/registry/rbac/*/
+// policybased): on a create before the strategy and validation run, and
+// on an update once the stored object is read, except for an update that
+// changes only what the garbage collector changes (finalizers, owner
+// references, managed fields), which may always go on.
+func (r *Registry) SetRBACWriteChecks(roles, clusterRoles, roleBindings, clusterRoleBindings RBACWriteCheck) {
+	for _, s := range []struct {
+		store *Store
+		check RBACWriteCheck
+	}{{r.Roles, roles}, {r.ClusterRoles, clusterRoles}, {r.RoleBindings, roleBindings}, {r.ClusterRoleBindings, clusterRoleBindings}} {
+		check := s.check
+		s.store.strategy.BeginCreate = func(ctx context.Context, obj runtime.Object, _ Options) (func(runtime.Object), error) {
+			return func(runtime.Object) {}, check(ctx, obj, nil)
+		}
+		s.store.strategy.BeginUpdate = func(ctx context.Context, obj, old runtime.Object, _ Options) (func(runtime.Object), error) {
+			if onlyGCFieldsChange(obj, old) {
+				return func(runtime.Object) {}, nil
+			}
+			return func(runtime.Object) {}, check(ctx, obj, old)
+		}
+	}
+}
+
+// onlyGCFieldsChange reports whether obj differs from old in nothing but
+// the fields the garbage collector writes (upstream's
+// IsOnlyMutatingGCFields): owner references, finalizers, and the managed
+// fields and self link that go with any write.
+func onlyGCFieldsChange(obj, old runtime.Object) bool {
+	c := obj.DeepCopyObject()
+	cm, err := meta.Accessor(c)
+	if err != nil {
+		return false
+	}
+	om, err := meta.Accessor(old)
+	if err != nil {
+		return false
+	}
+	cm.SetOwnerReferences(om.GetOwnerReferences())
+	cm.SetFinalizers(om.GetFinalizers())
+	cm.SetSelfLink(om.GetSelfLink())
+	cm.SetManagedFields(om.GetManagedFields())
+	return equality.Semantic.DeepEqual(c, old)
 }
