@@ -8,8 +8,9 @@
 // (An in-process v3client was tried first: its unbuffered in-memory
 // stream deadlocks when many watches end at once.)
 //
-// Start checks the database before etcd opens it, so that a damaged file
-// is an error (*CorruptError) rather than a crash inside etcd, and gives
+// Start checks the database and the write-ahead log before etcd opens
+// them, with plain reads, so that damaged data is an error
+// (*CorruptError) rather than a crash or a hang inside etcd, and gives
 // up when its context is done. All of etcd's logs go to a file (mode
 // 0600), never to the terminal.
 package embedetcd

@@ -104,9 +104,14 @@ func (e *CorruptError) Unwrap() error { return e.Cause }
 // way inside etcd is closed when it ends). The caller must Close the
 // returned Server.
 //
-// Before etcd opens its database, Start checks it (checkDB): a damaged
-// file would otherwise kill the process from inside etcd. A damaged
-// database or write-ahead log is a *CorruptError.
+// Before etcd opens the member's data, Start checks it with plain reads,
+// writing nothing (checkMemberData): a damaged database would kill the
+// process from inside etcd; a write-ahead log that is missing, empty,
+// damaged or cut short of what the database holds would make etcd panic,
+// or start a new log beside the data and never become ready. A damaged
+// database or write-ahead log is a *CorruptError, and the data dir is
+// left as it was (etcd's own repair of a write torn by a crash at the
+// end of the log still runs).
 func Start(ctx context.Context, cfg *Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -114,7 +119,7 @@ func Start(ctx context.Context, cfg *Config) (*Server, error) {
 	if err := prepareFiles(cfg.LogFile); err != nil {
 		return nil, err
 	}
-	if err := checkDB(filepath.Join(cfg.Dir, "member", "snap", "db")); err != nil {
+	if err := checkMemberData(cfg.Dir, true); err != nil {
 		return nil, &CorruptError{Dir: cfg.Dir, Cause: err}
 	}
 	sockDir, err := socketDir(cfg.Dir)

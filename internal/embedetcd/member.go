@@ -173,7 +173,7 @@ func StartMember(ctx context.Context, cfg *MemberConfig) (*Member, error) {
 	if _, err := socketDir(cfg.Dir); err != nil { // creates Dir 0700
 		return nil, err
 	}
-	if err := checkDB(filepath.Join(cfg.Dir, "member", "snap", "db")); err != nil {
+	if err := checkMemberData(cfg.Dir, false); err != nil {
 		return nil, &CorruptError{Dir: cfg.Dir, Cause: err}
 	}
 	// Opening the data dir is bounded (another process may hold its
