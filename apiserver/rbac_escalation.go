@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -43,31 +44,52 @@ func writer(ctx context.Context) (a auth.Attributes, ok bool) {
 // checkRole is the check of Roles (resource "roles") or ClusterRoles
 // ("clusterroles"). Setting or changing a ClusterRole's aggregationRule,
 // which may gather any rule, needs every permission (cluster-admin's).
+// The request's trace gets an "escalation" step saying why it passed or
+// not.
 func (e rbacEscalation) checkRole(resource string) func(ctx context.Context, obj, old runtime.Object) error {
 	return func(ctx context.Context, obj, old runtime.Object) error {
 		a, ok := writer(ctx)
-		if !ok || auth.EscalationAllowed(a.User) {
+		if !ok {
 			return nil
 		}
-		// As upstream, "escalate" is asked with the name in the request's
-		// path: a create has none, so only a rule without resourceNames
-		// lets one create a role with any rules.
-		if auth.RoleEscalationAuthorized(ctx, e.authz, a.User, resource, a.Namespace, a.Name) {
-			return nil
-		}
-		u, namespace := a.User, a.Namespace
-		name, rules, aggregates := roleRules(obj)
-		gr := rbacv1.Resource(resource)
-		if err := auth.ConfirmNoEscalation(e.rules, u, namespace, resource, rules); err != nil {
-			return apierrors.NewForbidden(gr, name, err)
-		}
-		if _, _, oldAggregates := roleRules(old); aggregates || oldAggregates {
-			if auth.ConfirmNoEscalation(e.rules, u, namespace, resource, fullAuthority) != nil {
-				return apierrors.NewForbidden(gr, name, errors.New("must have cluster-admin privileges to use the aggregationRule"))
-			}
-		}
-		return nil
+		why, err := e.roleVerdict(ctx, a, resource, obj, old)
+		traceEscalation(ctx, why, err)
+		return err
 	}
+}
+
+// roleVerdict decides checkRole's case: the error to answer with (nil:
+// allowed) and, when allowed, why.
+func (e rbacEscalation) roleVerdict(ctx context.Context, a auth.Attributes, resource string, obj, old runtime.Object) (string, error) {
+	if auth.EscalationAllowed(a.User) {
+		return "not checked: " + auth.GroupMasters + " may grant anything", nil
+	}
+	// As upstream, "escalate" is asked with the name in the request's
+	// path: a create has none, so only a rule without resourceNames lets
+	// one create a role with any rules.
+	if auth.RoleEscalationAuthorized(ctx, e.authz, a.User, resource, a.Namespace, a.Name) {
+		return fmt.Sprintf("%q may escalate %s: any rules", a.User.Name, resource), nil
+	}
+	name, rules, aggregates := roleRules(obj)
+	gr := rbacv1.Resource(resource)
+	if err := auth.ConfirmNoEscalation(e.rules, a.User, a.Namespace, resource, rules); err != nil {
+		return "", apierrors.NewForbidden(gr, name, err)
+	}
+	if _, _, oldAggregates := roleRules(old); aggregates || oldAggregates {
+		if auth.ConfirmNoEscalation(e.rules, a.User, a.Namespace, resource, fullAuthority) != nil {
+			return "", apierrors.NewForbidden(gr, name, errors.New("must have cluster-admin privileges to use the aggregationRule"))
+		}
+	}
+	return fmt.Sprintf("%q holds every rule it writes", a.User.Name), nil
+}
+
+// traceEscalation records the check's outcome in the request's trace.
+func traceEscalation(ctx context.Context, why string, err error) {
+	if err != nil {
+		traceFrom(ctx).step("escalation", "denied", err.Error())
+		return
+	}
+	traceFrom(ctx).step("escalation", "allowed", "RBAC storage: "+why)
 }
 
 // fullAuthority is every permission: what an aggregationRule may gather.
@@ -90,28 +112,38 @@ func roleRules(obj runtime.Object) (name string, rules []rbacv1.PolicyRule, aggr
 
 // checkBinding is the check of RoleBindings ("rolebindings") or
 // ClusterRoleBindings ("clusterrolebindings"). A binding to a role that
-// does not exist is refused with the store's NotFound, unless its
-// writer may bind it.
+// does not exist is refused with the store's NotFound (RoleRefRules),
+// unless its writer may bind it. The request's trace gets an
+// "escalation" step.
 func (e rbacEscalation) checkBinding(resource string) func(ctx context.Context, obj, old runtime.Object) error {
 	return func(ctx context.Context, obj, _ runtime.Object) error {
 		a, ok := writer(ctx)
-		if !ok || auth.EscalationAllowed(a.User) {
+		if !ok {
 			return nil
 		}
-		u, namespace := a.User, a.Namespace
-		name, ref := bindingRef(obj)
-		if auth.BindingAuthorized(ctx, e.authz, u, ref, namespace) {
-			return nil
-		}
-		rules, err := auth.RoleRefRules(e.rules, ref, namespace, resource)
-		if err != nil {
-			return err
-		}
-		if err := auth.ConfirmNoEscalation(e.rules, u, namespace, resource, rules); err != nil {
-			return apierrors.NewForbidden(rbacv1.Resource(resource), name, err)
-		}
-		return nil
+		why, err := e.bindingVerdict(ctx, a, resource, obj)
+		traceEscalation(ctx, why, err)
+		return err
 	}
+}
+
+// bindingVerdict decides checkBinding's case, as roleVerdict.
+func (e rbacEscalation) bindingVerdict(ctx context.Context, a auth.Attributes, resource string, obj runtime.Object) (string, error) {
+	if auth.EscalationAllowed(a.User) {
+		return "not checked: " + auth.GroupMasters + " may grant anything", nil
+	}
+	name, ref := bindingRef(obj)
+	if auth.BindingAuthorized(ctx, e.authz, a.User, ref, a.Namespace) {
+		return fmt.Sprintf("%q may bind %s %q", a.User.Name, ref.Kind, ref.Name), nil
+	}
+	rules, err := auth.RoleRefRules(e.rules, ref, a.Namespace, resource)
+	if err != nil {
+		return "", err
+	}
+	if err := auth.ConfirmNoEscalation(e.rules, a.User, a.Namespace, resource, rules); err != nil {
+		return "", apierrors.NewForbidden(rbacv1.Resource(resource), name, err)
+	}
+	return fmt.Sprintf("%q holds every rule of %s %q", a.User.Name, ref.Kind, ref.Name), nil
 }
 
 // bindingRef returns a RoleBinding's or ClusterRoleBinding's name and

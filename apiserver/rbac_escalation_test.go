@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -13,6 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // TestRBACEscalationPrevention: a user may create or change a role only
@@ -150,7 +155,8 @@ func waitCanI(tb testing.TB, c kubernetes.Interface, verb, group, resource, name
 	})
 }
 
-// wantStatus checks that err is an API error with code and message.
+// wantStatus checks that err is an API error with code and message
+// ("": any).
 func wantStatus(tb testing.TB, what string, err error, code int32, message string) {
 	tb.Helper()
 	st, ok := err.(apierrors.APIStatus)
@@ -158,7 +164,7 @@ func wantStatus(tb testing.TB, what string, err error, code int32, message strin
 		tb.Errorf("%s: error %v, want %d %q", what, err, code, message)
 		return
 	}
-	if got := st.Status(); got.Code != code || got.Message != message {
+	if got := st.Status(); got.Code != code || (message != "" && got.Message != message) {
 		tb.Errorf("%s: %d %q, want %d %q", what, got.Code, got.Message, code, message)
 	}
 }
@@ -212,4 +218,46 @@ func clusterBinding(name, role, user string) *rbacv1.ClusterRoleBinding {
 func roleBinding(name, kind, role, user string) *rbacv1.RoleBinding {
 	return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Subjects: subjects(user),
 		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: kind, Name: role}}
+}
+
+// TestRBACEscalationTraced: the request's trace shows that the
+// authorizer allowed the create and the RBAC storage refused it, after
+// which nothing was stored.
+func TestRBACEscalationTraced(t *testing.T) {
+	t.Parallel()
+	rec := flow.NewRecorder()
+	sub := rec.Subscribe(1000)
+	defer sub.Close()
+	ts := startServer(t, func(c *apiserver.Config) { c.Recorder = rec })
+	mustRBAC(t, ts.client, clusterRole("crb-maker", rule("rbac.authorization.k8s.io", "clusterrolebindings", "create")))
+	mustRBAC(t, ts.client, clusterBinding("me-crb-maker", "crb-maker", "me"))
+	me := ts.as(t, "me")
+	waitCanI(t, me, "create", "rbac.authorization.k8s.io", "clusterrolebindings", "", "")
+	_, err := me.RbacV1().ClusterRoleBindings().Create(context.Background(), clusterBinding("x", "cluster-admin", "me"), metav1.CreateOptions{})
+	wantStatus(t, "me binds cluster-admin", err, http.StatusForbidden, "")
+	tr := waitTrace(t, sub, func(r *flow.RequestTrace) bool { return r.Method == "POST" && r.Code == http.StatusForbidden })
+	if got, want := stepNames(tr.Steps), "authorized aggregator kube-apiserver dispatched decoded admission admission admission escalation responded"; !strings.HasSuffix(got, want) {
+		t.Errorf("steps = %s\nwant them to end with %s", got, want)
+	}
+	for _, s := range tr.Steps {
+		if s.Name == "escalation" && (s.Outcome != "denied" || !strings.Contains(s.Detail, "is attempting to grant RBAC permissions not currently held")) {
+			t.Errorf("escalation step %s: %s", s.Outcome, s.Detail)
+		}
+	}
+}
+
+// waitTrace returns the first request trace from sub that match accepts.
+func waitTrace(tb testing.TB, sub *flow.Subscription, match func(*flow.RequestTrace) bool) *flow.RequestTrace {
+	tb.Helper()
+	deadline := time.After(waitTimeout)
+	for {
+		select {
+		case e := <-sub.Events():
+			if e.Request != nil && match(e.Request) {
+				return e.Request
+			}
+		case <-deadline:
+			tb.Fatal("no such request trace")
+		}
+	}
 }

@@ -13,19 +13,20 @@ import (
 )
 
 // CanIExpectation: a SelfSubjectAccessReview sent as User (what `kubectl
-// auth can-i VERB RESOURCE --as USER` asks) answers Allowed. Resource may
-// name a subresource ("pods/status"); Namespace "" asks at the cluster
-// scope. It is polled like every expectation, so it also waits for the
+// auth can-i VERB RESOURCE[/NAME] --as USER` asks) answers Allowed.
+// Resource may name a subresource ("pods/status"); Name, if set, one
+// object (a rule may list resourceNames); Namespace "" asks at the
+// cluster scope. It is polled like every expectation, so it also waits for the
 // API server's authorizer to see a new binding.
 type CanIExpectation struct {
-	User, Verb, Resource, Namespace string
-	Allowed                         bool
+	User, Verb, Resource, Name, Namespace string
+	Allowed                               bool
 }
 
 var _ prober = (*CanIExpectation)(nil)
 
 // canIKeys are the fields of canI.
-var canIKeys = []string{"user", "verb", "resource", "namespace", "allowed"}
+var canIKeys = []string{"user", "verb", "resource", "name", "namespace", "allowed"}
 
 func (e *CanIExpectation) Kind() string { return "canI" }
 func (e *CanIExpectation) String() string {
@@ -33,12 +34,16 @@ func (e *CanIExpectation) String() string {
 	if !e.Allowed {
 		verdict = "no"
 	}
-	return fmt.Sprintf("canI %s %s as %s in %q: %s", e.Verb, e.Resource, e.User, e.Namespace, verdict)
+	what := e.Resource
+	if e.Name != "" {
+		what += " " + e.Name
+	}
+	return fmt.Sprintf("canI %s %s as %s in %q: %s", e.Verb, what, e.User, e.Namespace, verdict)
 }
 
-// parseCanI reads {user, verb, resource, namespace, allowed}: user, verb
-// and resource are required, namespace is default and allowed true unless
-// given.
+// parseCanI reads {user, verb, resource, name, namespace, allowed}: user,
+// verb and resource are required, name is none, namespace default and
+// allowed true unless given.
 func parseCanI(l *loader, key string, n *yaml.Node) (Expectation, error) {
 	fields, _, err := l.fields(n, key, canIKeys)
 	if err != nil {
@@ -61,6 +66,11 @@ func parseCanI(l *loader, key string, n *yaml.Node) (Expectation, error) {
 	}
 	if e.Resource, err = l.str(fields["resource"].val, "canI.resource"); err != nil {
 		return nil, err
+	}
+	if f, ok := fields["name"]; ok {
+		if e.Name, err = l.str(f.val, "canI.name"); err != nil {
+			return nil, err
+		}
 	}
 	if f, ok := fields["namespace"]; ok {
 		if e.Namespace, err = l.str(f.val, "canI.namespace"); err != nil {
@@ -108,7 +118,7 @@ func (e *CanIExpectation) review() *authorizationv1.SelfSubjectAccessReview {
 	}
 	return &authorizationv1.SelfSubjectAccessReview{
 		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Namespace: e.Namespace, Verb: e.Verb, Group: group, Resource: resource, Subresource: sub,
+			Namespace: e.Namespace, Verb: e.Verb, Group: group, Resource: resource, Subresource: sub, Name: e.Name,
 		}},
 	}
 }

@@ -70,6 +70,8 @@ func TestParseCanI(t *testing.T) {
 			want: &CanIExpectation{User: "student", Verb: "get", Resource: "pods", Namespace: "default", Allowed: true}},
 		{name: "cluster scope, denied", key: "canI", src: "{user: system:node:node-1, verb: delete, resource: nodes, namespace: '', allowed: false}",
 			want: &CanIExpectation{User: "system:node:node-1", Verb: "delete", Resource: "nodes", Allowed: false}},
+		{name: "one object", key: "canI", src: "{user: student, verb: bind, resource: clusterroles.rbac.authorization.k8s.io, name: edit, namespace: team-a}",
+			want: &CanIExpectation{User: "student", Verb: "bind", Resource: "clusterroles.rbac.authorization.k8s.io", Name: "edit", Namespace: "team-a", Allowed: true}},
 		{name: "no user", key: "canI", src: "{verb: get, resource: pods}", wantErr: `1:1: canI: missing field "user"`},
 		{name: "no resource", key: "canI", src: "{user: admin, verb: get}", wantErr: `1:1: canI: missing field "resource"`},
 	})
@@ -93,6 +95,8 @@ func TestCanIProbe(t *testing.T) {
 			authorizationv1.ResourceAttributes{Verb: "update", Group: "apps", Resource: "deployments", Subresource: "scale"}, false, "not allowed (no RBAC rule allowed it)"},
 		{"denied, wanted denied", &CanIExpectation{User: "student", Verb: "delete", Resource: "pods/status", Namespace: "default"}, false,
 			authorizationv1.ResourceAttributes{Namespace: "default", Verb: "delete", Resource: "pods", Subresource: "status"}, true, ""},
+		{"one object", &CanIExpectation{User: "student", Verb: "bind", Resource: "clusterroles.rbac.authorization.k8s.io", Name: "edit", Namespace: "team-a", Allowed: true}, true,
+			authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "edit"}, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := kubefake.NewClientset()

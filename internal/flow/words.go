@@ -96,6 +96,7 @@ var stepNames = map[string]Text{
 	"decoded":       {En: "decoded", Zh: "解码"},
 	"defaulted":     {En: "defaulted", Zh: "默认值"},
 	"admission":     {En: "admission", Zh: "准入"},
+	"escalation":    {En: "escalation", Zh: "提权检查"},
 	"validated":     {En: "validated", Zh: "校验"},
 	"read":          {En: "read", Zh: "读取"},
 	"stored":        {En: "stored", Zh: "写入"},
