@@ -42,8 +42,10 @@ type auditEvent struct {
 }
 
 type auditUser struct {
-	Username string   `json:"username"`
-	Groups   []string `json:"groups,omitempty"`
+	Username string              `json:"username"`
+	UID      string              `json:"uid,omitempty"`
+	Groups   []string            `json:"groups,omitempty"`
+	Extra    map[string][]string `json:"extra,omitempty"`
 }
 
 type auditObjectRef struct {

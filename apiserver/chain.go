@@ -21,7 +21,7 @@ func (s *Server) buildHandlerChain(apiHandler http.Handler) http.Handler {
 	h := apiHandler
 	h = withAuthorization(h, s)  // Node, then RBAC: 403 unless one allows
 	h = withMaxInFlight(h, s)    // 429 past the in-flight limits (watches exempt)
-	h = withImpersonation(h, s)  // Impersonate-User/-Group, if the caller may
+	h = withImpersonation(h, s)  // Impersonate-User/-Group/-Uid/-Extra-*, if the caller may
 	h = withAudit(h, s)          // audit.k8s.io/v1 events: received, started, complete
 	h = withAuthentication(h, s) // bearer token or client certificate; 401 otherwise
 	h = withTimeout(h, s)        // non-watch requests end after 60 s with 504
@@ -121,64 +121,6 @@ func withAuthentication(h http.Handler, s *Server) http.Handler {
 			t.step("authenticated", "ok", fmt.Sprintf("user %q, groups %v, by %s", res.User.Name, res.User.Groups, res.Method),
 				"user", res.User.Name, "groups", strings.Join(res.User.Groups, ","), "method", string(res.Method))
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attrsKey{}, &a)))
-	})
-}
-
-// Impersonation headers, as kubectl --as and --as-group send them.
-const (
-	headerImpersonateUser  = "Impersonate-User"
-	headerImpersonateGroup = "Impersonate-Group"
-)
-
-// withImpersonation lets a caller act as another user (kubectl --as) if it
-// may "impersonate" that user and those groups, as kube-apiserver does.
-func withImpersonation(h http.Handler, s *Server) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		name := r.Header.Get(headerImpersonateUser)
-		groups := r.Header.Values(headerImpersonateGroup)
-		if name == "" && len(groups) == 0 {
-			h.ServeHTTP(w, r)
-			return
-		}
-		a, _ := requestAttributes(r.Context())
-		if name == "" {
-			s.writeError(w, r, apierrors.NewBadRequest(fmt.Sprintf("requested %v without impersonating a user", groups)))
-			return
-		}
-		checks := []auth.Attributes{{User: a.User, Verb: "impersonate", ResourceRequest: true, Resource: "users", Name: name}}
-		if strings.HasPrefix(name, "system:serviceaccount:") {
-			parts := strings.SplitN(strings.TrimPrefix(name, "system:serviceaccount:"), ":", 2)
-			if len(parts) == 2 {
-				checks[0] = auth.Attributes{User: a.User, Verb: "impersonate", ResourceRequest: true, Resource: "serviceaccounts", Namespace: parts[0], Name: parts[1]}
-			}
-		}
-		for _, g := range groups {
-			checks = append(checks, auth.Attributes{User: a.User, Verb: "impersonate", ResourceRequest: true, Resource: "groups", Name: g})
-		}
-		for _, c := range checks {
-			res, err := s.authorizer.Authorize(r.Context(), c)
-			if err != nil || res.Decision != auth.DecisionAllow {
-				traceFrom(r.Context()).step("impersonated", "denied", auth.ForbiddenMessage(c))
-				s.writeError(w, r, auth.Forbidden(c, res.Reason))
-				return
-			}
-		}
-		if checks[0].Resource == "serviceaccounts" && len(groups) == 0 {
-			// A service account's groups are known: upstream adds them, unchecked.
-			groups = auth.ServiceAccountUser(checks[0].Namespace, checks[0].Name, "").Groups
-		}
-		user := &auth.User{Name: name, Groups: append([]string(nil), groups...)}
-		if name != auth.Anonymous && !user.InGroup(auth.GroupAuthenticated) {
-			user.Groups = append(user.Groups, auth.GroupAuthenticated)
-		}
-		traceFrom(r.Context()).step("impersonated", "ok", fmt.Sprintf("%q acts as %q, groups %v", a.User.Name, user.Name, user.Groups),
-			"impersonator", a.User.Name, "user", user.Name)
-		traceFrom(r.Context()).setUser(user.Name, user.Groups)
-		if ac := auditFrom(r.Context()); ac != nil {
-			ac.impersonated = &auditUser{Username: user.Name, Groups: user.Groups}
-		}
-		a.User = user
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attrsKey{}, &a)))
 	})
 }

@@ -1,0 +1,155 @@
+package apiserver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apiserver/pkg/authentication/user"
+
+	"github.com/kubesim/kubesim/apiserver/auth"
+)
+
+// impersonation is what a request's Impersonate-* headers ask for
+// (kubectl --as, --as-group, --as-uid, and the extras client-go sends).
+type impersonation struct {
+	user   string
+	uid    string
+	groups []string
+	extra  map[string][]string
+}
+
+// impersonationFrom reads the impersonation headers of h; nil when there
+// are none. A uid, groups or extras without a user name are refused with
+// kube-apiserver's 400 and message, which shows what was asked for
+// (user.DefaultInfo as Go prints it).
+func impersonationFrom(h http.Header) (*impersonation, error) {
+	w := &impersonation{
+		user:   h.Get(authenticationv1.ImpersonateUserHeader),
+		uid:    h.Get(authenticationv1.ImpersonateUIDHeader),
+		groups: h.Values(authenticationv1.ImpersonateGroupHeader),
+	}
+	for name, values := range h {
+		if !strings.HasPrefix(name, authenticationv1.ImpersonateUserExtraHeaderPrefix) || len(values) == 0 {
+			continue
+		}
+		key := strings.ToLower(name[len(authenticationv1.ImpersonateUserExtraHeaderPrefix):])
+		if k, err := url.PathUnescape(key); err == nil {
+			key = k
+		}
+		if w.extra == nil {
+			w.extra = map[string][]string{}
+		}
+		w.extra[key] = append(w.extra[key], values...)
+	}
+	switch {
+	case w.user != "":
+		return w, nil
+	case w.uid != "" || len(w.groups) > 0 || len(w.extra) > 0:
+		asked := &user.DefaultInfo{UID: w.uid, Groups: w.groups, Extra: w.extra}
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("requested %#v without impersonating a user name", asked))
+	}
+	return nil, nil
+}
+
+// checks are the "impersonate" permissions the caller needs, in
+// kube-apiserver's order: the user (or the service account it names), each
+// group, each extra value (resource userextras/<key>), the uid.
+func (w *impersonation) checks(caller *auth.User) []auth.Attributes {
+	imp := func(group, resource, namespace, name string) auth.Attributes {
+		return auth.Attributes{User: caller, Verb: "impersonate", ResourceRequest: true, APIGroup: group, Resource: resource, Namespace: namespace, Name: name}
+	}
+	checks := []auth.Attributes{imp("", "users", "", w.user)}
+	if ns, name, ok := serviceAccountOf(w.user); ok {
+		checks[0] = imp("", "serviceaccounts", ns, name)
+	}
+	for _, g := range w.groups {
+		checks = append(checks, imp("", "groups", "", g))
+	}
+	keys := make([]string, 0, len(w.extra))
+	for k := range w.extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range w.extra[k] {
+			c := imp(authenticationv1.GroupName, "userextras", "", v)
+			c.Subresource = k
+			checks = append(checks, c)
+		}
+	}
+	if w.uid != "" {
+		checks = append(checks, imp(authenticationv1.GroupName, "uids", "", w.uid))
+	}
+	return checks
+}
+
+// serviceAccountOf splits system:serviceaccount:<namespace>:<name>.
+func serviceAccountOf(name string) (namespace, sa string, ok bool) {
+	rest, ok := strings.CutPrefix(name, auth.ServiceAccountUsernamePrefix)
+	if !ok {
+		return "", "", false
+	}
+	namespace, sa, ok = strings.Cut(rest, ":")
+	return namespace, sa, ok && namespace != "" && sa != ""
+}
+
+// impersonated is the user the request acts as once every check passed:
+// the groups asked for (a service account's own when none were), plus
+// system:authenticated (system:unauthenticated for system:anonymous)
+// unless one of the two was asked for; the uid and extras asked for.
+func (w *impersonation) impersonated() *auth.User {
+	groups := slices.Clone(w.groups)
+	if ns, name, ok := serviceAccountOf(w.user); ok && len(groups) == 0 {
+		// A service account's groups are known: upstream adds them, unchecked.
+		groups = auth.ServiceAccountUser(ns, name, "").Groups
+	}
+	u := &auth.User{Name: w.user, UID: w.uid, Groups: groups, Extra: w.extra}
+	switch {
+	case w.user == auth.Anonymous && !u.InGroup(auth.GroupUnauthenticated):
+		u.Groups = append(u.Groups, auth.GroupUnauthenticated)
+	case w.user != auth.Anonymous && !u.InGroup(auth.GroupAuthenticated) && !u.InGroup(auth.GroupUnauthenticated):
+		u.Groups = append(u.Groups, auth.GroupAuthenticated)
+	}
+	return u
+}
+
+// withImpersonation lets a caller act as another user (kubectl --as) if it
+// may "impersonate" that user, those groups, extras and uid, as
+// kube-apiserver's legacy impersonation does.
+func withImpersonation(h http.Handler, s *Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked, err := impersonationFrom(r.Header)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if asked == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		a, _ := requestAttributes(r.Context())
+		for _, c := range asked.checks(a.User) {
+			res, err := s.authorizer.Authorize(r.Context(), c)
+			if err != nil || res.Decision != auth.DecisionAllow {
+				traceFrom(r.Context()).step("impersonated", "denied", auth.ForbiddenMessage(c))
+				s.writeError(w, r, auth.Forbidden(c, res.Reason))
+				return
+			}
+		}
+		u := asked.impersonated()
+		traceFrom(r.Context()).step("impersonated", "ok", fmt.Sprintf("%q acts as %q, groups %v", a.User.Name, u.Name, u.Groups),
+			"impersonator", a.User.Name, "user", u.Name)
+		traceFrom(r.Context()).setUser(u.Name, u.Groups)
+		if ac := auditFrom(r.Context()); ac != nil {
+			ac.impersonated = &auditUser{Username: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+		}
+		a.User = u
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attrsKey{}, &a)))
+	})
+}
