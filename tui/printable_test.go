@@ -17,6 +17,8 @@ import (
 const (
 	oscTitle = "\x1b]0;pwned\x07"
 	clear2J  = "\x1b[H\x1b[2J"
+	// rlo, the right-to-left override, shows what follows it reversed.
+	rlo = "\u202e"
 )
 
 var hostileInfos = []ScenarioInfo{{Name: "pod-create", Level: "beginner", Steps: 1,
@@ -37,7 +39,7 @@ func (d *hostileDriver) Scenarios() []ScenarioInfo { return hostileInfos }
 func noControls(t *testing.T, what, view string) {
 	t.Helper()
 	for _, r := range view {
-		if r == 0x1b || r == 0x07 || r == '\r' || (r >= 0x80 && r <= 0x9f) {
+		if r == 0x1b || r == 0x07 || r == '\r' || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			t.Errorf("%s: the view has control character %U:\n%q", what, r, view)
 			return
 		}
@@ -66,12 +68,15 @@ func TestViewHasNoControlSequences(t *testing.T) {
 	m.Update(tickMsg(fixedNow()))
 	m.Update(stepMsg{gen: m.gen, up: hostileStep})
 	ev := toKubeEvent(&corev1.Event{Type: "Warning", Reason: "Failed" + clear2J,
-		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web"}, Message: "image" + oscTitle + " not found"})
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web"}, Message: "image" + oscTitle + " not found" + rlo + "txt.exe"})
 	m.Update(kubeEventsMsg{gen: m.gen, evs: []kubeEvent{ev}})
 	v := m.View()
 	noControls(t, "main screen", v)
 	if !strings.Contains(v, "Beforeafter") {
 		t.Errorf("the narration is not shown without its control sequences:\n%s", v)
+	}
+	if !strings.Contains(v, "not found<U+202E>txt.exe") {
+		t.Errorf("the event's right-to-left override is not shown escaped:\n%s", v)
 	}
 
 	m.Update(keyMsg("d"))

@@ -19,6 +19,13 @@ func TestPrintable(t *testing.T) {
 		{"C1 OSC as UTF-8", "a\u009d0;t\u009cb", "a0;tb"},
 		{"invalid UTF-8", "a\xffb", "ab"},
 		{"replacement character stays", "a\ufffdb", "a\ufffdb"},
+		{"right-to-left override shown", "access\u202e lvl\u202c", "access<U+202E> lvl<U+202C>"},
+		{"isolates shown", "a\u2066b\u2069c\u2067d\u2068e", "a<U+2066>b<U+2069>c<U+2067>d<U+2068>e"},
+		{"marks shown", "a\u200eb\u200fc\u061cd", "a<U+200E>b<U+200F>c<U+061C>d"},
+		{"embeddings shown", "\u202aa\u202bb\u202dc", "<U+202A>a<U+202B>b<U+202D>c"},
+		{"zero-width space and BOM shown", "web\u200b-1\ufeff", "web<U+200B>-1<U+FEFF>"},
+		{"zero-width joiner stays", "👩\u200d💻 می\u200cخواهم", "👩\u200d💻 می\u200cخواهم"},
+		{"with an escape sequence", "\x1b[31m\u202eevil", "<U+202E>evil"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Printable(tc.in); got != tc.want {
