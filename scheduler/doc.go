@@ -29,7 +29,21 @@
 //  6. When no node fits, the FailedScheduling event and the condition
 //     PodScheduled=False carry kube-scheduler's message ("0/3 nodes are
 //     available: 3 Insufficient cpu. preemption: ..."), and the pod waits
-//     in the queue for a cluster change that could help it.
+//     in the queue for a cluster change that could help it. A binding
+//     that fails (the pod was deleted meanwhile: 404) is reported the
+//     same way, by the binding's own goroutine.
+//
+// Bindings and failure reports run on at most Config.ParallelAPICalls
+// goroutines, which only the scheduling loop waits for; a goroutine that
+// holds one never waits for another (a failed binding makes its report
+// itself, as kube-scheduler's binding goroutine calls its failure
+// handler), so failures cannot use up every place and wait on each other.
+// kube-scheduler has no check that its loop still makes progress: of a
+// leader, its /healthz checks that its Lease is renewed (the leader
+// election's watchdog), and /readyz adds that its event handlers synced
+// and that it is not shutting down, so a wedged leader would keep its
+// Lease and look healthy there too. It relies on its loop never waiting on its own API calls, and so
+// does this one; a leader that loses its Lease stops (Config.Lead).
 //
 // Each attempt is also recorded as a flow.Event with every node's verdict
 // and scores: the first recorded attempt that finds a node for a pod with
