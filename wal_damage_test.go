@@ -2,10 +2,6 @@ package main
 
 import (
 	"encoding/binary"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/etcd/client/pkg/v3/fileutil"
-	"go.etcd.io/etcd/server/v3/storage/wal"
-	"go.etcd.io/etcd/server/v3/storage/wal/walpb"
+	"github.com/kubesim/kubesim/internal/etcdtest"
 )
 
 // TestDamagedWALIsReported: a damaged etcd write-ahead log is an error
@@ -34,12 +28,12 @@ func TestDamagedWALIsReported(t *testing.T) {
 		damage func(t *testing.T, walDir string) string
 	}{
 		{"empty file", func(t *testing.T, walDir string) string {
-			f := lastWALFile(t, walDir)
+			f := etcdtest.LastWALFile(t, walDir)
 			truncateFile(t, f, 0)
 			return "the write-ahead log file " + f + " is empty"
 		}},
 		{"files deleted", func(t *testing.T, walDir string) string {
-			if err := os.Remove(lastWALFile(t, walDir)); err != nil {
+			if err := os.Remove(etcdtest.LastWALFile(t, walDir)); err != nil {
 				t.Fatal(err)
 			}
 			return "the write-ahead log is missing (no .wal file in " + walDir + ")"
@@ -51,10 +45,10 @@ func TestDamagedWALIsReported(t *testing.T) {
 			return "the write-ahead log is missing (no directory " + walDir + ")"
 		}},
 		{"cut in the middle of a record", func(t *testing.T, walDir string) string {
-			f := lastWALFile(t, walDir)
-			recs := walRecords(t, f)
+			f := etcdtest.LastWALFile(t, walDir)
+			recs := etcdtest.WALRecords(t, f)
 			r := recs[len(recs)/2]
-			truncateFile(t, f, r.start+(r.end-r.start)/2)
+			truncateFile(t, f, r.Start+(r.End-r.Start)/2)
 			return "the write-ahead log file " + f + " ends at entry "
 		}},
 		{"first start cut short", func(t *testing.T, walDir string) string {
@@ -62,8 +56,8 @@ func TestDamagedWALIsReported(t *testing.T) {
 			// start leaves: the log's first three records (a checksum,
 			// the member's identity, an empty snapshot), no entry, and
 			// a database without an applied entry.
-			f := lastWALFile(t, walDir)
-			truncateFile(t, f, walRecords(t, f)[2].end)
+			f := etcdtest.LastWALFile(t, walDir)
+			truncateFile(t, f, etcdtest.WALRecords(t, f)[2].End)
 			truncateFile(t, filepath.Join(walDir, "..", "snap", "db"), 0)
 			return "the write-ahead log file " + f + " holds no entries"
 		}},
@@ -97,8 +91,8 @@ func TestDamagedWALIsReported(t *testing.T) {
 func TestTornWALTailIsRepaired(t *testing.T) {
 	dir := t.TempDir()
 	serveAndStop(t, dir)
-	f := lastWALFile(t, filepath.Join(dir, "etcd", "member", "wal"))
-	recs := walRecords(t, f)
+	f := etcdtest.LastWALFile(t, filepath.Join(dir, "etcd", "member", "wal"))
+	recs := etcdtest.WALRecords(t, f)
 	// A header and the first bytes of a record of 1500 bytes; the rest
 	// of it is the preallocated zeros.
 	torn := append(binary.LittleEndian.AppendUint64(nil, 1500), strings.Repeat("\x11", 300)...)
@@ -106,7 +100,7 @@ func TestTornWALTailIsRepaired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.WriteAt(torn, recs[len(recs)-1].end)
+	_, err = w.WriteAt(torn, recs[len(recs)-1].End)
 	w.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -134,15 +128,6 @@ func serveAndStop(t *testing.T, dir string) {
 	}
 }
 
-func lastWALFile(t *testing.T, walDir string) string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(walDir, "*.wal"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no write-ahead log file in %s: %v", walDir, err)
-	}
-	return files[len(files)-1]
-}
-
 func truncateFile(t *testing.T, path string, size int64) {
 	t.Helper()
 	if err := os.Truncate(path, size); err != nil {
@@ -150,61 +135,9 @@ func truncateFile(t *testing.T, path string, size int64) {
 	}
 }
 
-// walRecord is where one record of a log file lies.
-type walRecord struct{ start, end int64 }
-
-// walRecords lists the records of the log file at path, read with
-// etcd's decoder.
-func walRecords(t *testing.T, path string) []walRecord {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := wal.NewDecoder(fileutil.NewFileReader(f))
-	var out []walRecord
-	rec := &walpb.Record{}
-	for {
-		start := dec.LastOffset()
-		if err := dec.Decode(rec); errors.Is(err, io.EOF) {
-			return out
-		} else if err != nil {
-			t.Fatalf("%s after %d records: %v", path, len(out), err)
-		}
-		out = append(out, walRecord{start, dec.LastOffset()})
-		if rec.GetType() == wal.CrcType {
-			dec.UpdateCRC(rec.GetCrc())
-		}
-	}
-}
-
 // dataDirListing lists every file and directory under dir but its logs
 // dir, with the type, and the size of write-ahead log files.
 func dataDirListing(t *testing.T, dir string) string {
 	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if rel == "logs" {
-			return filepath.SkipDir
-		}
-		fmt.Fprintf(&b, "%s %v", rel, d.Type())
-		if strings.HasSuffix(path, ".wal") {
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(&b, " %d", info.Size())
-		}
-		b.WriteString("\n")
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return etcdtest.Listing(t, dir, func(path string) bool { return strings.HasSuffix(path, ".wal") }, "logs")
 }

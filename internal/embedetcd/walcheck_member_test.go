@@ -39,22 +39,22 @@ func TestDamagedWALOfClusterMember(t *testing.T) {
 		want   string
 	}{
 		{"m1", func(t *testing.T, path string) { mustTruncate(t, path, 0) }, " is empty"},
-		{"m2", func(t *testing.T, path string) { mustTruncate(t, path, recordAtHalf(t, path).start) }, " ends at entry "},
+		{"m2", func(t *testing.T, path string) { mustTruncate(t, path, recordAtHalf(t, path).Start) }, " ends at entry "},
 	}
 	for _, tt := range tests {
 		if err := lc.Stop(tt.member); err != nil {
 			t.Fatal(err)
 		}
-		f := lastWAL(t, filepath.Join(dirs[tt.member], "member", "wal"))
+		f := etcdtest.LastWALFile(t, filepath.Join(dirs[tt.member], "member", "wal"))
 		tt.damage(t, f)
-		before := listing(t, dirs[tt.member])
+		before := etcdtest.Listing(t, dirs[tt.member], allFiles)
 		err := lc.Restart(ctx, tt.member)
 		t.Logf("%s: %v", tt.member, err)
 		var ce *embedetcd.CorruptError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), f+tt.want) {
 			t.Errorf("restart of %s: %v, want a *CorruptError saying %q", tt.member, err, f+tt.want)
 		}
-		if after := listing(t, dirs[tt.member]); after != before {
+		if after := etcdtest.Listing(t, dirs[tt.member], allFiles); after != before {
 			t.Errorf("the failed start changed %s's data dir:\nbefore:\n%s\nafter:\n%s", tt.member, before, after)
 		}
 	}

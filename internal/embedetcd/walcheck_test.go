@@ -5,20 +5,20 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"go.etcd.io/etcd/client/pkg/v3/fileutil"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/storage/wal"
-	"go.etcd.io/etcd/server/v3/storage/wal/walpb"
 
 	"github.com/kubesim/kubesim/internal/embedetcd"
+	"github.com/kubesim/kubesim/internal/etcdtest"
 )
+
+// allFiles sizes every file of a listing.
+func allFiles(string) bool { return true }
 
 // TestDamagedWAL: a write-ahead log that is missing, empty, unreadable
 // or cut short of what the database holds is a *CorruptError that names
@@ -34,12 +34,12 @@ func TestDamagedWAL(t *testing.T) {
 		damage func(t *testing.T, walDir string) (path, want string)
 	}{
 		{"empty file", func(t *testing.T, walDir string) (string, string) {
-			f := lastWAL(t, walDir)
+			f := etcdtest.LastWALFile(t, walDir)
 			mustTruncate(t, f, 0)
 			return f, " is empty"
 		}},
 		{"files deleted", func(t *testing.T, walDir string) (string, string) {
-			for _, f := range walFiles(t, walDir) {
+			for _, f := range etcdtest.WALFiles(t, walDir) {
 				if err := os.Remove(f); err != nil {
 					t.Fatal(err)
 				}
@@ -53,18 +53,18 @@ func TestDamagedWAL(t *testing.T) {
 			return walDir, "the write-ahead log is missing (no directory " + walDir + ")"
 		}},
 		{"cut in the middle of a record", func(t *testing.T, walDir string) (string, string) {
-			f := lastWAL(t, walDir)
+			f := etcdtest.LastWALFile(t, walDir)
 			r := recordAtHalf(t, f)
-			mustTruncate(t, f, r.start+(r.end-r.start)/2)
+			mustTruncate(t, f, r.Start+(r.End-r.Start)/2)
 			return f, " ends at entry "
 		}},
 		{"cut at the end of a record", func(t *testing.T, walDir string) (string, string) {
-			f := lastWAL(t, walDir)
-			mustTruncate(t, f, recordAtHalf(t, f).end)
+			f := etcdtest.LastWALFile(t, walDir)
+			mustTruncate(t, f, recordAtHalf(t, f).End)
 			return f, " ends at entry "
 		}},
 		{"header zeroed", func(t *testing.T, walDir string) (string, string) {
-			f := lastWAL(t, walDir)
+			f := etcdtest.LastWALFile(t, walDir)
 			writeAt(t, f, 0, make([]byte, 8)) // the first record's length: 0 means the end
 			return f, " holds no records"
 		}},
@@ -73,15 +73,15 @@ func TestDamagedWAL(t *testing.T) {
 			// only what etcd writes when it creates it (a checksum, the
 			// member's identity, an empty snapshot), and a database
 			// without an applied entry.
-			f := lastWAL(t, walDir)
-			mustTruncate(t, f, records(t, f)[2].end)
+			f := etcdtest.LastWALFile(t, walDir)
+			mustTruncate(t, f, etcdtest.WALRecords(t, f)[2].End)
 			mustTruncate(t, filepath.Join(walDir, "..", "snap", "db"), 0)
 			return f, " holds no entries"
 		}},
 		{"record overwritten", func(t *testing.T, walDir string) (string, string) {
-			f := lastWAL(t, walDir)
+			f := etcdtest.LastWALFile(t, walDir)
 			r := recordAtHalf(t, f)
-			writeAt(t, f, r.start+8, []byte(strings.Repeat("\xab", int(r.end-r.start-8))))
+			writeAt(t, f, r.Start+8, []byte(strings.Repeat("\xab", int(r.End-r.Start-8))))
 			return f, " is damaged after byte "
 		}},
 	}
@@ -99,7 +99,7 @@ func TestDamagedWAL(t *testing.T) {
 // saying want, and leaves the data dir as it was.
 func mustFailAsCorrupt(t *testing.T, cfg *embedetcd.Config, path, want string) {
 	t.Helper()
-	before := listing(t, cfg.Dir)
+	before := etcdtest.Listing(t, cfg.Dir, allFiles)
 	s, err := embedetcd.Start(context.Background(), cfg)
 	if err == nil {
 		s.Close()
@@ -115,7 +115,7 @@ func mustFailAsCorrupt(t *testing.T, cfg *embedetcd.Config, path, want string) {
 		!strings.Contains(msg, want) || strings.Contains(msg, "\n") {
 		t.Errorf("error %q, want one line \"etcd data in %s is corrupt: …\" naming %s and saying %q", msg, cfg.Dir, path, want)
 	}
-	if after := listing(t, cfg.Dir); after != before {
+	if after := etcdtest.Listing(t, cfg.Dir, allFiles); after != before {
 		t.Errorf("the failed start changed the data dir:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
@@ -143,9 +143,9 @@ func TestTornWALTailIsRepaired(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := mustMemberWithData(t)
-			f := lastWAL(t, filepath.Join(cfg.Dir, "member", "wal"))
-			recs := records(t, f)
-			tt.write(t, f, recs[len(recs)-1].end)
+			f := etcdtest.LastWALFile(t, filepath.Join(cfg.Dir, "member", "wal"))
+			recs := etcdtest.WALRecords(t, f)
+			tt.write(t, f, recs[len(recs)-1].End)
 			s, err := embedetcd.Start(context.Background(), cfg)
 			if err != nil {
 				t.Fatalf("Start on a log with a torn tail: %v", err)
@@ -169,63 +169,19 @@ func tornRecord() []byte {
 	return append(b, strings.Repeat("\x11", 300)...)
 }
 
-// walRecord is where one record of a log file lies.
-type walRecord struct{ start, end int64 }
-
-// records lists the records of the log file at path, read with etcd's
-// decoder.
-func records(t *testing.T, path string) []walRecord {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := wal.NewDecoder(fileutil.NewFileReader(f))
-	var out []walRecord
-	rec := &walpb.Record{}
-	for {
-		start := dec.LastOffset()
-		if err := dec.Decode(rec); errors.Is(err, io.EOF) {
-			return out
-		} else if err != nil {
-			t.Fatalf("%s after %d records: %v", path, len(out), err)
-		}
-		out = append(out, walRecord{start, dec.LastOffset()})
-		if rec.GetType() == wal.CrcType {
-			dec.UpdateCRC(rec.GetCrc())
-		}
-	}
-}
-
 // recordAtHalf is the first record of the file at path that begins in
 // the second half of its data and holds more than a few bytes.
-func recordAtHalf(t *testing.T, path string) walRecord {
+func recordAtHalf(t *testing.T, path string) etcdtest.WALRecord {
 	t.Helper()
-	recs := records(t, path)
-	end := recs[len(recs)-1].end
+	recs := etcdtest.WALRecords(t, path)
+	end := recs[len(recs)-1].End
 	for _, r := range recs {
-		if r.start >= end/2 && r.end-r.start > 16 {
+		if r.Start >= end/2 && r.End-r.Start > 16 {
 			return r
 		}
 	}
 	t.Fatalf("%s: no record in the second half of its %d bytes of records", path, end)
-	return walRecord{}
-}
-
-func walFiles(t *testing.T, walDir string) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(walDir, "*.wal"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no write-ahead log file in %s: %v", walDir, err)
-	}
-	return files
-}
-
-func lastWAL(t *testing.T, walDir string) string {
-	t.Helper()
-	files := walFiles(t, walDir)
-	return files[len(files)-1]
+	return etcdtest.WALRecord{}
 }
 
 func mustTruncate(t *testing.T, path string, size int64) {
@@ -245,33 +201,6 @@ func writeAt(t *testing.T, path string, off int64, b []byte) {
 	if _, err := f.WriteAt(b, off); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// listing is every file and directory under dir with its type and, for
-// files, its size: what a start that writes nothing leaves unchanged.
-func listing(t *testing.T, dir string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		fmt.Fprintf(&b, "%s %v", rel, info.Mode().Type())
-		if info.Mode().IsRegular() {
-			fmt.Fprintf(&b, " %d", info.Size())
-		}
-		b.WriteString("\n")
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // TestWALOfManyFiles: a log of several files (etcd starts a new one when
@@ -294,7 +223,7 @@ func TestWALOfManyFiles(t *testing.T) {
 		}},
 		{"a file cut short", func(t *testing.T, files []string) (string, string) {
 			r := recordAtHalf(t, files[1])
-			mustTruncate(t, files[1], r.start+(r.end-r.start)/2)
+			mustTruncate(t, files[1], r.Start+(r.End-r.Start)/2)
 			return files[1], " ends in the middle of a record"
 		}},
 		{"the first file missing", func(t *testing.T, files []string) (string, string) {
@@ -317,7 +246,7 @@ func TestWALOfManyFiles(t *testing.T) {
 				}
 			}
 			s.Close()
-			files := walFiles(t, filepath.Join(cfg.Dir, "member", "wal"))
+			files := etcdtest.WALFiles(t, filepath.Join(cfg.Dir, "member", "wal"))
 			if len(files) < 3 {
 				t.Fatalf("%d log files, want several", len(files))
 			}
