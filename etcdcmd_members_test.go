@@ -44,7 +44,7 @@ var leaderRow = regexp.MustCompile(`(?m)^(m\d)\s+[0-9a-f]+\s+\*\s+(\d+)\s`)
 // than notName, and returns the leader's name and term.
 func waitForLeaderRow(t *testing.T, pkiDir string, endpoints []string, notName string) []string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	var out string
 	for time.Now().Before(deadline) {
 		out = membersOutput(t, pkiDir, endpoints)

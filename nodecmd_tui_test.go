@@ -33,8 +33,8 @@ func TestSessionNodeControl(t *testing.T) {
 	}
 	select {
 	case <-s.Done():
-	case <-time.After(time.Minute):
-		t.Fatal("pod-create did not finish within a minute")
+	case <-time.After(waitTimeout):
+		t.Fatalf("pod-create did not finish within %v", waitTimeout)
 	}
 	nc, ok := s.(tui.NodeControl)
 	if !ok {

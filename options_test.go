@@ -64,7 +64,7 @@ func TestEveryInvalidOptionListed(t *testing.T) {
 // lists the three problems.
 func TestServeBinaryListsEveryInvalidOption(t *testing.T) {
 	p := startKubesim(t, nil, "serve", "--nodes", "-1", "--speed", "-2", "--port", "70000")
-	if code := p.wait(exitDeadline); code != 2 {
+	if code := p.wait(waitTimeout); code != 2 {
 		t.Errorf("exit code %d, want 2; %s", code, p.describe())
 	}
 	for _, want := range []string{"--nodes must not be negative, got -1", "--speed must not be negative, got -2", "--port must be between 0 and 65535, got 70000"} {
@@ -114,11 +114,11 @@ func TestServeTracePrintsStartup(t *testing.T) {
 }
 
 // linesUntil yields p's stdout lines up to the first containing s,
-// failing the test if none comes within a minute.
+// failing the test if none comes within waitTimeout.
 func linesUntil(t *testing.T, p *process, s string) iter.Seq[string] {
 	t.Helper()
 	return func(yield func(string) bool) {
-		deadline := time.After(time.Minute)
+		deadline := time.After(waitTimeout)
 		for {
 			select {
 			case l := <-p.lines:
@@ -128,7 +128,7 @@ func linesUntil(t *testing.T, p *process, s string) iter.Seq[string] {
 			case <-p.done:
 				t.Fatalf("kubesim exited before printing %q; %s", s, p.describe())
 			case <-deadline:
-				t.Fatalf("kubesim printed no %q within a minute; %s", s, p.describe())
+				t.Fatalf("kubesim printed no %q within %v; %s", s, waitTimeout, p.describe())
 			}
 		}
 	}

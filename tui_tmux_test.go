@@ -104,21 +104,21 @@ func TestTUIInTmux(t *testing.T) {
 	// Step mode, then graceful-delete from the picker (seven rows below
 	// pod-create in the library's order).
 	s.keys("p")
-	s.waitText("STEP", 10*time.Second)
+	s.waitText("STEP", waitTimeout)
 	s.keys("s")
-	s.waitText("graceful-delete", 10*time.Second)
+	s.waitText("graceful-delete", waitTimeout)
 	for range 7 {
 		s.keys("Down")
 	}
 	s.keys("Enter")
-	s.waitText("Graceful", 30*time.Second)
+	s.waitText("Graceful", waitTimeout)
 
 	// Eight holds of the pod, one per gate point, each released by
 	// space; the scenario's steps wait for space too (next-step holds).
 	prev := ""
 	stageHolds, stepHolds := 0, 0
 	for stageHolds < 8 {
-		screen := s.waitFor(fmt.Sprintf("hold %d", stageHolds+1), 30*time.Second, func(screen string) bool {
+		screen := s.waitFor(fmt.Sprintf("hold %d", stageHolds+1), waitTimeout, func(screen string) bool {
 			sig := holdSignature(screen)
 			return sig != "" && sig != prev
 		})
@@ -134,17 +134,17 @@ func TestTUIInTmux(t *testing.T) {
 	if stepHolds == 0 {
 		t.Errorf("the scenario's first step did not wait for space")
 	}
-	screen = s.waitFor("stage 8 done", 30*time.Second, func(screen string) bool { return strings.Contains(screen, "✓ 8") })
+	screen = s.waitFor("stage 8 done", waitTimeout, func(screen string) bool { return strings.Contains(screen, "✓ 8") })
 	if !strings.Contains(screen, "STEP") {
 		t.Errorf("no longer in step mode:\n%s", screen)
 	}
 
 	// Chinese, then quit: the terminal is given back.
 	s.keys("L")
-	s.waitText("中文", 10*time.Second)
-	s.waitText("单步", 10*time.Second)
+	s.waitText("中文", waitTimeout)
+	s.waitText("单步", waitTimeout)
 	s.keys("q")
-	s.waitText("KUBESIM-EXIT=0", 30*time.Second)
+	s.waitText("KUBESIM-EXIT=0", waitTimeout)
 	if alt := strings.TrimSpace(s.tmux("display-message", "-p", "-t", "k", "#{alternate_on}")); alt != "0" {
 		t.Errorf("the terminal is still on the alternate screen after quitting (alternate_on=%s)", alt)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/scenarios"
@@ -15,7 +14,7 @@ import (
 // scenario is done.
 func playToEnd(t *testing.T, d *scenarioDriver, name string) (tui.Session, []flow.Event) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	s, err := d.Start(ctx, name, tui.StartOptions{Mode: flow.ModeAuto, Speed: 0, Lang: "en"})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
@@ -126,7 +125,7 @@ func decodeAPIService(t *testing.T, code int, body string) *apiregv1.APIService 
 func waitForAvailable(t *testing.T, ts *testServer, name string, want apiregv1.ConditionStatus) apiregv1.APIServiceCondition {
 	t.Helper()
 	var got apiregv1.APIServiceCondition
-	waitFor(t, 20*time.Second, "APIService "+name+" Available="+string(want), func() bool {
+	waitFor(t, waitTimeout, "APIService "+name+" Available="+string(want), func() bool {
 		a := ts.getAPIService(t, name)
 		if a == nil {
 			return false

@@ -3,9 +3,9 @@ package apiserver_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,28 +41,46 @@ func TestCRDAPIService(t *testing.T) {
 	// read above by a moment: wait for the group, then check the order.
 	const wantGroups = "apiregistration.k8s.io apps authentication.k8s.io authorization.k8s.io rbac.authorization.k8s.io apiextensions.k8s.io coordination.k8s.io discovery.k8s.io example.com"
 	var names string
-	waitFor(t, 20*time.Second, "/apis lists example.com", func() bool {
+	waitFor(t, waitTimeout, "/apis lists example.com", func() bool {
 		names = discoveryGroupNames(t, ts)
 		return strings.HasSuffix(names, " example.com")
 	})
 	if names != wantGroups {
 		t.Errorf("/apis groups = %s, want %s", names, wantGroups)
 	}
-	_, body := ts.do(t, http.MethodGet, "/apis", "", "", "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
-	var agg apidiscoveryv2.APIGroupDiscoveryList
-	if err := json.Unmarshal([]byte(body), &agg); err != nil {
-		t.Fatal(err)
-	}
-	last := agg.Items[len(agg.Items)-1]
+	// The aggregated document lags too: the aggregator marks a version
+	// Stale, without resources, until it has fetched its discovery (as
+	// upstream's does). Wait for the fetch, then check what it brought.
+	var last apidiscoveryv2.APIGroupDiscovery
+	waitFor(t, waitTimeout, "aggregated /apis to have fetched example.com", func() bool {
+		_, body := ts.do(t, http.MethodGet, "/apis", "", "", "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+		var agg apidiscoveryv2.APIGroupDiscoveryList
+		if err := json.Unmarshal([]byte(body), &agg); err != nil {
+			t.Fatal(err)
+		}
+		last = agg.Items[len(agg.Items)-1]
+		return last.Name != "example.com" || !slices.ContainsFunc(last.Versions, func(v apidiscoveryv2.APIVersionDiscovery) bool {
+			return v.Freshness == apidiscoveryv2.DiscoveryFreshnessStale
+		})
+	})
 	if last.Name != "example.com" || len(last.Versions) != 1 || len(last.Versions[0].Resources) != 1 || last.Versions[0].Resources[0].Resource != "widgets" {
 		t.Errorf("aggregated /apis ends with %+v, want example.com/v1 with widgets", last)
 	}
 
+	// The aggregator's proxy table follows the same informer: until it
+	// has the APIService, a request is delegated without naming it (and
+	// still served). Read until its hop names the APIService.
 	const list = "/apis/example.com/v1/namespaces/default/widgets"
-	if code, body := ts.do(t, http.MethodGet, list, "", ""); code != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", list, code, body)
-	}
-	tr := waitForTrace(t, sub, list)
+	var tr *flow.RequestTrace
+	waitFor(t, waitTimeout, "the aggregator to route "+list+" by its APIService", func() bool {
+		if code, body := ts.do(t, http.MethodGet, list, "", ""); code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", list, code, body)
+		}
+		tr = waitForTrace(t, sub, list)
+		return !slices.ContainsFunc(tr.Steps, func(st flow.Step) bool {
+			return st.Fields["server"] == "aggregator" && strings.Contains(st.Detail, "no APIService claims")
+		})
+	})
 	if got, want := chainHops(tr), "aggregator:delegated kube-apiserver:delegated apiextensions:served"; got != want {
 		t.Errorf("hops = %q, want %q", got, want)
 	}
@@ -75,7 +93,7 @@ func TestCRDAPIService(t *testing.T) {
 	if code, body := ts.do(t, http.MethodDelete, crdPath+"/widgets.example.com", "", ""); code != http.StatusOK {
 		t.Fatalf("delete CRD: %d %s", code, body)
 	}
-	waitFor(t, 20*time.Second, "APIService v1.example.com removed", func() bool { return ts.getAPIService(t, "v1.example.com") == nil })
+	waitFor(t, waitTimeout, "APIService v1.example.com removed", func() bool { return ts.getAPIService(t, "v1.example.com") == nil })
 }
 
 // discoveryGroupNames is the legacy /apis group list, space-separated in

@@ -119,7 +119,7 @@ func TestAggregatorProxy(t *testing.T) {
 		t.Errorf("Available = %+v, want reason Passed, all checks passed", c)
 	}
 	const nodes = "/apis/metrics.k8s.io/v1beta1/nodes"
-	waitFor(t, 10*time.Second, "the proxy to serve "+nodes, func() bool {
+	waitFor(t, waitTimeout, "the proxy to serve "+nodes, func() bool {
 		code, _ := ts.do(t, http.MethodGet, nodes, "", "")
 		return code == http.StatusOK
 	})
@@ -155,7 +155,7 @@ func TestAggregatorProxy(t *testing.T) {
 	// Until the proxy's informer has the stored condition, it still
 	// proxies, and the failed dial is a 503 too (its error as the body,
 	// as upstream's proxy answers); then the APIService is not even tried.
-	waitFor(t, 10*time.Second, "upstream's 503 \"service unavailable\" from "+nodes, func() bool {
+	waitFor(t, waitTimeout, "upstream's 503 \"service unavailable\" from "+nodes, func() bool {
 		code, body = ts.do(t, http.MethodGet, nodes, "", "")
 		if code != http.StatusServiceUnavailable {
 			t.Errorf("GET %s with the backend stopped: %d %s, want 503", nodes, code, body)

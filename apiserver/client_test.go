@@ -253,10 +253,10 @@ func TestInformerWithDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	factory.Start(ctx.Done())
-	syncCtx, syncCancel := context.WithTimeout(ctx, 10*time.Second)
+	syncCtx, syncCancel := context.WithTimeout(ctx, waitTimeout)
 	defer syncCancel()
 	if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
-		t.Fatal("informer did not sync within 10s")
+		t.Fatalf("informer did not sync within %v", waitTimeout)
 	}
 	if watchListRequests.Load() == 0 || listRequests.Load() != 0 {
 		t.Errorf("informer made %d WatchList and %d list requests, want it to sync through WatchList only", watchListRequests.Load(), listRequests.Load())
@@ -268,7 +268,7 @@ func TestInformerWithDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"add before", "add after", "update after", "update before", "delete before"}
-	waitFor(t, 10*time.Second, "informer events "+fmt.Sprint(want), func() bool {
+	waitFor(t, waitTimeout, "informer events "+fmt.Sprint(want), func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return fmt.Sprint(events) == fmt.Sprint(want)
@@ -307,7 +307,7 @@ func TestCompactedResourceVersion(t *testing.T) {
 		if p, ok := ev.Object.(*corev1.Pod); ev.Type != watch.Modified || !ok || p.Labels["x"] != "1" {
 			t.Errorf("got %s %v, want MODIFIED p with x=1, replayed by the watch cache", ev.Type, describeObj(ev.Object))
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("no event")
 	}
 }
@@ -333,7 +333,7 @@ func TestWatchTooOldForTheCache(t *testing.T) {
 	// has evicted first's, the watch replays (and ends after 1 s).
 	var code int
 	var body string
-	waitFor(t, 15*time.Second, "a watch from "+first.ResourceVersion+" to get 410", func() bool {
+	waitFor(t, waitTimeout, "a watch from "+first.ResourceVersion+" to get 410", func() bool {
 		code, body = ts.do(t, "GET", "/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1&resourceVersion="+first.ResourceVersion, "", "")
 		return strings.Contains(body, "ERROR")
 	})
@@ -391,9 +391,9 @@ func informerRelistsOnExpired(ctx context.Context, t *testing.T, c kubernetes.In
 	for i := range 12 { // more than the history holds
 		mustCreatePod(t, c, "elsewhere", testPod(fmt.Sprintf("x%d", i), nil))
 	}
-	waitFor(t, 15*time.Second, "a 410 and a relist", func() bool { return expired.Load() > 0 && relists.Load() > before })
+	waitFor(t, waitTimeout, "a 410 and a relist", func() bool { return expired.Load() > 0 && relists.Load() > before })
 	mustCreatePod(t, c, "default", testPod("new", nil))
-	waitFor(t, 10*time.Second, "the informer to see the new pod", func() bool {
+	waitFor(t, waitTimeout, "the informer to see the new pod", func() bool {
 		_, ok, _ := inf.GetStore().GetByKey("default/new")
 		return ok
 	})

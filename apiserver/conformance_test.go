@@ -31,8 +31,8 @@ func expectEvent(tb testing.TB, w watch.Interface, typ watch.EventType, name str
 			tb.Fatalf("got %s %v, want %s %s", ev.Type, describeObj(ev.Object), typ, name)
 		}
 		return p
-	case <-time.After(10 * time.Second):
-		tb.Fatalf("no event within 10s, want %s %s", typ, name)
+	case <-time.After(waitTimeout):
+		tb.Fatalf("no event within %v, want %s %s", waitTimeout, typ, name)
 	}
 	return nil
 }
@@ -217,7 +217,7 @@ func TestWatchConformance(t *testing.T) {
 				select {
 				case ev := <-w.ResultChan():
 					got = append(got, string(ev.Type)+" "+describeObj(ev.Object))
-				case <-time.After(10 * time.Second):
+				case <-time.After(waitTimeout):
 					t.Fatalf("watcher %d got %d of %d events", i, len(got), total)
 				}
 			}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -174,7 +173,7 @@ func TestCustomResourceTableAndDiscovery(t *testing.T) {
 	// Discovery follows the CRD's Established condition as the handler's
 	// CRD informer sees it, which may come after the custom resources
 	// are served (upstream's discovery controller is as eventual).
-	waitFor(t, 10*time.Second, "discovery of example.com/v1", func() bool {
+	waitFor(t, waitTimeout, "discovery of example.com/v1", func() bool {
 		code, body = ts.do(t, "GET", "/apis/example.com/v1", "", "")
 		return code != http.StatusNotFound
 	})
@@ -218,7 +217,7 @@ func TestCustomResourceOpenAPI(t *testing.T) {
 			ServerRelativeURL string `json:"serverRelativeURL"`
 		} `json:"paths"`
 	}
-	waitFor(t, 10*time.Second, "apis/example.com/v1 in the OpenAPI index", func() bool {
+	waitFor(t, waitTimeout, "apis/example.com/v1 in the OpenAPI index", func() bool {
 		_, body := ts.do(t, "GET", "/openapi/v3", "", "")
 		return json.Unmarshal([]byte(body), &index) == nil && index.Paths["apis/example.com/v1"].ServerRelativeURL != ""
 	})

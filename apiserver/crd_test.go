@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -55,7 +54,7 @@ func mustCreateWidgetCRD(tb testing.TB, ts *testServer) *apiextensionsv1.CustomR
 		tb.Fatalf("create CRD: %d %s", code, body)
 	}
 	var crd *apiextensionsv1.CustomResourceDefinition
-	waitFor(tb, 10*time.Second, "CRD established", func() bool {
+	waitFor(tb, waitTimeout, "CRD established", func() bool {
 		crd, _ = ts.getCRD(tb, "widgets.example.com")
 		for _, c := range crd.Status.Conditions {
 			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
@@ -105,7 +104,7 @@ func TestCRDEstablished(t *testing.T) {
 		t.Fatalf("create gadgets CRD: %d %s", code, body)
 	}
 	var gadgets *apiextensionsv1.CustomResourceDefinition
-	waitFor(t, 10*time.Second, "gadgets CRD named", func() bool {
+	waitFor(t, waitTimeout, "gadgets CRD named", func() bool {
 		gadgets, _ = ts.getCRD(t, "gadgets.example.com")
 		return condition(gadgets, apiextensionsv1.NamesAccepted) != "absent"
 	})
@@ -152,7 +151,7 @@ func TestCRDDeleteRemovesCustomResources(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, "InstanceDeletionPending") {
 		t.Fatalf("delete CRD = %d %s, want 200 with the Terminating condition", code, body)
 	}
-	waitFor(t, 20*time.Second, "CRD gone", func() bool {
+	waitFor(t, waitTimeout, "CRD gone", func() bool {
 		_, code := ts.getCRD(t, "widgets.example.com")
 		return code == http.StatusNotFound
 	})
@@ -160,11 +159,11 @@ func TestCRDDeleteRemovesCustomResources(t *testing.T) {
 		t.Errorf("after the CRD's deletion etcd holds %v (err %v), want no widgets", resp.Kvs, err)
 	}
 	// The handler learns of the deletion from its watch, a moment later.
-	waitFor(t, 10*time.Second, "widgets no longer served", func() bool {
+	waitFor(t, waitTimeout, "widgets no longer served", func() bool {
 		code, _ := ts.do(t, "GET", widgetsPath, "", "")
 		return code == http.StatusNotFound
 	})
-	waitFor(t, 10*time.Second, "apis/example.com/v1 gone from the OpenAPI index", func() bool {
+	waitFor(t, waitTimeout, "apis/example.com/v1 gone from the OpenAPI index", func() bool {
 		_, index := ts.do(t, "GET", "/openapi/v3", "", "")
 		return !strings.Contains(index, "apis/example.com/v1")
 	})

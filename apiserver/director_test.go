@@ -63,7 +63,7 @@ func chainHops(tr *flow.RequestTrace) string {
 // server's recorder.
 func waitForTrace(t *testing.T, sub *flow.Subscription, path string) *flow.RequestTrace {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(waitTimeout)
 	for {
 		select {
 		case ev := <-sub.Events():

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,7 +21,7 @@ func TestDryRunPodCreateIsNotHeld(t *testing.T) {
 	sub := rec.Subscribe(1000)
 	defer sub.Close()
 	ts := startServer(t, func(c *apiserver.Config) { c.Recorder, c.Gate = rec, gate })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	out, err := ts.client.CoreV1().Pods("default").Create(ctx, testPod("dry", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	if err != nil {

@@ -12,7 +12,13 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/internal/etcdtest"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
+
+// waitTimeout is the deadline of the package's internal tests' waits for
+// a state (the external tests' is in helpers_test.go): generous, so that
+// only a hang reaches it, never a slow machine.
+const waitTimeout = waitfor.Bound
 
 // reconcilerPair is two API servers' reconcilers (their IPs are only
 // names here: nothing listens) on one etcd, with a short TTL.
@@ -91,7 +97,7 @@ func TestLeaseEndpointReconcilerListsLiveServers(t *testing.T) {
 
 	// b dies: it renews no more. a's reconciles drop it after the TTL
 	// (etcd may round a short TTL up to its minimum).
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		if err := p.a.ReconcileEndpoints(ctx, "127.0.0.1", 6443, false); err != nil {
 			t.Fatalf("reconcile a: %v", err)
@@ -101,7 +107,7 @@ func TestLeaseEndpointReconcilerListsLiveServers(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("endpoints still %v 20 s after 127.0.0.2 stopped renewing a 1 s key", ips)
+			t.Fatalf("endpoints still %v %v after 127.0.0.2 stopped renewing a 1 s key", ips, waitTimeout)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -105,8 +105,8 @@ func (w *rawWatch) next(t *testing.T) []byte {
 			t.Fatal("the watch connection ended")
 		}
 		return c
-	case <-time.After(10 * time.Second):
-		t.Fatal("no watch frame within 10s")
+	case <-time.After(waitTimeout):
+		t.Fatalf("no watch frame within %v", waitTimeout)
 	}
 	return nil
 }
@@ -116,7 +116,7 @@ func (w *rawWatch) next(t *testing.T) []byte {
 func stageEvents(t *testing.T, sub *flow.Subscription, uid types.UID, n int) []flow.Event {
 	t.Helper()
 	var out []flow.Event
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(waitTimeout)
 	for len(out) < n {
 		select {
 		case ev := <-sub.Events():
@@ -142,7 +142,7 @@ func describeStages(evs []flow.Event) string {
 // boundary.
 func waitHeldAt(t *testing.T, gate *flow.Gate, pt flow.Point, name string) flow.Boundary {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	for {
 		held, err := gate.WaitHeld(ctx)
@@ -224,7 +224,7 @@ func TestGateHoldsCreateBeforePersist(t *testing.T) {
 	var r result
 	select {
 	case r = <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("create did not return after Advance")
 	}
 	if r.err != nil {
@@ -241,7 +241,7 @@ func TestGateHoldsCreateBeforePersist(t *testing.T) {
 		t.Errorf("stages %s, want 1 then 2", describeStages(evs))
 	}
 	// The whole request's trace says it was held.
-	waitFor(t, 10*time.Second, "the trace of the held create", func() bool {
+	waitFor(t, waitTimeout, "the trace of the held create", func() bool {
 		for {
 			select {
 			case ev := <-sub.Events():
@@ -452,7 +452,7 @@ func TestPodStagesInTheAPIServer(t *testing.T) {
 	if err := ts.client.CoreV1().Pods("default").Delete(ctx, "web", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the delete's write", func() bool {
+	waitFor(t, waitTimeout, "the delete's write", func() bool {
 		select {
 		case ev := <-sub2.Events():
 			if ev.Stage != 0 {
@@ -525,7 +525,7 @@ func TestUntrackedPodsHaveNoStages(t *testing.T) {
 		[]byte(`{"status":{"phase":"Running"}}`), metav1.PatchOptions{}, "status"); err != nil {
 		t.Fatalf("status patch: %v", err)
 	}
-	waitFor(t, 10*time.Second, "the status write", func() bool {
+	waitFor(t, waitTimeout, "the status write", func() bool {
 		select {
 		case ev := <-sub.Events():
 			if ev.Stage != 0 || ev.Hold != nil {
@@ -638,7 +638,7 @@ func TestStepThroughAPIServerPoints(t *testing.T) {
 		case flow.PointBeforeStatusPersist:
 			want = flow.StageStatusPersisted
 		}
-		waitFor(t, 10*time.Second, fmt.Sprintf("stage %d of %s", want, b.Object.UID), func() bool {
+		waitFor(t, waitTimeout, fmt.Sprintf("stage %d of %s", want, b.Object.UID), func() bool {
 			select {
 			case ev := <-sub.Events():
 				return ev.Stage == want && ev.Object.UID == b.Object.UID

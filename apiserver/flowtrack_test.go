@@ -166,7 +166,7 @@ func TestPodTrackerAwait(t *testing.T) {
 		if !ok {
 			t.Error("await returned false after the write was recorded")
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("await did not return after the write was recorded")
 	}
 	// The bound: a write never recorded.
@@ -198,7 +198,7 @@ func TestPausableTimer(t *testing.T) {
 	inner()
 	select {
 	case <-fired:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("did not fire after resuming")
 	}
 	// Pausing a timer that fired does nothing.

@@ -19,6 +19,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/internal/etcdtest"
 	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // testServer is a running API server on its own etcd.
@@ -70,7 +71,7 @@ func startServerWith(tb testing.TB, etcd *clientv3.Client, mutate ...func(*apise
 		}
 	})
 	ts := &testServer{url: srv.URL(), etcd: etcd, srv: srv}
-	waitFor(tb, 10*time.Second, "server ready", func() bool {
+	waitFor(tb, waitTimeout, "server ready", func() bool {
 		resp, err := http.Get(ts.url + "/readyz")
 		if err != nil {
 			return false
@@ -78,7 +79,7 @@ func startServerWith(tb testing.TB, etcd *clientv3.Client, mutate ...func(*apise
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
-	waitFor(tb, 10*time.Second, "default namespace", func() bool {
+	waitFor(tb, waitTimeout, "default namespace", func() bool {
 		req, _ := http.NewRequest("GET", ts.url+"/api/v1/namespaces/default", nil)
 		req.Header.Set("Authorization", "Bearer "+adminToken)
 		resp, err := http.DefaultClient.Do(req)
@@ -118,9 +119,18 @@ func (ts *testServer) restConfigAs(token string) *rest.Config {
 	return &rest.Config{Host: ts.url, QPS: -1, BearerToken: token}
 }
 
-// waitFor polls cond until it holds or the deadline passes.
+// waitTimeout is the deadline of a wait for the server to reach a state:
+// generous, so that only a hang reaches it, never a slow machine. A
+// passing test does not wait longer for it: each wait returns as soon as
+// its condition holds.
+const waitTimeout = waitfor.Bound
+
+// waitFor polls cond until it holds or the deadline passes. timeout is
+// raised to waitTimeout: a slow machine must not fail a test, and a
+// shorter deadline only moves where a failing test gives up.
 func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
 	tb.Helper()
+	timeout = max(timeout, waitTimeout)
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {

@@ -29,7 +29,7 @@ func identityLeaseOf(t *testing.T, ts *testServer) *coordinationv1.Lease {
 	}
 	name := apiserver.IdentityLeaseName(host, u.Host)
 	var l *coordinationv1.Lease
-	waitFor(t, 20*time.Second, "identity lease "+name, func() bool {
+	waitFor(t, waitTimeout, "identity lease "+name, func() bool {
 		l, err = ts.client.CoordinationV1().Leases("kube-system").Get(context.Background(), name, metav1.GetOptions{})
 		return err == nil
 	})
@@ -69,7 +69,7 @@ func TestIdentityLease(t *testing.T) {
 func TestIdentityLeaseRenewed(t *testing.T) {
 	ts := startServer(t, func(c *apiserver.Config) { c.IdentityLease.RenewInterval = 100 * time.Millisecond })
 	first := identityLeaseOf(t, ts)
-	waitFor(t, 20*time.Second, "a renewed identity lease", func() bool {
+	waitFor(t, waitTimeout, "a renewed identity lease", func() bool {
 		l, err := ts.client.CoordinationV1().Leases("kube-system").Get(context.Background(), first.Name, metav1.GetOptions{})
 		return err == nil && l.Spec.RenewTime != nil && l.Spec.RenewTime.After(first.Spec.RenewTime.Time)
 	})
@@ -98,7 +98,7 @@ func TestIdentityLeaseGarbageCollector(t *testing.T) {
 	live := identityLeaseOf(t, ts)
 	startServerOn(t, ts) // its collector runs at once
 	for _, name := range []string{"apiserver-expired", "apiserver-never-renewed"} {
-		waitFor(t, 20*time.Second, name+" collected", func() bool {
+		waitFor(t, waitTimeout, name+" collected", func() bool {
 			_, err := leases.Get(ctx, name, metav1.GetOptions{})
 			return apierrors.IsNotFound(err)
 		})

@@ -85,7 +85,7 @@ func startTLSServer(tb testing.TB, mutate ...func(*apiserver.Config)) *tlsServer
 		}
 	})
 	client := ts.client(false)
-	waitFor(tb, 10*time.Second, "server ready", func() bool {
+	waitFor(tb, waitTimeout, "server ready", func() bool {
 		resp, err := client.Get("https://" + ts.addr + "/readyz")
 		if err != nil {
 			return false
@@ -105,7 +105,7 @@ func (ts *tlsServer) client(h2 bool) *http.Client {
 	} else {
 		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	}
-	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	return &http.Client{Transport: tr, Timeout: waitTimeout}
 }
 
 // caller says how a test connection authenticates.
@@ -133,7 +133,7 @@ func (ts *tlsServer) dial(c caller, proto string) (*tls.Conn, error) {
 	if c == certificate {
 		cfg.Certificates = []tls.Certificate{ts.cert}
 	}
-	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: 30 * time.Second}, Config: cfg}
+	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: waitTimeout}, Config: cfg}
 	conn, err := d.Dial("tcp", ts.addr)
 	if err != nil {
 		return nil, err

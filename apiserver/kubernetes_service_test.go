@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
-	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,7 +26,7 @@ func TestKubernetesServiceEndpointSlice(t *testing.T) {
 	port, _ := strconv.Atoi(p)
 	ctx := context.Background()
 	var slice *discoveryv1.EndpointSlice
-	waitFor(t, 30*time.Second, "the kubernetes EndpointSlice", func() bool {
+	waitFor(t, waitTimeout, "the kubernetes EndpointSlice", func() bool {
 		slice, err = ts.client.DiscoveryV1().EndpointSlices("default").Get(ctx, "kubernetes", metav1.GetOptions{})
 		return err == nil
 	})

@@ -23,7 +23,7 @@ func TestPriorityLevelSeats(t *testing.T) {
 	held := holdRequestAs(t, ts, nodeAToken, leases)
 	defer held.Close()
 	const lease = `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"node-b"}}`
-	waitFor(t, 5*time.Second, "a 429 for node-b's Lease create", func() bool {
+	waitFor(t, waitTimeout, "a 429 for node-b's Lease create", func() bool {
 		code, _ := ts.do(t, "POST", leases, "application/json", lease, "Authorization", "Bearer "+nodeBToken)
 		return code == 429
 	})

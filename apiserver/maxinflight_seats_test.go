@@ -18,7 +18,7 @@ func TestSeatsQueue(t *testing.T) {
 	}
 	got := make(chan bool)
 	go func() { got <- s.acquire(ctx, time.Hour) }()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for s.waiting.Load() != 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("the second request never waited")

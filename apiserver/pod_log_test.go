@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -162,7 +161,7 @@ func TestPodLogProxiesToKubelet(t *testing.T) {
 func TestPodLogFollowStreams(t *testing.T) {
 	k := startFakeKubelet(t)
 	ts := startServerWithKubelet(t, k)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	stream, err := ts.client.CoreV1().Pods("default").GetLogs("web", &corev1.PodLogOptions{Follow: true}).Stream(ctx)
 	if err != nil {

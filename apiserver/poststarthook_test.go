@@ -88,7 +88,7 @@ func TestReadinessWaitsForPostStartHooks(t *testing.T) {
 	url := srv.URL()
 	// Every other check passes (the hooks of the other servers and the
 	// built-in ones finish); the test's hook holds readiness.
-	waitFor(t, 30*time.Second, "every check but the test's", func() bool {
+	waitFor(t, waitTimeout, "every check but the test's", func() bool {
 		code, _ := get(t, url, "/readyz?exclude=poststarthook/test-blocking")
 		return code == http.StatusOK
 	})
@@ -142,7 +142,7 @@ func TestReadinessWaitsForPostStartHooks(t *testing.T) {
 		}
 	}
 	close(release)
-	waitFor(t, 20*time.Second, "readiness", func() bool {
+	waitFor(t, waitTimeout, "readiness", func() bool {
 		code, _ := get(t, url, "/readyz")
 		return code == http.StatusOK
 	})
@@ -216,7 +216,7 @@ func TestFailingPostStartHookStopsTheServer(t *testing.T) {
 				if got := errString(err); got != tt.wantErr {
 					t.Errorf("Run = %q, want %q", got, tt.wantErr)
 				}
-			case <-time.After(30 * time.Second):
+			case <-time.After(waitTimeout):
 				t.Fatal("Run did not return after its hook failed")
 			}
 			if err := srv.AddPostStartHook("late", func(apiserver.PostStartHookContext) error { return nil }); err == nil {

@@ -152,7 +152,7 @@ func TestRBACChangesTakeEffect(t *testing.T) {
 	if _, err := ts.client.RbacV1().RoleBindings("default").Create(ctx, rb, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the student to be allowed to create pods", func() bool {
+	waitFor(t, waitTimeout, "the student to be allowed to create pods", func() bool {
 		_, err := student.CoreV1().Pods("default").Create(ctx, testPod("after", nil), metav1.CreateOptions{})
 		return err == nil
 	})
@@ -167,7 +167,7 @@ func TestRBACChangesTakeEffect(t *testing.T) {
 	if err := ts.client.RbacV1().RoleBindings("default").Delete(ctx, "student-edit", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the student to be refused again", func() bool {
+	waitFor(t, waitTimeout, "the student to be refused again", func() bool {
 		_, err := student.CoreV1().Pods("default").Create(ctx, testPod(fmt.Sprintf("x%d", time.Now().UnixNano()), nil), metav1.CreateOptions{})
 		return apierrors.IsForbidden(err)
 	})
@@ -318,7 +318,7 @@ func TestTimeoutAndInFlightLimits(t *testing.T) {
 	var code int
 	var hdr http.Header
 	var got string
-	waitFor(t, 5*time.Second, "a 429 for the second write", func() bool {
+	waitFor(t, waitTimeout, "a 429 for the second write", func() bool {
 		req, _ := http.NewRequest("POST", ts.url+"/api/v1/namespaces/default/pods", strings.NewReader(podJSON))
 		req.Header.Set("Authorization", "Bearer "+studentToken)
 		req.Header.Set("Content-Type", "application/json")
@@ -354,7 +354,7 @@ func TestTimeoutAndInFlightLimits(t *testing.T) {
 		t.Errorf("a read while a write is held: %d", c)
 	}
 	// The held request times out with 504.
-	if err := held.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+	if err := held.SetReadDeadline(time.Now().Add(waitTimeout)); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(held), nil)
@@ -379,7 +379,7 @@ func TestRequestTrace(t *testing.T) {
 	mustCreatePod(t, ts.client, "default", testPod("traced", nil))
 	var tr, admitted *flow.RequestTrace
 	var ev flow.Event
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(waitTimeout)
 	for tr == nil {
 		select {
 		case e := <-sub.Events():

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -88,7 +87,7 @@ func TestTokenRequest(t *testing.T) {
 		if err := ts.client.CoreV1().ServiceAccounts("default").Delete(ctx, "default", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 10*time.Second, "token refused", func() bool { _, err := whoami(ts, tr.Status.Token); return apierrors.IsUnauthorized(err) })
+		waitFor(t, waitTimeout, "token refused", func() bool { _, err := whoami(ts, tr.Status.Token); return apierrors.IsUnauthorized(err) })
 		if _, err := ts.client.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -130,5 +129,5 @@ func TestTokenBoundToPod(t *testing.T) {
 	if err := ts.client.CoreV1().Pods("default").Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "token refused", func() bool { _, err := whoami(ts, tr.Status.Token); return apierrors.IsUnauthorized(err) })
+	waitFor(t, waitTimeout, "token refused", func() bool { _, err := whoami(ts, tr.Status.Token); return apierrors.IsUnauthorized(err) })
 }

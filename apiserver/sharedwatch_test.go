@@ -36,7 +36,7 @@ func TestWatchersShareObjectsSafely(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			seen := map[string]bool{}
-			deadline := time.After(20 * time.Second)
+			deadline := time.After(waitTimeout)
 			for len(seen) < pods {
 				select {
 				case ev, ok := <-w.ResultChan():

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +35,7 @@ func TestProtobufStorage(t *testing.T) {
 		t.Fatalf("etcd holds %q..., want the k8s\\x00 prefix", v[:min(len(v), 16)])
 	}
 	var write *flow.Event
-	waitFor(t, 10*time.Second, "the evidence of the pod's create", func() bool {
+	waitFor(t, waitTimeout, "the evidence of the pod's create", func() bool {
 		select {
 		case ev := <-sub.Events():
 			if ev.Etcd != nil && ev.Etcd.Key == "/registry/pods/default/web" && ev.Etcd.Op == "create" {

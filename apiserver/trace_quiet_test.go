@@ -23,7 +23,7 @@ func TestTraceQuietWithoutReaders(t *testing.T) {
 	if code, body := ts.do(t, "GET", "/api/v1/namespaces/default/configmaps?read=1", "", ""); code != http.StatusOK {
 		t.Fatalf("GET: %d %s", code, body)
 	}
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(waitTimeout)
 	for {
 		select {
 		case ev := <-sub.Events():

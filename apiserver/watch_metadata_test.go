@@ -3,7 +3,6 @@ package apiserver_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,7 +42,7 @@ func TestMetadataInformer(t *testing.T) {
 			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-1", UID: "u-1"}}
 			mustCreatePod(t, ts.client, "default", pod)
 			var got *metav1.PartialObjectMetadata
-			waitFor(t, 30*time.Second, "the pod in the metadata informer", func() bool {
+			waitFor(t, waitTimeout, "the pod in the metadata informer", func() bool {
 				obj, ok, _ := inf.GetStore().GetByKey("default/" + name)
 				got, _ = obj.(*metav1.PartialObjectMetadata)
 				return ok && got != nil

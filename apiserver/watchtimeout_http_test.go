@@ -29,7 +29,7 @@ func TestWatchHugeTimeoutStaysOpen(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	timer := time.AfterFunc(30*time.Second, cancel)
+	timer := time.AfterFunc(waitTimeout, cancel)
 	defer timer.Stop()
 	dec := json.NewDecoder(resp.Body)
 	for i := range 3 {
@@ -42,7 +42,7 @@ func TestWatchHugeTimeoutStaysOpen(t *testing.T) {
 // A negative timeoutSeconds is a 400 with a Status.
 func TestWatchNegativeTimeout(t *testing.T) {
 	ts := startServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", ts.url+"/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=-1", nil)
 	req.Header.Set("Authorization", "Bearer "+adminToken)

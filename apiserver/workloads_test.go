@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -112,10 +111,10 @@ func TestWorkloadInformersSync(t *testing.T) {
 	slices := factory.Discovery().V1().EndpointSlices()
 	dInf, sInf := deployments.Informer(), slices.Informer()
 	factory.Start(ctx.Done())
-	syncCtx, syncCancel := context.WithTimeout(ctx, 10*time.Second)
+	syncCtx, syncCancel := context.WithTimeout(ctx, waitTimeout)
 	defer syncCancel()
 	if !cache.WaitForCacheSync(syncCtx.Done(), dInf.HasSynced, sInf.HasSynced) {
-		t.Fatal("informers did not sync within 10s")
+		t.Fatalf("informers did not sync within %v", waitTimeout)
 	}
 	mu.Lock()
 	for _, resource := range []string{"deployments", "endpointslices"} {
@@ -138,7 +137,7 @@ func TestWorkloadInformersSync(t *testing.T) {
 	if _, err := ts.client.DiscoveryV1().EndpointSlices("default").Create(ctx, testEndpointSlice("web-abc"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the informers to hold the objects made after they synced", func() bool {
+	waitFor(t, waitTimeout, "the informers to hold the objects made after they synced", func() bool {
 		_, errD := deployments.Lister().Deployments("default").Get("after")
 		_, errS := slices.Lister().EndpointSlices("default").Get("web-abc")
 		return errD == nil && errS == nil

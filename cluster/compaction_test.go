@@ -24,7 +24,7 @@ func TestEtcdCompactionInterval(t *testing.T) {
 		cfg.EtcdCompactionInterval = 20 * time.Millisecond
 	})
 	logPath := filepath.Join(c.DataDir, "logs", "apiserver.log")
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		data, err := os.ReadFile(logPath)
 		if err != nil {
@@ -34,11 +34,11 @@ func TestEtcdCompactionInterval(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no compaction recorded in %s within 30s:\n%s", logPath, data)
+			t.Fatalf("no compaction recorded in %s within %v:\n%s", logPath, waitTimeout, data)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	_, err := c.EtcdClient().Get(ctx, "/registry/namespaces/default", clientv3.WithRev(1))
 	if !errors.Is(err, rpctypes.ErrCompacted) {

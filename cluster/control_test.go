@@ -3,12 +3,12 @@ package cluster_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -170,22 +170,18 @@ func wantKubelets(t *testing.T, cc *cluster.ControlClient, want string) {
 // waitNodeReady waits until the node list says name is Ready.
 func waitNodeReady(t *testing.T, cc *cluster.ControlClient, name string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	eventually(t, fmt.Sprintf("node %s Ready after its kubelet started again", name), func() (bool, string) {
 		nodes, err := cc.Nodes(context.Background())
 		if err != nil {
 			t.Fatalf("Nodes: %v", err)
 		}
 		for _, n := range nodes {
 			if n.Name == name && n.Ready == string(metav1.ConditionTrue) {
-				return
+				return true, ""
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node %s not Ready after its kubelet started again: %+v", name, nodes)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("%+v", nodes)
+	})
 }
 
 func mkdir(t *testing.T, parent, name string) string {

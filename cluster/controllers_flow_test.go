@@ -33,11 +33,11 @@ func TestControllerActionsReachTheRecorder(t *testing.T) {
 	admitted := map[types.UID]bool{}
 	creators := map[types.UID]*flow.ControllerAction{}
 	var newRS, tooFew *flow.ControllerAction
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(waitTimeout)
 	for len(creators) < 2 || newRS == nil || tooFew == nil || !allIn(creators, admitted) {
 		select {
 		case <-deadline:
-			t.Fatalf("after 60s: %d pods with a creator, new ReplicaSet %v, too few %v, admitted %d", len(creators), newRS != nil, tooFew != nil, len(admitted))
+			t.Fatalf("after %v: %d pods with a creator, new ReplicaSet %v, too few %v, admitted %d", waitTimeout, len(creators), newRS != nil, tooFew != nil, len(admitted))
 		case ev := <-sub.Events():
 			switch a := ev.Controller; {
 			case ev.Stage == flow.StageAdmitted:

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -128,10 +127,10 @@ func TestDynamicInformerOnWidgets(t *testing.T) {
 		cancel() // the informers stop; Shutdown waits for them
 		factory.Shutdown()
 	}()
-	syncCtx, syncCancel := context.WithTimeout(ctx, 30*time.Second)
+	syncCtx, syncCancel := context.WithTimeout(ctx, waitTimeout)
 	defer syncCancel()
 	if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
-		t.Fatal("informer did not sync within 30s")
+		t.Fatalf("informer did not sync within %v", waitTimeout)
 	}
 	if watchLists.Load() == 0 || lists.Load() != 0 {
 		t.Errorf("informer made %d WatchList and %d list requests, want it to sync through WatchList only", watchLists.Load(), lists.Load())

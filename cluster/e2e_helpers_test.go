@@ -22,18 +22,25 @@ import (
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/cluster/clustertest"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // The end-to-end tests drive a running control plane with the real kubectl
-// and curl binaries. They wait for conditions, never for a fixed time:
-// waitTimeout is only the deadline after which a condition counts as never
-// reached, and pollInterval how often a polled condition is looked at again.
+// and curl binaries. They wait for conditions, never for a fixed time, and
+// a slow machine does not fail them: eventually fails only when the state
+// it watches has not changed for waitfor.Stall. waitTimeout is the one
+// deadline of a wait with nothing to watch but its end (one event, one
+// read), generous so that only a hang reaches it; pollInterval is how
+// often a polled condition is looked at again.
 const (
-	waitTimeout  = 15 * time.Second
+	waitTimeout  = waitfor.Bound
 	pollInterval = 25 * time.Millisecond
 	// commandTimeout bounds one kubectl or curl run, so that a hung client
 	// fails its test instead of hanging the suite.
-	commandTimeout = 30 * time.Second
+	commandTimeout = waitfor.Bound
+	// streamTimeout bounds the life of a long-running kubectl or curl
+	// (get -w, curl -N), which the test stops when it ends.
+	streamTimeout = waitfor.Cap
 )
 
 // lookPath returns the path of the named binary, or skips the test when
@@ -169,7 +176,7 @@ type lineStream struct {
 // ends or stop is called.
 func startLineStream(tb testing.TB, name string, newCmd func(context.Context) *exec.Cmd) *lineStream {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*commandTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), streamTimeout)
 	s := &lineStream{name: name, cancel: cancel, read: make(chan struct{}), notify: make(chan struct{}, 1)}
 	s.cmd = newCmd(ctx)
 	s.cmd.Stderr = lockedWriter{&s.mu, &s.stderr}
@@ -218,16 +225,21 @@ func (s *lineStream) snapshot() ([]string, string) {
 }
 
 // waitFor waits until done holds for the lines read so far and returns
-// them. It fails the test, showing the lines, when the deadline passes or
-// the command exits first.
+// them. It fails the test, showing the lines, when no new line has come
+// for waitfor.Stall or the command exits first.
 func (s *lineStream) waitFor(tb testing.TB, what string, done func(lines []string) bool) []string {
 	tb.Helper()
-	deadline := time.NewTimer(waitTimeout)
-	defer deadline.Stop()
+	stall := time.NewTimer(waitfor.Stall)
+	defer stall.Stop()
+	read := -1
 	for {
 		lines, _ := s.snapshot()
 		if done(lines) {
 			return lines
+		}
+		if len(lines) != read {
+			read = len(lines)
+			stall.Reset(waitfor.Stall)
 		}
 		select {
 		case <-s.notify:
@@ -237,9 +249,9 @@ func (s *lineStream) waitFor(tb testing.TB, what string, done func(lines []strin
 				return lines
 			}
 			tb.Fatalf("%s exited before %s\nstdout:\n%s\nstderr:\n%s", s.name, what, strings.Join(lines, "\n"), stderr)
-		case <-deadline.C:
+		case <-stall.C:
 			lines, stderr := s.snapshot()
-			tb.Fatalf("%s: no %s within %v\nstdout:\n%s\nstderr:\n%s", s.name, what, waitTimeout, strings.Join(lines, "\n"), stderr)
+			tb.Fatalf("%s: no %s, and no new line for %v\nstdout:\n%s\nstderr:\n%s", s.name, what, waitfor.Stall, strings.Join(lines, "\n"), stderr)
 		}
 	}
 }
@@ -256,21 +268,13 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// eventually polls cond until it reports true and fails the test at the
-// deadline with the state cond last described.
+// eventually polls cond until it reports true. The state cond describes
+// is its progress: the test fails, with the state cond last described,
+// only when no new state has been seen for waitfor.Stall (or the wait
+// has taken waitfor.Cap).
 func eventually(tb testing.TB, what string, cond func() (ok bool, state string)) {
 	tb.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("%s: not reached within %v; last seen: %s", what, waitTimeout, state)
-		}
-		time.Sleep(pollInterval)
-	}
+	waitfor.Progress(tb, what, waitfor.Cond(cond), waitfor.PollEvery(pollInterval))
 }
 
 // table splits kubectl's column output into rows of fields. Columns are

@@ -51,7 +51,9 @@ func startWriter(client kubernetes.Interface, prefix string) *writer {
 			default:
 			}
 			name := fmt.Sprintf("%s-%05d", prefix, i)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			// Longer than the API server's request timeout: the server,
+			// not the client, ends a create that cannot be stored.
+			ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 			cm, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"i": strconv.Itoa(i)}}, metav1.CreateOptions{})
 			cancel()
 			a := ack{name: name, err: err}
@@ -273,7 +275,9 @@ func TestExternalEtcdQuorumLoss(t *testing.T) {
 			stopped = append(stopped, i)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*requestTimeout)
+	// The client waits far longer than the request timeout: the answer
+	// must be the server's 504, however slow the machine.
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	_, err := client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "no-quorum"}}, metav1.CreateOptions{})
 	checkTimeoutStatus(t, "create without quorum", err)

@@ -55,7 +55,7 @@ func TestTraceSaysWhichGoroutine(t *testing.T) {
 // step called name.
 func traceStep(t *testing.T, sub *flow.Subscription, uri, name string) flow.Step {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(waitTimeout)
 	for {
 		select {
 		case ev := <-sub.Events():

@@ -476,7 +476,7 @@ func (ha *haCluster) watchNoLeader(t *testing.T, i int) (wait func()) {
 // timeout for the answer.
 func requestsWithoutQuorum(t *testing.T, ha *haCluster, existing string, requestTimeout time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*requestTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	type answer struct {
 		what string

@@ -83,13 +83,7 @@ func TestHATopology(t *testing.T) {
 	if resp, err := etcd.Get(context.Background(), "/registry/masterleases/127.0.0.2"); err != nil || len(resp.Kvs) != 1 {
 		t.Errorf("master lease of the killed server right after the kill: %v, %v; want it still there (no shutdown hook ran)", resp, err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for ok, state := endpointsAre(admin, "127.0.0.1")(); !ok; ok, state = endpointsAre(admin, "127.0.0.1")() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the killed API server still in the kubernetes Endpoints after 60 s: %s", state)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	eventually(t, "the killed API server out of the kubernetes Endpoints", endpointsAre(admin, "127.0.0.1"))
 	endpoints := ha.Etcd.Endpoints()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +29,7 @@ func TestHollowKubeletsInACluster(t *testing.T) {
 	cfg := NewConfig()
 	cfg.Port, cfg.DataDir, cfg.UnsafeNoFsync, cfg.Speed = 0, t.TempDir(), true, 0
 	cfg.Nodes = kubelet.DefaultNodes(3)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	c, err := Start(ctx, cfg)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -28,7 +27,7 @@ func TestLosingTheLeaseEnds(t *testing.T) {
 	cfg.Port, cfg.DataDir, cfg.UnsafeNoFsync, cfg.Speed = 0, t.TempDir(), true, 0
 	cfg.Scheduler, cfg.ControllerManager = false, false
 	cfg.DisableAdmissionPlugins = []string{admission.ServiceAccountName}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	c, err := Start(ctx, cfg)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesim/kubesim/internal/waitfor"
 	"github.com/kubesim/kubesim/kubelet"
 )
 
@@ -31,7 +32,7 @@ func readLogs(ctx context.Context, admin kubernetes.Interface, pod string, opts 
 // the previous container's log after a crash-loop restart.
 func TestClientGoGetLogs(t *testing.T) {
 	_, admin := startFullCluster(t, 1, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitfor.Cap)
 	defer cancel()
 	node, err := admin.CoreV1().Nodes().Get(ctx, "node-1", metav1.GetOptions{})
 	if err != nil {
@@ -67,13 +68,17 @@ func TestClientGoGetLogs(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond until it holds or ctx ends.
+// waitUntil polls cond until it holds, failing the test when ctx ends
+// or after waitTimeout.
 func waitUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
 	t.Helper()
+	deadline := time.After(waitTimeout)
 	for !cond() {
 		select {
 		case <-ctx.Done():
 			t.Fatalf("gave up waiting for %s", what)
+		case <-deadline:
+			t.Fatalf("gave up waiting for %s after %v", what, waitTimeout)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

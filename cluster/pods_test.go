@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/cluster/clustertest"
+	"github.com/kubesim/kubesim/internal/waitfor"
 	"github.com/kubesim/kubesim/kubelet"
 )
 
@@ -293,15 +294,17 @@ func TestHundredPodsOnTenNodes(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
+	// However busy the machine, pods keep reaching Running: the wait
+	// fails only when their count stops growing for waitfor.Stall.
 	var pods []corev1.Pod
-	eventually(t, "100 pods Running", func() (bool, string) {
+	waitfor.Progress(t, "100 pods Running", func(ctx context.Context) (bool, string, error) {
 		list, err := admin.CoreV1().Pods("default").List(ctx, metav1.ListOptions{FieldSelector: "status.phase=Running"})
 		if err != nil {
-			return false, err.Error()
+			return false, "", err
 		}
 		pods = list.Items
-		return len(pods) == 100, fmt.Sprintf("%d running", len(pods))
-	})
+		return len(pods) == 100, fmt.Sprintf("%d running", len(pods)), nil
+	}, waitfor.PollEvery(pollInterval))
 	perNode := map[string]int{}
 	for _, p := range pods {
 		perNode[p.Spec.NodeName]++

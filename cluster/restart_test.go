@@ -123,7 +123,7 @@ func TestCompactEtcd(t *testing.T) {
 }
 
 // firstWatchEvent watches the pods of default from rv and returns the
-// first event (failing the test if none comes in 10 s).
+// first event (failing the test if none comes within waitTimeout).
 func firstWatchEvent(t *testing.T, c kubernetes.Interface, rv string) watch.Event {
 	t.Helper()
 	w, err := c.CoreV1().Pods("default").Watch(context.Background(), metav1.ListOptions{ResourceVersion: rv})
@@ -134,8 +134,8 @@ func firstWatchEvent(t *testing.T, c kubernetes.Interface, rv string) watch.Even
 	select {
 	case ev := <-w.ResultChan():
 		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no event from a watch from resourceVersion %s", rv)
+	case <-time.After(waitTimeout):
+		t.Fatalf("no event from a watch from resourceVersion %s within %v", rv, waitTimeout)
 	}
 	return watch.Event{}
 }

@@ -18,7 +18,7 @@ func TestSchedulerWatchesAsUpstream(t *testing.T) {
 	t.Parallel()
 	_, admin, sub := stagedCluster(t, 1, nil)
 	pod := createPod(t, admin, "watched")
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(waitTimeout)
 	for {
 		select {
 		case ev := <-sub.Events():

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -185,7 +184,7 @@ func TestStepThroughMatchesTheAPI(t *testing.T) {
 	}
 	for _, c := range checks {
 		t.Run(string(c.point), func(t *testing.T) {
-			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			wctx, cancel := context.WithTimeout(ctx, waitTimeout)
 			defer cancel()
 			held, err := g.WaitHeld(wctx)
 			if err != nil {

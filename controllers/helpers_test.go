@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,20 +10,26 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/cluster/clustertest"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // The tests run the controller manager inside a real cluster (etcd, the
 // API server, the scheduler, three kubelets at speed 0), as the cluster
-// starts it. They wait for conditions with a deadline (waitTimeout is
-// when a condition counts as never reached), never for a fixed time.
+// starts it. They wait for conditions, never for a fixed time, and a slow
+// machine does not fail them: waitProgress fails only when the progress
+// it watches has not changed for waitfor.Stall; waitTimeout is the one
+// deadline of a wait with nothing to watch but its end.
 const (
-	waitTimeout  = 60 * time.Second
+	waitTimeout  = waitfor.Bound
 	pollInterval = 20 * time.Millisecond
+	// commandTimeout bounds one kubectl run: longer than waitTimeout,
+	// which kubectl's own --timeout is given, so that kubectl says what
+	// it waited for.
+	commandTimeout = waitTimeout + time.Minute
 )
 
 // startCluster starts the cluster and returns an admin client.
@@ -36,15 +43,26 @@ func startCluster(t *testing.T) (*cluster.Cluster, kubernetes.Interface) {
 	return c, admin
 }
 
-// waitFor polls cond until it is true, failing the test with what once
-// waitTimeout passes.
+// waitFor polls cond until it is true, failing the test with what at
+// once if cond returns an error, or once cond has not held for
+// waitTimeout.
 func waitFor(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-	defer cancel()
-	if err := wait.PollUntilContextCancel(ctx, pollInterval, true, cond); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
-	}
+	waitProgress(t, what, func(ctx context.Context) (bool, string, error) {
+		ok, err := cond(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		return ok, "not yet", nil
+	})
+}
+
+// waitProgress polls poll until it is done, failing the test with what
+// and the progress poll last reported once that progress has not changed
+// for waitfor.Stall. An error from poll is a failed look: it is retried.
+func waitProgress(t *testing.T, what string, poll waitfor.Poll) {
+	t.Helper()
+	waitfor.Progress(t, what, poll, waitfor.PollEvery(pollInterval))
 }
 
 // newDeployment is a Deployment of replicas nginx pods labelled app=name,
@@ -83,14 +101,16 @@ func mustCreateDeployment(t *testing.T, admin kubernetes.Interface, d *appsv1.De
 func waitRolledOut(t *testing.T, admin kubernetes.Interface, name string) *appsv1.Deployment {
 	t.Helper()
 	var d *appsv1.Deployment
-	waitFor(t, "deployment "+name+" rolled out", func(ctx context.Context) (bool, error) {
+	waitProgress(t, "deployment "+name+" rolled out", func(ctx context.Context) (bool, string, error) {
 		var err error
 		if d, err = admin.AppsV1().Deployments("default").Get(ctx, name, metav1.GetOptions{}); err != nil {
-			return false, err
+			t.Fatalf("waiting for deployment %s rolled out: %v", name, err)
 		}
 		s, want := d.Status, *d.Spec.Replicas
 		return s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == want && s.Replicas == want &&
-			s.AvailableReplicas == want && s.ReadyReplicas == want, nil
+				s.AvailableReplicas == want && s.ReadyReplicas == want,
+			fmt.Sprintf("generation %d observed %d; of %d replicas: %d updated, %d in all, %d ready, %d available",
+				d.Generation, s.ObservedGeneration, want, s.UpdatedReplicas, s.Replicas, s.ReadyReplicas, s.AvailableReplicas), nil
 	})
 	return d
 }

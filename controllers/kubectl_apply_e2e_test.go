@@ -83,7 +83,7 @@ func TestKubectlApplyFile(t *testing.T) {
 	if strings.Contains(r.stderr, "/openapi/v2") || strings.Contains(r.stderr, "Warning") {
 		t.Errorf("kubectl apply fell back to /openapi/v2 or warned:\n%s", r.stderr)
 	}
-	if out := k.must(t, "rollout", "status", "deployment/shop", "--timeout=50s"); !strings.HasSuffix(out, "deployment \"shop\" successfully rolled out\n") {
+	if out := k.must(t, "rollout", "status", "deployment/shop", "--timeout="+waitTimeout.String()); !strings.HasSuffix(out, "deployment \"shop\" successfully rolled out\n") {
 		t.Errorf("rollout status printed %q", out)
 	}
 	svc, err := admin.CoreV1().Services("default").Get(context.Background(), "shop", metav1.GetOptions{})

@@ -29,7 +29,7 @@ func TestKubectlDeploymentLifecycle(t *testing.T) {
 	k := newKubectl(t, c)
 	rollout := func(t *testing.T) {
 		t.Helper()
-		out := k.must(t, "rollout", "status", "deployment/web", "--timeout=50s")
+		out := k.must(t, "rollout", "status", "deployment/web", "--timeout="+waitTimeout.String())
 		if !strings.HasSuffix(out, rolledOut) {
 			t.Fatalf("rollout status printed %q, want it to end in %q", out, rolledOut)
 		}
@@ -74,17 +74,21 @@ func TestKubectlDeploymentLifecycle(t *testing.T) {
 // deleted, all of them Ready and running image.
 func wantPods(t *testing.T, admin kubernetes.Interface, n int, image string) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("%d ready pods of web with image %s and no others", n, image), func(ctx context.Context) (bool, error) {
+	what := fmt.Sprintf("%d ready pods of web with image %s and no others", n, image)
+	waitProgress(t, what, func(ctx context.Context) (bool, string, error) {
 		list, err := admin.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
-		if err != nil || len(list.Items) != n {
-			return false, err
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
 		}
+		ok, want := len(list.Items) == n, 0
 		for _, p := range list.Items {
 			if p.DeletionTimestamp != nil || p.Spec.Containers[0].Image != image || !podReady(&p) {
-				return false, nil
+				ok = false
+			} else {
+				want++
 			}
 		}
-		return true, nil
+		return ok, fmt.Sprintf("%d pods, %d of them ready with image %s and not being deleted", len(list.Items), want, image), nil
 	})
 }
 

@@ -41,10 +41,11 @@ func newKubectl(t *testing.T, c *cluster.Cluster) *kubectl {
 	return &kubectl{bin: bin, kubeconfig: c.Kubeconfig, home: t.TempDir()}
 }
 
-// run runs kubectl args with stdin to completion (waitTimeout at most).
+// run runs kubectl args with stdin to completion (commandTimeout at
+// most).
 func (k *kubectl) run(t *testing.T, stdin string, args ...string) kubectlResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
 	full := append([]string{"--kubeconfig", k.kubeconfig, "--cache-dir", filepath.Join(k.home, "cache")}, args...)
 	cmd := exec.CommandContext(ctx, k.bin, full...)

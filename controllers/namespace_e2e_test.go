@@ -98,10 +98,10 @@ func fillNamespace(t *testing.T, admin kubernetes.Interface, dyn dynamic.Interfa
 		_, err := dyn.Resource(widgetResource).Namespace(ns).Create(ctx, w, metav1.CreateOptions{})
 		return err
 	})
-	waitFor(t, "three pods running in "+ns, func(ctx context.Context) (bool, error) {
+	waitProgress(t, "three pods running in "+ns, func(ctx context.Context) (bool, string, error) {
 		pods, err := admin.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return false, err
+			t.Fatalf("waiting for three pods running in %s: %v", ns, err)
 		}
 		running := 0
 		for _, p := range pods.Items {
@@ -109,7 +109,7 @@ func fillNamespace(t *testing.T, admin kubernetes.Interface, dyn dynamic.Interfa
 				running++
 			}
 		}
-		return running == 3, nil
+		return running == 3, fmt.Sprintf("%d of %d pods running", running, len(pods.Items)), nil
 	})
 }
 

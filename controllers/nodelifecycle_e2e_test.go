@@ -166,17 +166,17 @@ func TestNodeFailureEvictsAndReplaces(t *testing.T) {
 	waitFor(t, "TaintManagerEviction event", func(ctx context.Context) (bool, error) {
 		return hasEvent(ctx, admin, victim.Name, "TaintManagerEviction", "Marking for deletion Pod default/"+victim.Name)
 	})
-	waitFor(t, "two Ready pods of web on other nodes", func(ctx context.Context) (bool, error) {
-		ready := 0
-		for _, p := range podsOf(t, admin, "web") {
+	waitProgress(t, "two Ready pods of web on other nodes", func(ctx context.Context) (bool, string, error) {
+		ready, pods := 0, podsOf(t, admin, "web")
+		for _, p := range pods {
 			if p.Spec.NodeName == node {
-				return false, fmt.Errorf("pod %s scheduled onto the failed node %s", p.Name, node)
+				t.Fatalf("waiting for two Ready pods of web on other nodes: pod %s scheduled onto the failed node %s", p.Name, node)
 			}
 			if cond := podCondition(&p, corev1.PodReady); cond != nil && cond.Status == corev1.ConditionTrue {
 				ready++
 			}
 		}
-		return ready == 2, nil
+		return ready == 2, fmt.Sprintf("%d of %d pods Ready", ready, len(pods)), nil
 	})
 	if _, err := admin.CoreV1().Pods("default").Get(context.Background(), victim.Name, metav1.GetOptions{}); err != nil {
 		t.Errorf("the evicted pod on the stopped node: %v, want it still there (Terminating)", err)

@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -73,13 +74,15 @@ func TestReplicaSetAdoptsAndReleases(t *testing.T) {
 // all ready, of its current generation.
 func waitReplicaSetReady(t *testing.T, admin kubernetes.Interface, name string, n int32) {
 	t.Helper()
-	waitFor(t, "replicaset "+name+" ready", func(ctx context.Context) (bool, error) {
+	waitProgress(t, "replicaset "+name+" ready", func(ctx context.Context) (bool, string, error) {
 		rs, err := admin.AppsV1().ReplicaSets("default").Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return false, err
+			t.Fatalf("waiting for replicaset %s ready: %v", name, err)
 		}
 		s := rs.Status
-		return s.ObservedGeneration >= rs.Generation && s.Replicas == n && s.ReadyReplicas == n && s.AvailableReplicas == n, nil
+		return s.ObservedGeneration >= rs.Generation && s.Replicas == n && s.ReadyReplicas == n && s.AvailableReplicas == n,
+			fmt.Sprintf("generation %d observed %d; of %d replicas: %d in all, %d ready, %d available",
+				rs.Generation, s.ObservedGeneration, n, s.Replicas, s.ReadyReplicas, s.AvailableReplicas), nil
 	})
 }
 

@@ -14,6 +14,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // logKubelet is a kubelet of node-1 that knows the harness's pod with its
@@ -116,7 +118,7 @@ func TestFollowContainerLog(t *testing.T) {
 	id := strings.TrimPrefix(h.last().ContainerStatuses[0].ContainerID, runtimeScheme)
 	l := h.rt.logs.get(id)
 	next := func() string {
-		deadline := time.After(10 * time.Second)
+		deadline := time.After(waitfor.Bound)
 		for {
 			select {
 			case s, ok := <-lines:
@@ -125,7 +127,7 @@ func TestFollowContainerLog(t *testing.T) {
 				}
 				return s
 			case <-deadline:
-				t.Fatal("no line within 10s")
+				t.Fatalf("no line within %v", waitfor.Bound)
 			case <-time.After(time.Millisecond):
 				if h.clk.HasWaiters() {
 					h.clk.Step(time.Second)

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	ktesting "k8s.io/client-go/testing"
+
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // TestHollowEventGroups: hollow kubelets share a broadcaster per group
@@ -99,7 +101,7 @@ func events(t *testing.T, c *fake.Clientset) []corev1.Event {
 // waitEvents waits until c holds n events, each with source host node.
 func waitEvents(t *testing.T, c *fake.Clientset, node string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitfor.Bound)
 	for {
 		got := events(t, c)
 		for _, ev := range got {

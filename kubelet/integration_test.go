@@ -23,15 +23,16 @@ import (
 	"github.com/kubesim/kubesim/cluster/clustertest"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/internal/waitfor"
 	"github.com/kubesim/kubesim/kubelet"
 )
 
 // The integration tests run kubelets against a real kubesim control plane
 // (etcd and the API server over HTTPS). They wait for conditions, never
-// for a fixed time: waitTimeout is the deadline after which a condition
-// counts as never reached.
+// for a fixed time, and a slow machine does not fail them: waitTimeout is
+// the generous deadline after which a condition counts as never reached.
 const (
-	waitTimeout  = 20 * time.Second
+	waitTimeout  = waitfor.Bound
 	pollInterval = 20 * time.Millisecond
 )
 
@@ -127,19 +128,16 @@ func (r *runningKubelet) stop(tb testing.TB) {
 	})
 }
 
+// waitFor polls cond until it holds, failing the test once it has not
+// for waitTimeout; an error from cond is shown in the failure.
 func waitFor(tb testing.TB, what string, cond func() (bool, error)) {
 	tb.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		ok, err := cond()
-		if ok {
-			return
+	waitfor.Progress(tb, what, func(context.Context) (bool, string, error) {
+		if ok, err := cond(); !ok {
+			return false, "not yet", err
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s (last error: %v)", what, err)
-		}
-		time.Sleep(pollInterval)
-	}
+		return true, "", nil
+	}, waitfor.StallAfter(waitTimeout), waitfor.PollEvery(pollInterval))
 }
 
 // createBoundPod creates pod in default as admin and binds it to node (no

@@ -16,6 +16,7 @@ import (
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/internal/waitfor"
 	"github.com/kubesim/kubesim/metricsserver"
 )
 
@@ -77,7 +78,7 @@ func client(t *testing.T, a *pki.Authority, cn string) *http.Client {
 	}
 	tr := &http.Transport{TLSClientConfig: tc}
 	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	return &http.Client{Transport: tr, Timeout: waitfor.Bound}
 }
 
 func get(t *testing.T, c *http.Client, url, user string) (int, string) {
@@ -102,7 +103,7 @@ func get(t *testing.T, c *http.Client, url, user string) (int, string) {
 func TestServer(t *testing.T) {
 	s, a := testServer(t)
 	proxy := client(t, a, metricsserver.DefaultAllowedName)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitfor.Bound)
 	for {
 		if code, _ := get(t, proxy, s.URL()+"/readyz", ""); code == http.StatusOK {
 			break

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesim/kubesim/internal/waitfor"
 	"github.com/kubesim/kubesim/scenarios"
 )
 
@@ -35,7 +36,7 @@ func parseReturns(t *testing.T, fifo string, parse func() error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(20 * time.Second):
+	case <-time.After(waitfor.Bound):
 		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
 			w.Close()
 		}

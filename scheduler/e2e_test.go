@@ -23,17 +23,20 @@ import (
 	"github.com/kubesim/kubesim/cluster/clustertest"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/internal/waitfor"
 	"github.com/kubesim/kubesim/scheduler"
 )
 
 // The end-to-end tests run the scheduler against a real kubesim control
 // plane (etcd and the API server only: no kubelets, and not the cluster's
 // own scheduler), over HTTPS, as system:kube-scheduler. They live in
-// package scheduler_test because the cluster package imports the scheduler. They wait for conditions
-// with a deadline (waitTimeout is when a condition counts as never
-// reached), never for a fixed time.
+// package scheduler_test because the cluster package imports the scheduler. They wait for conditions,
+// never for a fixed time, and a slow machine does not fail them:
+// waitProgress fails only when the progress it watches has not changed
+// for waitfor.Stall; waitTimeout is the one deadline of a wait with
+// nothing to watch but its end.
 const (
-	waitTimeout  = 30 * time.Second
+	waitTimeout  = waitfor.Bound
 	pollInterval = 20 * time.Millisecond
 )
 
@@ -160,14 +163,25 @@ func (e *e2e) createPod(t *testing.T, p *corev1.Pod) {
 	}
 }
 
-// waitFor polls cond until it holds, failing the test after waitTimeout.
+// waitFor polls cond until it holds, failing the test at once if cond
+// returns an error, or once cond has not held for waitTimeout.
 func (e *e2e) waitFor(t *testing.T, what string, cond wait.ConditionWithContextFunc) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-	defer cancel()
-	if err := wait.PollUntilContextCancel(ctx, pollInterval, true, cond); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
-	}
+	e.waitProgress(t, what, func(ctx context.Context) (bool, string, error) {
+		ok, err := cond(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		return ok, "not yet", nil
+	})
+}
+
+// waitProgress polls poll until it is done, failing the test with what
+// and the progress poll last reported once that progress has not changed
+// for waitfor.Stall. An error from poll is a failed look: it is retried.
+func (e *e2e) waitProgress(t *testing.T, what string, poll waitfor.Poll) {
+	t.Helper()
+	waitfor.Progress(t, what, poll, waitfor.PollEvery(pollInterval))
 }
 
 // waitBound waits until the pod has a node and returns it.
@@ -299,10 +313,10 @@ func TestEndToEndSpread(t *testing.T) {
 		e.createPod(t, pod(fmt.Sprintf("web-%02d", i), "100m", ""))
 	}
 	counts := map[string]int{}
-	e.waitFor(t, "all pods to be bound", func(ctx context.Context) (bool, error) {
+	e.waitProgress(t, "all pods to be bound", func(ctx context.Context) (bool, string, error) {
 		list, err := e.admin.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return false, nil
+			return false, "", err
 		}
 		clear(counts)
 		bound := 0
@@ -312,7 +326,7 @@ func TestEndToEndSpread(t *testing.T) {
 				bound++
 			}
 		}
-		return bound == n, nil
+		return bound == n, fmt.Sprintf("%d of %d bound", bound, n), nil
 	})
 	want := map[string]int{"node-1": 10, "node-2": 10, "node-3": 10}
 	if fmt.Sprint(counts) != fmt.Sprint(want) {

@@ -18,8 +18,8 @@ func runCmd(t *testing.T, cmd tea.Cmd) tea.Msg {
 	select {
 	case msg := <-got:
 		return msg
-	case <-time.After(5 * time.Second):
-		t.Fatal("the command did not return within 5s")
+	case <-time.After(waitTimeout):
+		t.Fatalf("the command did not return within %v", waitTimeout)
 		return nil
 	}
 }

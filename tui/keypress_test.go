@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -67,7 +66,7 @@ func TestGateKeys(t *testing.T) {
 	go func() {
 		released <- g.Wait(context.Background(), flow.Boundary{Point: flow.PointBeforeScheduling, Component: "scheduler"})
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	if _, err := g.WaitHeld(ctx); err != nil {
 		t.Fatalf("the boundary was never held: %v", err)

@@ -25,7 +25,7 @@ func TestKubeWatch(t *testing.T) {
 	w := startKubeWatch(fake.NewSimpleClientset(node, pod, pending, ev))
 	defer w.stop()
 
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	var snap clusterSnapshot
 	for time.Now().Before(deadline) {
 		s, ok := w.nextSnapshot()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -169,7 +168,7 @@ func TestNarrationOverlayKeys(t *testing.T) {
 	b := flow.Boundary{Point: flow.PointNextStep, Component: "scenario", Object: flow.ObjectRef{Name: "3/7 long"}}
 	released := make(chan error, 1)
 	go func() { released <- s.gate.Wait(m.sessions.ctx, b) }()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	if _, err := s.gate.WaitHeld(ctx); err != nil {
 		t.Fatalf("the gate does not hold: %v", err)

@@ -13,7 +13,14 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
+
+// waitTimeout is the deadline of the package's waits for a program, a
+// command, a watch or a gate to reach a state: generous, so that only a
+// hang reaches it, never a slow machine. A passing test does not wait
+// longer for it: each wait returns as soon as its condition holds.
+const waitTimeout = waitfor.Bound
 
 // runProgram runs the TUI's root model in a teatest program of size w×h.
 func runProgram(t *testing.T, d *fakeDriver, opts Options, w, h int) (*teatest.TestModel, *Model) {
@@ -23,7 +30,7 @@ func runProgram(t *testing.T, d *fakeDriver, opts Options, w, h int) (*teatest.T
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	t.Cleanup(func() {
 		_ = tm.Quit()
-		tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+		tm.WaitFinished(t, teatest.WithFinalTimeout(waitTimeout))
 		if err := m.sessions.closeAll(); err != nil {
 			t.Errorf("closeAll: %v", err)
 		}
@@ -34,12 +41,12 @@ func runProgram(t *testing.T, d *fakeDriver, opts Options, w, h int) (*teatest.T
 func waitFor(t *testing.T, tm *teatest.TestModel, text string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
-		teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+		teatest.WithDuration(waitTimeout), teatest.WithCheckInterval(5*time.Millisecond))
 }
 
 func finalView(t *testing.T, tm *teatest.TestModel) string {
 	t.Helper()
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(waitTimeout))
 	return fm.(*Model).View()
 }
 

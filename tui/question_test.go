@@ -34,7 +34,7 @@ func heldStep(t *testing.T, m *Model, s *fakeSession, up StepUpdate) <-chan stru
 	m.Update(stepMsg{gen: m.gen, up: up})
 	b := nextStepHold(up, false).Hold.Boundary
 	released := make(chan struct{})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	t.Cleanup(cancel)
 	go func() {
 		if s.gate.Wait(ctx, b) == nil {
@@ -56,7 +56,7 @@ func passed(t *testing.T, m *Model, released <-chan struct{}, up StepUpdate, ans
 	t.Helper()
 	select {
 	case <-released:
-	case <-time.After(30 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatalf("step %d: the gate did not let the step go", up.Index)
 	}
 	m.Update(flowEventsMsg{gen: m.gen, evs: []flow.Event{nextStepHold(up, true)}})

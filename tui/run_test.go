@@ -37,10 +37,10 @@ func TestRun(t *testing.T) {
 		errc <- Run(context.Background(), d, Options{Scenario: "pod-create", Mode: flow.ModeAuto, Speed: 0, NoColor: true,
 			Markdown: md, Record: cast, Input: in, Output: &out, Now: fixedNow})
 	}()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for !strings.Contains(out.String(), "Scenario finished") {
 		if time.Now().After(deadline) {
-			t.Fatalf("no summary within 5s at speed 0; output:\n%s", out.String())
+			t.Fatalf("no summary within %v at speed 0; output:\n%s", waitTimeout, out.String())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -52,7 +52,7 @@ func TestRun(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run = %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("Run did not return after q")
 	}
 	_ = inW.Close()

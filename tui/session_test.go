@@ -33,7 +33,7 @@ func collect(t *testing.T, cmd tea.Cmd, want func(tea.Msg) bool) tea.Msg {
 		}()
 	}
 	run(cmd)
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(waitTimeout)
 	for {
 		select {
 		case msg := <-out:
@@ -41,7 +41,7 @@ func collect(t *testing.T, cmd tea.Cmd, want func(tea.Msg) bool) tea.Msg {
 				return msg
 			}
 		case <-deadline:
-			t.Fatal("no wanted message within 5s")
+			t.Fatalf("no wanted message within %v", waitTimeout)
 			return nil
 		}
 	}

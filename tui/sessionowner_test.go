@@ -129,7 +129,7 @@ func TestSessionOwnerCloseDuringStart(t *testing.T) {
 		if r.s != nil || r.ok || r.err != nil {
 			t.Errorf("replace = %v, %v, %v; want nil, false, nil", r.s, r.ok, r.err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("replace did not return")
 	}
 }
@@ -150,7 +150,7 @@ func TestSessionOwnerCloseAll(t *testing.T) {
 		if evs != nil {
 			t.Errorf("nextEvents after closeAll = %v, want nil (stopped)", evs)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("the watch still runs after closeAll")
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubesim/kubesim/apiserver/printers"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // TestKubectlPrintsTables serves ToTable's output to the real kubectl and
@@ -109,7 +110,7 @@ view        ClusterRole/view   3d
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), waitfor.Bound)
 			defer cancel()
 			args := append([]string{"--kubeconfig", kubeconfig, "--cache-dir", filepath.Join(dir, "cache")}, tt.args...)
 			cmd := exec.CommandContext(ctx, kubectl, args...)

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // TestServiceAccountCache: an account created in storage appears in the
@@ -48,10 +49,14 @@ func TestServiceAccountCache(t *testing.T) {
 	})
 }
 
-// waitFor polls cond until it holds, failing after a deadline.
+// waitTimeout is the deadline of the package's waits for a state:
+// generous, so that only a hang reaches it, never a slow machine.
+const waitTimeout = waitfor.Bound
+
+// waitFor polls cond until it holds, failing after waitTimeout.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -133,7 +133,7 @@ func TestServiceAllocation(t *testing.T) {
 		}
 		again := newService("web2", corev1.ServiceTypeNodePort, corev1.ServicePort{Port: 80, NodePort: web.Spec.Ports[0].NodePort})
 		again.Spec.ClusterIP = web.Spec.ClusterIP
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(waitTimeout)
 		for {
 			_, err := r.Services.Create(context.Background(), "default", again.DeepCopy(), nil, registry.Options{})
 			if err == nil {

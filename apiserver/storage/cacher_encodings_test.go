@@ -77,8 +77,8 @@ func TestWatchersShareTheEncodingsOfAChange(t *testing.T) {
 		select {
 		case ev := <-ch:
 			return ev
-		case <-time.After(10 * time.Second):
-			t.Fatal("no event within 10s")
+		case <-time.After(waitTimeout):
+			t.Fatalf("no event within %v", waitTimeout)
 		}
 		return storage.Event{}
 	}

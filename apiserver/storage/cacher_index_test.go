@@ -39,7 +39,7 @@ func newIndexedStore(t *testing.T) *storage.Store {
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	wctx, wcancel := context.WithTimeout(ctx, waitTimeout)
 	defer wcancel()
 	if err := s.WaitForWatchCache(wctx); err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestIndexedWatcherBookmarksMoveOn(t *testing.T) {
 	}
 	defer w.Stop()
 	first := rvOf(t, mustCreate(t, s, podOn("b0", "node-b")))
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(waitTimeout)
 	for i := 1; ; i++ {
 		// Less than etcd's progress period between two changes.
 		mustCreate(t, s, podOn(fmt.Sprintf("b%d", i), "node-b"))

@@ -18,8 +18,9 @@ import (
 
 // noLeaderTimeout bounds each wait of these tests: a member without
 // quorum steps down after an election timeout and ends require-leader
-// watches after three more.
-const noLeaderTimeout = 30 * time.Second
+// watches after three more. It is generous, so that only a hang reaches
+// it, never a slow machine.
+const noLeaderTimeout = waitTimeout
 
 // members is a three-member etcd cluster on loopback (TLS, no fsync).
 type members struct{ *embedetcd.LocalCluster }

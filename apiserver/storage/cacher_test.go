@@ -110,11 +110,11 @@ func TestWatchCacheDropsASlowWatcher(t *testing.T) {
 		if n != creates {
 			t.Errorf("fast watcher saw %d of %d", n, creates)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("fast watcher did not see every change")
 	}
 	n := 0
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(waitTimeout)
 	for {
 		select {
 		case _, ok := <-slow.ResultChan():

@@ -97,7 +97,7 @@ func TestWatchCacheTakesWhatItsStoreCreated(t *testing.T) {
 // waitForDecodes waits for codec to have decoded at least n values.
 func waitForDecodes(t *testing.T, codec *countingCodec, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for codec.decodes.Load() < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("the other store's cache decoded %d values, want at least %d", codec.decodes.Load(), n)

@@ -43,14 +43,14 @@ func (tc *tickedCompactor) ticks(t *testing.T) int64 {
 	t.Helper()
 	select {
 	case tc.tick <- time.Now():
-	case <-time.After(10 * time.Second):
-		t.Fatal("compactor did not take its tick within 10s")
+	case <-time.After(waitTimeout):
+		t.Fatalf("compactor did not take its tick within %v", waitTimeout)
 	}
 	select {
 	case rev := <-tc.done:
 		return rev
-	case <-time.After(10 * time.Second):
-		t.Fatal("compactor did not finish its tick within 10s")
+	case <-time.After(waitTimeout):
+		t.Fatalf("compactor did not finish its tick within %v", waitTimeout)
 	}
 	return 0
 }
@@ -120,7 +120,7 @@ func TestCompactorKeepsOneIntervalOfHistory(t *testing.T) {
 // ended without any).
 func watchErrorCode(t *testing.T, s *storage.Store, rv int64) int32 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	w, err := s.Watch(ctx, "/registry/pods/", storage.ListOptions{ResourceVersion: fmt.Sprint(rv)})
 	if err != nil {

@@ -1,6 +1,10 @@
 package storage
 
-import "time"
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/internal/waitfor"
+)
 
 // Hooks for the external tests of this package.
 
@@ -17,7 +21,7 @@ func WatchCacheRunning(s *Store) bool {
 
 // WaitForWatchCache waits until s's watch cache has recorded revision rev.
 func WaitForWatchCache(s *Store, rev int64) bool {
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitfor.Bound)
 	for time.Now().Before(deadline) {
 		s.cache.mu.Lock()
 		reached := s.cache.running && s.cache.rev >= rev

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/storage"
 	"github.com/kubesim/kubesim/internal/etcdtest"
+	"github.com/kubesim/kubesim/internal/waitfor"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -106,10 +107,10 @@ func newStoreConfig(t *testing.T, cache bool, w storage.WindowConfig) env {
 		done := make(chan struct{})
 		go func() { s.Run(ctx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(waitTimeout)
 		for !storage.WatchCacheRunning(s) {
 			if time.Now().After(deadline) {
-				t.Fatal("watch cache not running after 10s")
+				t.Fatalf("watch cache not running after %v", waitTimeout)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -589,6 +590,11 @@ func TestTTL(t *testing.T) {
 	}
 }
 
+// waitTimeout is the deadline of the package's waits for the store, its
+// watch cache or a watch to reach a state: generous, so that only a hang
+// reaches it, never a slow machine.
+const waitTimeout = waitfor.Bound
+
 // nextEvent waits for the next event with a deadline.
 func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 	t.Helper()
@@ -598,8 +604,8 @@ func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 			t.Fatal("watch closed, want an event")
 		}
 		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no watch event within 10s")
+	case <-time.After(waitTimeout):
+		t.Fatalf("no watch event within %v", waitTimeout)
 	}
 	return watch.Event{}
 }

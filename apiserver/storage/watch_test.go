@@ -258,7 +258,7 @@ func TestWatchBookmarks(t *testing.T) {
 	}
 	defer ws.Stop()
 	hidden := mustCreate(t, e.store, pod("default", "hidden", map[string]string{"app": "db"}))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		ev := nextEvent(t, ws)
 		if ev.Type != watch.Bookmark {
@@ -328,7 +328,7 @@ func TestConcurrentWatchesSameOrder(t *testing.T) {
 		var got []string
 		select {
 		case got = <-seen[i]:
-		case <-time.After(20 * time.Second):
+		case <-time.After(waitTimeout):
 			t.Fatalf("watcher %d: no %d events", i, writes)
 		}
 		if len(got) < writes {
@@ -368,7 +368,7 @@ func TestWatchStop(t *testing.T) {
 		if open {
 			t.Error("event after Stop")
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Error("result channel not closed after Stop")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 func boundary(name string, p flow.Point) flow.Boundary {
@@ -22,7 +23,7 @@ func waitDone(t *testing.T, done <-chan error, what string) error {
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitfor.Bound):
 		t.Fatalf("%s: still waiting", what)
 		return nil
 	}
@@ -103,7 +104,7 @@ func TestGateAdvanceReleasesEveryHeld(t *testing.T) {
 			}
 		}()
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitfor.Bound)
 	for len(g.Held()) < pods {
 		if time.Now().After(deadline) {
 			t.Fatalf("held %d of %d", len(g.Held()), pods)
@@ -270,7 +271,7 @@ func TestGateReleaseOnlyThose(t *testing.T) {
 	// b is held after a was announced: releasing what was announced
 	// lets a go and keeps b.
 	go func() { done["b"] <- g.Wait(ctx, b) }()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitfor.Bound)
 	for len(g.Held()) < 2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("b is not held: %v", g.Held())

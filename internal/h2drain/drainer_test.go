@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/internal/h2drain"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // startServer serves h over TLS with HTTP/2 through a drainer.
@@ -34,8 +35,8 @@ func wait(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s: not within 30s", what)
+	case <-time.After(waitfor.Bound):
+		t.Fatalf("%s: not within %v", what, waitfor.Bound)
 	}
 }
 

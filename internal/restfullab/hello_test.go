@@ -4,7 +4,8 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
+
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // TestHello starts the seed's two Containers twice (the default one is
@@ -15,7 +16,7 @@ func TestHello(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: StartHello: %v", round, err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), waitfor.Bound)
 		answers, err := h.Call(ctx)
 		cancel()
 		if err != nil {
