@@ -47,10 +47,10 @@ func (p *player) answer(ctx context.Context, st *Step, res *StepResult) {
 // fact that says looking again would not help is looked at once); when
 // not ok, value says what was seen last.
 func (p *player) lookFact(ctx context.Context, st *Step, f fact, res *StepResult) (value string, ok bool, err error) {
-	bctx, cancel := p.withBudget(ctx, st.Timeout)
+	bctx, cancel := p.withBudget(ctx, p.timeout(st))
 	defer cancel()
 	for {
-		rctx, rcancel := context.WithTimeout(ctx, probeTimeout)
+		rctx, rcancel := context.WithTimeout(ctx, p.patient(probeTimeout))
 		value, ok, changed := f.look(rctx, p, res)
 		rcancel()
 		switch {
@@ -61,7 +61,7 @@ func (p *player) lookFact(ctx context.Context, st *Step, f fact, res *StepResult
 		case changed == nil:
 			return value, false, nil
 		case bctx.Err() != nil:
-			return fmt.Sprintf("%s after %s", value, st.Timeout), false, nil
+			return fmt.Sprintf("%s after %s", value, p.timeout(st)), false, nil
 		}
 		t := time.NewTimer(pollInterval)
 		select {

@@ -34,6 +34,12 @@ type Options struct {
 	// step's timeout: a learner may look at a held cluster as long as
 	// they like.
 	Gate *flow.Gate
+	// Patience multiplies every step's timeout and the bound of each look
+	// at an expectation (0 counts as 1): a machine too busy to run a
+	// lesson at its usual pace may be given more time. The test suite,
+	// which runs every lesson at once on a machine that may be starved,
+	// uses it; a timeout a step reports is the one it had.
+	Patience float64
 }
 
 // StepInfo describes a step about to run.
@@ -149,7 +155,7 @@ func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) er
 	if speed < 0 {
 		speed = s.Cluster.Speed
 	}
-	p := &player{cluster: c, scenario: s, speed: speed, gate: opts.Gate, changed: make(chan struct{}),
+	p := &player{cluster: c, scenario: s, speed: speed, gate: opts.Gate, patience: max(opts.Patience, 1), changed: make(chan struct{}),
 		dynamicClients: map[string]dynamic.Interface{}, reviewClients: map[string]kubernetes.Interface{}, versionsSeen: map[string][]string{}, nodeSpecs: map[string]kubelet.NodeSpec{}}
 	for _, n := range s.Cluster.Nodes {
 		p.nodeSpecs[n.Name] = n
@@ -206,6 +212,7 @@ type player struct {
 	scenario *Scenario
 	speed    float64
 	gate     *flow.Gate           // nil: no holds, plain timeouts
+	patience float64              // Options.Patience, at least 1
 	admin    kubernetes.Interface // the client expectations are checked with
 
 	mu      sync.Mutex
@@ -278,7 +285,7 @@ func (p *player) step(ctx context.Context, st *Step) StepResult {
 		}
 	}
 	if st.Action != nil {
-		actx, cancel := p.withBudget(ctx, st.Timeout)
+		actx, cancel := p.withBudget(ctx, p.timeout(st))
 		var err error
 		p.startActing()
 		res, err = p.act(actx, st)
@@ -293,7 +300,7 @@ func (p *player) step(ctx context.Context, st *Step) StepResult {
 			if !expectsResult(st) || res.Status == 0 {
 				got := err.Error()
 				if timedOut {
-					got = fmt.Sprintf("no result within %s (%v)", st.Timeout, err)
+					got = fmt.Sprintf("no result within %s (%v)", p.timeout(st), err)
 				}
 				return fail(res, st.Action.String()+" to succeed", got)
 			}
@@ -359,7 +366,7 @@ func (p *player) check(ctx context.Context, st *Step, e Expectation, res *StepRe
 	default:
 		return fmt.Sprintf("an expectation this runner does not know (%s)", e.Kind()), false, nil
 	}
-	bctx, cancel := p.withBudget(ctx, st.Timeout)
+	bctx, cancel := p.withBudget(ctx, p.timeout(st))
 	defer cancel()
 	for {
 		var changed <-chan struct{}
@@ -371,7 +378,7 @@ func (p *player) check(ctx context.Context, st *Step, e Expectation, res *StepRe
 			return "", false, ctx.Err()
 		}
 		if bctx.Err() != nil {
-			return fmt.Sprintf("%s after %s", got, st.Timeout), false, nil
+			return fmt.Sprintf("%s after %s", got, p.timeout(st)), false, nil
 		}
 		t := time.NewTimer(pollInterval)
 		select {
@@ -383,12 +390,20 @@ func (p *player) check(ctx context.Context, st *Step, e Expectation, res *StepRe
 	}
 }
 
-// probeTimeout bounds one look of a prober.
+// probeTimeout bounds one look of a prober (times Options.Patience).
 const probeTimeout = 5 * time.Second
+
+// timeout is st's timeout times the run's patience.
+func (p *player) timeout(st *Step) time.Duration { return p.patient(st.Timeout) }
+
+// patient is d times the run's patience.
+func (p *player) patient(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * p.patience)
+}
 
 // probe looks once whether e holds, within probeTimeout.
 func (p *player) probe(ctx context.Context, e prober) (got string, ok bool, changed <-chan struct{}) {
-	rctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	rctx, cancel := context.WithTimeout(ctx, p.patient(probeTimeout))
 	defer cancel()
 	return e.probe(rctx, p)
 }
