@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // TestSecondSignalExitsAtOnce: the first SIGINT starts the graceful
@@ -29,17 +31,17 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	client, peer := freeLoopbackPort(t), freeLoopbackPort(t)
 	member := startKubesim(t, nil, "etcd", "--pki-dir", pkiDir, "--data-dir", filepath.Join(dir, "m1"), "--name", "m1",
 		"--initial-cluster", "m1=https://"+peer, "--listen-client-urls", "https://"+client)
-	member.waitLine(readyLine, 2*time.Minute)
+	member.waitLine(readyLine, waitfor.Bound)
 	serve := startKubesim(t, nil, serveArgs(filepath.Join(dir, "serve"), "--etcd-servers", "https://"+client,
 		"--etcd-cafile", filepath.Join(pkiDir, "ca.crt"),
 		"--etcd-certfile", filepath.Join(pkiDir, "apiserver-etcd-client.crt"),
 		"--etcd-keyfile", filepath.Join(pkiDir, "apiserver-etcd-client.key"))...)
-	serve.waitLine(readyLine, 2*time.Minute)
+	serve.waitLine(readyLine, waitfor.Bound)
 
 	member.signal(syscall.SIGSTOP)
 	t.Cleanup(func() { _ = member.cmd.Process.Signal(syscall.SIGCONT) })
 	serve.signal(syscall.SIGINT)
-	serve.waitLine("kubesim: stopping (Ctrl-C again exits at once)", time.Minute)
+	serve.waitLine("kubesim: stopping (Ctrl-C again exits at once)", waitfor.Bound)
 	serve.signal(syscall.SIGINT)
 	if code := serve.wait(exitDeadline); code != exitCodeSecondSignal {
 		t.Fatalf("exit code %d after the second SIGINT, want %d; %s", code, exitCodeSecondSignal, serve.describe())
@@ -62,7 +64,7 @@ func TestInterruptContext(t *testing.T) {
 	}
 	select {
 	case <-ctx.Done():
-	case <-time.After(time.Minute):
+	case <-time.After(waitfor.Bound):
 		t.Fatal("the context did not end after SIGTERM")
 	}
 	select {
@@ -78,7 +80,7 @@ func TestInterruptContext(t *testing.T) {
 		if code != 130 {
 			t.Errorf("exit(%d), want exit(130)", code)
 		}
-	case <-time.After(time.Minute):
+	case <-time.After(waitfor.Bound):
 		t.Fatal("no exit after a second SIGTERM")
 	}
 	if got, want := stderr.String(), "kubesim: terminated again while stopping: exiting at once, without a graceful stop\n"; got != want {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/internal/etcdtest"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // TestDamagedWALIsReported: a damaged etcd write-ahead log is an error
@@ -106,7 +107,7 @@ func TestTornWALTailIsRepaired(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := startKubesim(t, nil, serveArgs(dir)...)
-	p.waitLine(readyLine, time.Minute)
+	p.waitLine(readyLine, waitfor.Bound)
 	if _, err := os.Stat(f + ".broken"); err != nil {
 		t.Errorf("etcd did not repair the log (it keeps the torn file as %s.broken): %v", filepath.Base(f), err)
 	}
@@ -121,7 +122,7 @@ func TestTornWALTailIsRepaired(t *testing.T) {
 func serveAndStop(t *testing.T, dir string) {
 	t.Helper()
 	p := startKubesim(t, nil, serveArgs(dir)...)
-	p.waitLine(readyLine, time.Minute)
+	p.waitLine(readyLine, waitfor.Bound)
 	p.signal(syscall.SIGINT)
 	if code := p.wait(exitDeadline); code != 0 {
 		t.Fatalf("exit code %d after SIGINT, want 0; stderr: %s", code, p.stderr.String())

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/internal/embedetcd"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // mustMemberWithData starts a member in a new directory, writes a few
@@ -191,7 +192,7 @@ func TestStartHonoursContext(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("Start = %v, want context.Canceled", err)
 		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("Start did not return within 2s of the cancel")
+	case <-time.After(waitfor.Bound):
+		t.Fatalf("Start did not return within %s of the cancel", waitfor.Bound)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubesim/kubesim/internal/embedetcd"
 	"github.com/kubesim/kubesim/internal/etcdtest"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // TestLocalCluster: three members elect a leader; stopping it, the other
@@ -71,13 +72,13 @@ func TestLocalCluster(t *testing.T) {
 // waitLeader waits for a leader other than not and returns its name.
 func waitLeader(t *testing.T, lc *embedetcd.LocalCluster, not string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitfor.Bound)
 	for time.Now().Before(deadline) {
 		if l := lc.Leader(); l != "" && l != not {
 			return l
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("no leader other than %q within 30s", not)
+	t.Fatalf("no leader other than %q within %s", not, waitfor.Bound)
 	return ""
 }

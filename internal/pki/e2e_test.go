@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // seen is what the test server reports about a request.
@@ -63,7 +63,7 @@ func clientFromKubeconfig(tb testing.TB, a *pki.Authority, serverURL string, id 
 	if err != nil {
 		tb.Fatalf("load kubeconfig: %v", err)
 	}
-	restCfg.Timeout = 10 * time.Second
+	restCfg.Timeout = waitfor.Bound
 	client, err := rest.HTTPClientFor(restCfg)
 	if err != nil {
 		tb.Fatalf("HTTPClientFor: %v", err)
@@ -139,7 +139,7 @@ func TestEndToEndForeignClientCertRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restCfg.Timeout = 10 * time.Second
+	restCfg.Timeout = waitfor.Bound
 	client, err := rest.HTTPClientFor(restCfg)
 	if err != nil {
 		t.Fatal(err)

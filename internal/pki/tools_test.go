@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // lookTool returns the path of a command-line tool, or skips the test.
@@ -25,7 +25,7 @@ func lookTool(tb testing.TB, name string) string {
 
 func runTool(tb testing.TB, name string, args ...string) []byte {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitfor.Bound)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, lookTool(tb, name), args...)
 	cmd.Env = append(os.Environ(), "HOME="+tb.TempDir())
