@@ -19,9 +19,10 @@ import (
 // the requests in flight finish. But once a connection has no stream
 // left, net/http's HTTP/2 server still waits for the client to hang up,
 // for a fixed second (its goAwayTimeout), so that the client reads the
-// GOAWAY before the connection goes; and a Go client never hangs up an
-// idle connection on a GOAWAY (it drops it from its pool, so that even
-// CloseIdleConnections leaves it). With the cluster's own clients (the
+// GOAWAY before the connection goes; and a Go client never hangs up a
+// connection that is idle when the GOAWAY comes (it drops it from its
+// pool, so that even CloseIdleConnections leaves it; it does hang up one
+// whose last stream ends after the GOAWAY). With the cluster's own clients (the
 // scheduler, the kubelets, informers, the aggregator's proxy) holding
 // idle connections, every shutdown of the API server, and of the metrics
 // server, took a second more.
