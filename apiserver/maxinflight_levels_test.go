@@ -1,6 +1,8 @@
 package apiserver_test
 
 import (
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -13,29 +15,31 @@ import (
 // heartbeat of a node waits in the level's queue and is 429 when the
 // wait (a quarter of the request timeout) is over, while the node's other
 // requests (level system), the scheduler's (workload-high) and everyone
-// else's writes (the mutating limit) are served.
+// else's writes (the mutating limit) are served. (whileHeld holds again if
+// the held write's short timeout passed meanwhile.)
 func TestPriorityLevelSeats(t *testing.T) {
 	ts := startServer(t, func(c *apiserver.Config) {
 		c.RequestTimeout = 2 * time.Second
 		c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight = 1, 1
 	})
 	const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
-	held := holdRequestAs(t, ts, nodeAToken, leases)
-	defer held.Close()
 	const lease = `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"node-b"}}`
-	waitFor(t, waitTimeout, "a 429 for node-b's Lease create", func() bool {
+	held := func() bool {
 		code, _ := ts.do(t, "POST", leases, "application/json", lease, "Authorization", "Bearer "+nodeBToken)
 		return code == 429
+	}
+	whileHeld(t, func() net.Conn { return holdRequestAs(t, ts, nodeAToken, leases) }, held, func() string {
+		var errs []string
+		if code, body := ts.do(t, "GET", "/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3Dnode-b", "", "", "Authorization", "Bearer "+nodeBToken); code != 200 {
+			errs = append(errs, fmt.Sprintf("node-b's pod list: %d %s", code, body))
+		}
+		if code, body := ts.do(t, "POST", "/api/v1/namespaces/default/pods", "application/json", podJSON, "Authorization", "Bearer "+studentToken); code == 429 {
+			errs = append(errs, "the student's write: 429 "+body)
+		}
+		binding := `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"kind":"Node","name":"node-b"}}`
+		if code, body := ts.do(t, "POST", "/api/v1/namespaces/default/pods/p/binding", "application/json", binding, "Authorization", "Bearer "+schedulerToken); code == 429 || !strings.Contains(body, `"kind":"Status"`) {
+			errs = append(errs, fmt.Sprintf("the scheduler's binding: %d %s", code, body))
+		}
+		return strings.Join(errs, "; ")
 	})
-	if code, body := ts.do(t, "GET", "/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3Dnode-b", "", "", "Authorization", "Bearer "+nodeBToken); code != 200 {
-		t.Errorf("node-b's pod list while node-a's Lease write is held: %d %s", code, body)
-	}
-	if code, body := ts.do(t, "POST", "/api/v1/namespaces/default/pods", "application/json", podJSON, "Authorization", "Bearer "+studentToken); code == 429 {
-		t.Errorf("the student's write while node-a's Lease write is held: 429 %s", body)
-	}
-	binding := `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"kind":"Node","name":"node-b"}}`
-	code, body := ts.do(t, "POST", "/api/v1/namespaces/default/pods/p/binding", "application/json", binding, "Authorization", "Bearer "+schedulerToken)
-	if code == 429 || !strings.Contains(body, `"kind":"Status"`) {
-		t.Errorf("the scheduler's binding while node-a's Lease write is held: %d %s", code, body)
-	}
 }
