@@ -131,7 +131,8 @@ steps:
 	if ee.Step != 2 || ee.StepID != "expect-failed" {
 		t.Errorf("ExpectationError names step %d (%s), want 2 (expect-failed)", ee.Step, ee.StepID)
 	}
-	want := "step 2 (expect-failed): expected podPhase Failed for web, saw Running after 300ms"
+	// The timeout the step had: its 300ms, times the tests' patience.
+	want := fmt.Sprintf("step 2 (expect-failed): expected podPhase Failed for web, saw Running after %s", time.Duration(patience*float64(300*time.Millisecond)))
 	if err.Error() != want {
 		t.Errorf("error = %q, want %q", err.Error(), want)
 	}

@@ -396,9 +396,10 @@ const probeTimeout = 5 * time.Second
 // timeout is st's timeout times the run's patience.
 func (p *player) timeout(st *Step) time.Duration { return p.patient(st.Timeout) }
 
-// patient is d times the run's patience.
+// patient is d times the run's patience (a player made without
+// Options, in tests, has none: d).
 func (p *player) patient(d time.Duration) time.Duration {
-	return time.Duration(float64(d) * p.patience)
+	return time.Duration(float64(d) * max(p.patience, 1))
 }
 
 // probe looks once whether e holds, within probeTimeout.
