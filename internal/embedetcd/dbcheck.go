@@ -36,18 +36,24 @@ var le = binary.LittleEndian
 // what their parents say. bbolt maps the file into memory and walks that
 // tree when it opens it, so such a file kills the process with SIGBUS or
 // a panic that no caller can recover; checkDB finds it first. A missing
-// or empty file is fine: bbolt starts a new database in it.
-func checkDB(path string) error {
+// or empty file is fine: bbolt starts a new database in it. On a file
+// that checks, it also returns the index of the last raft log entry etcd
+// applied to it (consistentIndex; 0 for none), read on the same open
+// file.
+func checkDB(path string) (applied uint64, err error) {
 	c, err := openForCheck(path)
 	if err != nil || c == nil {
-		return err
+		return 0, err
 	}
 	defer c.r.(io.Closer).Close()
 	root, err := c.meta()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return c.tree(root, 0)
+	if err := c.tree(root, 0); err != nil {
+		return 0, err
+	}
+	return c.consistentIndex(root)
 }
 
 // openForCheck opens path for checkDB; nil (and no error) when the file

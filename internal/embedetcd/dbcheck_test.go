@@ -40,7 +40,7 @@ func TestCheckDBAcceptsRealDatabases(t *testing.T) {
 	}
 	s.Close()
 	path := filepath.Join(cfg.Dir, "member", "snap", "db")
-	if err := checkDB(path); err != nil {
+	if _, err := checkDB(path); err != nil {
 		t.Fatalf("checkDB on etcd's own database: %v", err)
 	}
 	c := checkerOf(t, path)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"io"
 )
 
 // etcd keeps the index of the last raft log entry it applied to its
@@ -16,23 +15,10 @@ var (
 )
 
 // consistentIndex returns the index of the last raft log entry etcd
-// applied to the database at path, read with plain reads as checkDB
-// reads the file; 0 when the file is missing or empty or holds no index
-// (a member stopped before it applied anything). Call it only on a file
-// checkDB passed.
-func consistentIndex(path string) (uint64, error) {
-	c, err := openForCheck(path)
-	if err != nil || c == nil {
-		return 0, err
-	}
-	defer c.r.(io.Closer).Close()
-	root, err := c.meta()
-	if err != nil {
-		return 0, err
-	}
-	if root < 2 || root >= c.hwm {
-		return 0, fmt.Errorf("page %d: out of bounds (pages in use are 2 to %d)", root, c.hwm-1)
-	}
+// applied to the database whose root bucket is on page root; 0 when it
+// holds no index (a member stopped before it applied anything). Call it
+// only on a file whose tree checked (checkDB does).
+func (c *dbChecker) consistentIndex(root uint64) (uint64, error) {
 	p, err := c.page(root)
 	if err != nil {
 		return 0, err

@@ -13,10 +13,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// TestConsistentIndexAsBboltReadsIt: consistentIndex reads what bbolt
-// reads in etcd's database, and the lookup under it finds every key of a
-// bucket that spans many pages (branch pages, overflow pages) with the
-// value bbolt finds. After a clean stop the write-ahead log holds what
+// TestConsistentIndexAsBboltReadsIt: the consistent index checkDB
+// returns is what bbolt reads in etcd's database, and the lookup under it
+// finds every key of a bucket that spans many pages (branch pages,
+// overflow pages) with the value bbolt finds. After a clean stop the write-ahead log holds what
 // the database holds.
 func TestConsistentIndexAsBboltReadsIt(t *testing.T) {
 	cfg := NewConfig(t.TempDir())
@@ -33,13 +33,13 @@ func TestConsistentIndexAsBboltReadsIt(t *testing.T) {
 	}
 	s.Close()
 	path := filepath.Join(cfg.Dir, "member", "snap", "db")
-	got, err := consistentIndex(path)
+	got, err := checkDB(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, keys := readWithBbolt(t, path)
 	if got != want || got < 500 {
-		t.Errorf("consistentIndex = %d, bbolt reads %d (want at least the 500 puts)", got, want)
+		t.Errorf("checkDB's consistent index = %d, bbolt reads %d (want at least the 500 puts)", got, want)
 	}
 	c, err := openForCheck(path)
 	if err != nil {

@@ -39,13 +39,9 @@ import (
 // The error says what is wrong in plain words, on one line, naming the
 // file.
 func checkMemberData(dir string, alone bool) error {
-	db := filepath.Join(dir, "member", "snap", "db")
-	if err := checkDB(db); err != nil {
-		return err
-	}
 	// The database first: a log read after it holds at least what it
 	// held then, even if something appends to both meanwhile.
-	applied, err := consistentIndex(db)
+	applied, err := checkDB(filepath.Join(dir, "member", "snap", "db"))
 	if err != nil {
 		return err
 	}
