@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/kubesim/kubesim/internal/pki"
 )
 
 // LockFile is the file in a data dir that a running cluster holds locked
@@ -33,31 +35,17 @@ func (e *DataDirInUseError) Error() string {
 type dataDirLock struct{ f *os.File }
 
 // claimDataDir makes dir ready for a cluster and locks it for this one:
-// it creates dir (0700), refuses a dir that belongs to another user,
-// takes access away from group and others if a dir made elsewhere gave
-// it (etcd's data, keys and tokens live there; logf says so), and takes
-// the lock at once or returns a *DataDirInUseError naming the holder. The
-// lock is an flock, so the kernel drops it when the process dies, even
-// by kill -9: a stale lock file never blocks a restart.
+// it creates dir (0700), refuses a dir that belongs to another user or is
+// shared (the sticky bit, as /tmp), takes access away from group and
+// others if a dir made elsewhere gave it (etcd's data, keys and tokens
+// live there; logf says so), as the pki dirs are claimed
+// (pki.ClaimPrivateDir), and takes the lock at once or returns a
+// *DataDirInUseError naming the holder. The lock is an flock, so the
+// kernel drops it when the process dies, even by kill -9: a stale lock
+// file never blocks a restart.
 func claimDataDir(dir string, logf func(string, ...any)) (*dataDirLock, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("cluster: data dir: %w", err)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: data dir: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("data dir %s is not a directory", dir)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return nil, fmt.Errorf("data dir %s belongs to uid %d, not to this user (uid %d)", dir, st.Uid, os.Geteuid())
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("cluster: data dir: %w", err)
-		}
-		logf("data dir %s had mode %v; now 0700 (it holds etcd's data, keys and tokens)", dir, perm)
+	if err := pki.ClaimPrivateDir(dir, "data dir", "it holds etcd's data, keys and tokens", logf); err != nil {
+		return nil, err
 	}
 	return lockDataDir(dir)
 }

@@ -47,26 +47,38 @@ func kindOf(name string) (fileKind, bool) {
 	return 0, false
 }
 
-// claimDir makes dir ready to hold credentials, before anything in it is
-// read or written: it creates it (0700) when missing, refuses a path that
-// is not a directory or a directory of another user, and takes every
-// permission away from group and others, saying so through logf.
-//
-// Every group and other bit goes, not only the write bits, as the data
-// dir's do: the names in the dir say who has credentials, and no one but
-// this user can use what is in it anyway. Tightening, rather than
-// refusing, is safe because it is done first: once the mode is 0700 no
-// one else can add, remove or rename an entry, and whatever another user
-// put there while it was open is theirs and is refused, file by file, by
-// checkFiles and readChecked (they cannot make a file that belongs to
-// this user). The one exception is a dir with the sticky bit (as /tmp),
-// which is meant to be shared: changing its mode would lock its other
-// users out, so it is refused instead.
+// claimDir is ClaimPrivateDir for a pki dir.
 func claimDir(dir string, logf func(string, ...any)) error {
+	return ClaimPrivateDir(dir, pkiDir, "it holds private keys and tokens; files of other users in it are refused",
+		func(format string, args ...any) { logf("pki: "+format, args...) })
+}
+
+// pkiDir is what the messages about a pki dir call it.
+const pkiDir = "pki dir"
+
+// ClaimPrivateDir makes dir ready to hold secrets, before anything in it
+// is read or written: it creates it (0700) when missing, refuses a path
+// that is not a directory or a directory of another user (ErrOtherOwner),
+// and takes every permission away from group and others, saying so
+// through logf (why says what the dir holds). what names the dir in the
+// messages ("pki dir", "data dir"). kubesim's data dir and pki dirs are
+// claimed with it.
+//
+// Every group and other bit goes, not only the write bits: the names in
+// the dir say who has credentials, and no one but this user can use what
+// is in it anyway. Tightening, rather than refusing, is safe because it
+// is done first: once the mode is 0700 no one else can add, remove or
+// rename an entry, and whatever another user put there while it was open
+// is theirs (a pki dir refuses it, file by file: checkFiles and
+// readChecked; they cannot make a file that belongs to this user). The
+// one exception is a dir with the sticky bit (as /tmp), which is meant to
+// be shared: changing its mode would lock its other users out, so it is
+// refused instead.
+func ClaimPrivateDir(dir, what, why string, logf func(string, ...any)) error {
 	if err := ensureDir(dir); err != nil {
-		return fmt.Errorf("pki: %w", err)
+		return fmt.Errorf("%s %s: %w", what, dir, err)
 	}
-	f, fi, err := openDir(dir)
+	f, fi, err := openDir(dir, what)
 	if err != nil {
 		return err
 	}
@@ -77,12 +89,12 @@ func claimDir(dir string, logf func(string, ...any)) error {
 		return nil
 	}
 	if fi.Mode()&fs.ModeSticky != 0 {
-		return sharedDirError(dir, fi)
+		return sharedDirError(dir, what, fi)
 	}
 	if err := f.Chmod(dirMode); err != nil {
-		return fmt.Errorf("pki: pki dir %s: %w", dir, err)
+		return fmt.Errorf("%s %s: %w", what, dir, err)
 	}
-	logf("pki: pki dir %s had mode %#o; now 0700 (it holds private keys and tokens; files of other users in it are refused)", dir, perm)
+	logf("%s %s had mode %#o; now 0700 (%s)", what, dir, perm, why)
 	return nil
 }
 
@@ -93,7 +105,7 @@ func claimDir(dir string, logf func(string, ...any)) error {
 // private keys in the dir are protected by their own mode, which
 // checkFiles checks.
 func checkDir(dir string) error {
-	f, fi, err := openDir(dir)
+	f, fi, err := openDir(dir, pkiDir)
 	if err != nil {
 		return err
 	}
@@ -103,7 +115,7 @@ func checkDir(dir string) error {
 		return nil
 	}
 	if fi.Mode()&fs.ModeSticky != 0 {
-		return sharedDirError(dir, fi)
+		return sharedDirError(dir, pkiDir, fi)
 	}
 	return fmt.Errorf("pki dir %s has mode %#o: %w; they could have replaced the files in it. If you trust what it holds, run `chmod 700 %s`; otherwise remove it and make it again (kubesim etcd certs --pki-dir %s)", dir, perm, ErrInsecurePermissions, dir, dir)
 }
@@ -111,21 +123,22 @@ func checkDir(dir string) error {
 // openDir opens dir (following a symlink, as the data dir is found) and
 // returns it with its FileInfo taken from the open directory, so that what
 // is checked is what is changed. It refuses a path that is not a directory
-// and a directory that belongs to another user.
-func openDir(dir string) (*os.File, fs.FileInfo, error) {
+// and a directory that belongs to another user; what names the dir in the
+// errors.
+func openDir(dir, what string) (*os.File, fs.FileInfo, error) {
 	// Stat first: opening a FIFO would wait for a writer.
 	if fi, err := os.Stat(dir); err != nil {
-		return nil, nil, fmt.Errorf("pki: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	} else if !fi.IsDir() {
-		return nil, nil, fmt.Errorf("pki dir %s is not a directory", dir)
+		return nil, nil, fmt.Errorf("%s %s is not a directory", what, dir)
 	}
 	f, err := os.Open(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("pki: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	fi, err := f.Stat()
 	if err == nil {
-		err = checkDirInfo(dir, fi)
+		err = checkDirInfo(dir, what, fi)
 	}
 	if err != nil {
 		f.Close()
@@ -136,20 +149,20 @@ func openDir(dir string) (*os.File, fs.FileInfo, error) {
 
 // checkDirInfo refuses what fi describes unless it is a directory of this
 // user.
-func checkDirInfo(dir string, fi fs.FileInfo) error {
+func checkDirInfo(dir, what string, fi fs.FileInfo) error {
 	if !fi.IsDir() {
-		return fmt.Errorf("pki dir %s is not a directory", dir)
+		return fmt.Errorf("%s %s is not a directory", what, dir)
 	}
 	if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
-		return fmt.Errorf("pki dir %s belongs to uid %d, not to this user (uid %d): %w; use a directory of your own", dir, uid, os.Geteuid(), ErrOtherOwner)
+		return fmt.Errorf("%s %s belongs to uid %d, not to this user (uid %d): %w; use a directory of your own", what, dir, uid, os.Geteuid(), ErrOtherOwner)
 	}
 	return nil
 }
 
-// sharedDirError is the error for a pki dir with the sticky bit.
-func sharedDirError(dir string, fi fs.FileInfo) error {
-	return fmt.Errorf("pki dir %s has mode %#o: the sticky bit marks a directory shared with other users (as /tmp), whose files kubesim does not trust and whose mode is not its to change; use a directory of your own",
-		dir, uint32(fi.Mode().Perm())|0o1000)
+// sharedDirError is the error for a dir with the sticky bit.
+func sharedDirError(dir, what string, fi fs.FileInfo) error {
+	return fmt.Errorf("%s %s has mode %#o: the sticky bit marks a directory shared with other users (as /tmp), whose files kubesim does not trust and whose mode is not its to change; use a directory of your own",
+		what, dir, uint32(fi.Mode().Perm())|0o1000)
 }
 
 // checkFiles checks, before anything in dir is used or changed, every
