@@ -142,18 +142,7 @@ func RBACPolicyRules(src RuleSource, u *User, namespace, resource string) ([]rba
 		}
 		rules = append(rules, rs...)
 	}
-	for _, b := range src.ListClusterRoleBindings() {
-		if _, ok := subjectIndex(u, b.Subjects, ""); ok {
-			add(b.RoleRef, "")
-		}
-	}
-	if namespace != "" {
-		for _, b := range src.ListRoleBindings(namespace) {
-			if _, ok := subjectIndex(u, b.Subjects, namespace); ok {
-				add(b.RoleRef, namespace)
-			}
-		}
-	}
+	forEachBoundRole(src, u, namespace, add)
 	return rules, utilerrors.NewAggregate(errs)
 }
 

@@ -134,6 +134,26 @@ func (z *rbacAuthorizer) roleRules(ref rbacv1.RoleRef, namespace string) ([]rbac
 	return nil, fmt.Errorf("unsupported role reference kind: %q", ref.Kind)
 }
 
+// forEachBoundRole calls visit with the roleRef of every binding that
+// names u, as upstream's rule resolver visits them: first the
+// ClusterRoleBindings (bindingNamespace ""), then, for a namespace, its
+// RoleBindings.
+func forEachBoundRole(src RuleSource, u *User, namespace string, visit func(ref rbacv1.RoleRef, bindingNamespace string)) {
+	for _, b := range src.ListClusterRoleBindings() {
+		if _, ok := subjectIndex(u, b.Subjects, ""); ok {
+			visit(b.RoleRef, "")
+		}
+	}
+	if namespace == "" {
+		return
+	}
+	for _, b := range src.ListRoleBindings(namespace) {
+		if _, ok := subjectIndex(u, b.Subjects, namespace); ok {
+			visit(b.RoleRef, namespace)
+		}
+	}
+}
+
 // subjectIndex returns the index of the first subject that is u;
 // namespace is the binding's namespace ("" for a ClusterRoleBinding).
 func subjectIndex(u *User, subjects []rbacv1.Subject, namespace string) (int, bool) {

@@ -64,18 +64,7 @@ func (z *rbacAuthorizer) RulesFor(_ context.Context, u *User, namespace string) 
 			set.addRule(r)
 		}
 	}
-	for _, b := range z.src.ListClusterRoleBindings() {
-		if _, ok := subjectIndex(u, b.Subjects, ""); ok {
-			add(b.RoleRef, "")
-		}
-	}
-	if namespace != "" {
-		for _, b := range z.src.ListRoleBindings(namespace) {
-			if _, ok := subjectIndex(u, b.Subjects, namespace); ok {
-				add(b.RoleRef, namespace)
-			}
-		}
-	}
+	forEachBoundRole(z.src, u, namespace, add)
 	return set, utilerrors.NewAggregate(errs)
 }
 
