@@ -10,6 +10,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
@@ -89,14 +90,12 @@ func (w *impersonation) checks(caller *auth.User) []auth.Attributes {
 	return checks
 }
 
-// serviceAccountOf splits system:serviceaccount:<namespace>:<name>.
+// serviceAccountOf splits system:serviceaccount:<namespace>:<name>, as
+// kube-apiserver's impersonation does (serviceaccount.SplitUsername: a
+// name that is not a valid namespace and service account name is a user).
 func serviceAccountOf(name string) (namespace, sa string, ok bool) {
-	rest, ok := strings.CutPrefix(name, auth.ServiceAccountUsernamePrefix)
-	if !ok {
-		return "", "", false
-	}
-	namespace, sa, ok = strings.Cut(rest, ":")
-	return namespace, sa, ok && namespace != "" && sa != ""
+	namespace, sa, err := serviceaccount.SplitUsername(name)
+	return namespace, sa, err == nil
 }
 
 // impersonated is the user the request acts as once every check passed:
