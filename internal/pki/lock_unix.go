@@ -28,26 +28,12 @@ const LockFileName = "pki.lock"
 // that user could hold the lock for ever.
 func lockDir(dir string) (unlock func(), err error) {
 	path := filepath.Join(dir, LockFileName)
-	// Checked before opening: O_CREATE would follow another user's
-	// symlink to wherever it leads.
-	fi, link, err := statFile(path)
-	if err == nil {
-		err = checkFile(path, fi, kindLock)
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, openFlag(os.O_RDWR|os.O_CREATE, link), secretMode)
-	if err != nil {
+	f, err := openChecked(path, kindLock, os.O_RDWR|os.O_CREATE, secretMode)
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) { // the file system's, not a check's
 		return nil, fmt.Errorf("pki: lock: %w", err)
 	}
-	// Checked again on the file opened: one put in its place since the
-	// check above is not trusted either.
-	if fi, err = f.Stat(); err == nil {
-		err = checkFile(path, fi, kindLock)
-	}
 	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	for {

@@ -249,30 +249,44 @@ func checkFile(path string, fi fs.FileInfo, kind fileKind) error {
 	return nil
 }
 
-// readChecked reads the file at path, of the given kind, after checking
-// it with statFile and checkFile, and checks again, with checkFile, the
-// file it opened (fstat): a file put in its place between the first check
-// and the open is not trusted either, nor followed if it is a symlink
-// (openFlag). A missing file gives an error matching fs.ErrNotExist.
+// readChecked reads the file at path, of the given kind, opened with
+// openChecked. A missing file gives an error matching fs.ErrNotExist.
 func readChecked(path string, kind fileKind) ([]byte, error) {
-	fi, link, err := statFile(path)
-	if err != nil {
-		return nil, err
-	}
-	// Checked before opening too: opening a FIFO would wait for a writer.
-	if err := checkFile(path, fi, kind); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, openFlag(os.O_RDONLY, link), 0)
+	f, err := openChecked(path, kind, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if err := checkFile(path, fi, kind); err != nil {
-		return nil, err
-	}
 	return io.ReadAll(f)
+}
+
+// openChecked opens the file at path, of the given kind, with flag (and
+// perm, for a file it creates), after checking it with statFile and
+// checkFile, and checks again, with checkFile, the file it opened
+// (fstat): a file put in its place between the first check and the open
+// is not trusted either, nor followed if it is a symlink (openFlag). A
+// missing file is an error matching fs.ErrNotExist unless flag creates
+// it.
+func openChecked(path string, kind fileKind, flag int, perm fs.FileMode) (*os.File, error) {
+	fi, link, err := statFile(path)
+	// Checked before opening too: opening a FIFO would wait for a
+	// writer, and O_CREATE would follow another user's symlink.
+	if err == nil {
+		err = checkFile(path, fi, kind)
+	}
+	if err != nil && !(errors.Is(err, fs.ErrNotExist) && flag&os.O_CREATE != 0) {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, openFlag(flag, link), perm)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err = f.Stat(); err == nil {
+		err = checkFile(path, fi, kind)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
