@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubesim/kubesim/apiserver/apiextensions"
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -37,7 +36,6 @@ type crdVersion struct {
 	s        *Server
 	endpoint *endpoint
 	stores   *registry.CustomResourceStores
-	table    tableConvertFunc
 	// status is the status subresource, scale the scale subresource's
 	// definition; nil when the version does not declare them.
 	status *subresource
@@ -105,15 +103,10 @@ func (s *Server) buildCRDVersion(crd *apiextensionsv1.CustomResourceDefinition, 
 	if err != nil {
 		return nil, err
 	}
-	table, err := apiextensions.NewTableConvertor(crd, ver.Name)
-	if err != nil {
-		return nil, err
-	}
 	res := stores.Resource
 	e := &endpoint{gv: res.Kind.GroupVersion(), res: res, store: stores.Main, verbs: crVerbs}
 	e.delete = e.store.Delete
-	v := &crdVersion{crd: crd, s: s, endpoint: e, stores: stores, table: customTable(table)}
-	e.decoded = v.coerce
+	v := &crdVersion{crd: crd, s: s, endpoint: e, stores: stores}
 	if stores.Status != nil {
 		e.subresources = append(e.subresources, subresource{name: subStatus, kind: res.Kind,
 			verbs: []string{verbGet, verbPatch, verbUpdate}, store: stores.Status})

@@ -44,6 +44,9 @@ type output struct {
 	mediaType string // mediaJSON, mediaYAML or mediaProtobuf
 	as        string // one of the as* constants
 	pretty    bool
+	// table is the Table conversion of the resource served (as=Table);
+	// nil is printers.Default.
+	table printers.TableConvertor
 }
 
 // negotiate picks the response form from the Accept header, as
@@ -158,7 +161,7 @@ func transform(r *http.Request, obj runtime.Object, o output, noHeaders bool, no
 	}
 	switch o.as {
 	case asTable:
-		return asTableObject(r, obj, noHeaders, now)
+		return asTableObject(r, obj, o, noHeaders, now)
 	case asPartial:
 		if meta.IsListType(obj) {
 			return nil, notAcceptableMsg(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%T)", obj))
@@ -197,20 +200,20 @@ func transform(r *http.Request, obj runtime.Object, o output, noHeaders bool, no
 	return obj, nil
 }
 
-// asTableObject converts to a Table and fills each row's object according
+// asTableObject converts to a Table with o's conversion and fills each row's object according
 // to includeObject (Metadata by default).
-func asTableObject(r *http.Request, obj runtime.Object, noHeaders bool, now time.Time) (runtime.Object, error) {
+func asTableObject(r *http.Request, obj runtime.Object, o output, noHeaders bool, now time.Time) (runtime.Object, error) {
 	include := metav1.IncludeObjectPolicy(r.URL.Query().Get("includeObject"))
 	switch include {
 	case "", metav1.IncludeMetadata, metav1.IncludeObject, metav1.IncludeNone:
 	default:
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unrecognized includeObject value: %q", include))
 	}
-	convert := printers.ToTable
-	if c := tableConvertorFrom(r.Context()); c != nil {
-		convert = c // a custom resource's columns (crd_decode.go)
+	convert := o.table
+	if convert == nil {
+		convert = printers.Default
 	}
-	table, err := convert(obj, printers.Options{NoHeaders: noHeaders, Now: now})
+	table, err := convert.ConvertToTable(obj, printers.Options{NoHeaders: noHeaders, Now: now})
 	if err != nil {
 		return nil, err
 	}

@@ -48,9 +48,6 @@ type endpoint struct {
 	// stageFrame, if set, is asked about each frame of a watch before it
 	// is written (pods: Server.stageFrame).
 	stageFrame frameHook
-	// decoded, if set, runs on each object decoded from a request body or
-	// patched (custom resources: pruning by the schema, crd_decode.go).
-	decoded decodedHook
 }
 
 // createHook wraps validate, the validating admission of a create that is

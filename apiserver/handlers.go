@@ -64,6 +64,7 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request, p params) error {
 	if err != nil {
 		return err
 	}
+	o.table = h.e.res.TableConvertor()
 	var opts metav1.GetOptions
 	if err := decodeQuery(r, &opts); err != nil {
 		return err
@@ -123,6 +124,7 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p params,
 	if err != nil {
 		return err
 	}
+	o.table = h.e.res.TableConvertor()
 	list, err := h.e.store.List(r.Context(), p.namespace, opts)
 	if err != nil {
 		return err
@@ -143,9 +145,9 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 		return nil, nil, err
 	}
 	obj, warnings, err := decodeBody(r, body, h.e.gvk(), h.e.res.NewFunc(), fieldValidation(validation))
-	if err == nil && h.e.decoded != nil {
+	if err == nil && h.e.res.Decoded != nil {
 		var more []string
-		if more, err = h.e.decoded(obj, fieldValidation(validation)); runtime.IsStrictDecodingError(err) {
+		if more, err = h.e.res.Decoded(obj, fieldValidation(validation)); runtime.IsStrictDecodingError(err) {
 			gvk := h.e.gvk()
 			err = decodeError(err, &gvk, gvk, body)
 		}

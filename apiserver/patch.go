@@ -181,13 +181,13 @@ func invalidPatch(err error) error {
 	return se
 }
 
-// patchedDecoded runs the endpoint's decoded hook, if any, on a patched
+// patchedDecoded runs the resource's Decoded hook, if any, on a patched
 // object: its warnings, or a strict decoding error as a 400.
 func (h *handlers) patchedDecoded(obj runtime.Object, validation string) ([]string, error) {
-	if h.e.decoded == nil {
+	if h.e.res.Decoded == nil {
 		return nil, nil
 	}
-	more, err := h.e.decoded(obj, validation)
+	more, err := h.e.res.Decoded(obj, validation)
 	if runtime.IsStrictDecodingError(err) {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}

@@ -44,6 +44,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint,
 	if err != nil {
 		return err
 	}
+	o.table = e.res.TableConvertor()
 	timeout, err := watchTimeout(opts.TimeoutSeconds, s.cfg.MinRequestTimeout, rand.Float64())
 	if err != nil {
 		return err

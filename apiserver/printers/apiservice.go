@@ -43,3 +43,6 @@ func (p printer) apiService(a *apiregv1.APIService) metav1.TableRow {
 		Object: runtime.RawExtension{Object: a},
 	}
 }
+
+// APIServices prints API services.
+var APIServices = tableHandler(apiServiceColumns, printer.apiService)

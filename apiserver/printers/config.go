@@ -52,3 +52,12 @@ func (p printer) serviceAccount(sa *corev1.ServiceAccount) metav1.TableRow {
 		Object: runtime.RawExtension{Object: sa},
 	}
 }
+
+// ConfigMaps prints config maps.
+var ConfigMaps = tableHandler(configMapColumns, printer.configMap)
+
+// Secrets prints secrets.
+var Secrets = tableHandler(secretColumns, printer.secret)
+
+// ServiceAccounts prints service accounts.
+var ServiceAccounts = tableHandler(serviceAccountColumns, printer.serviceAccount)

@@ -93,3 +93,6 @@ func firstNonEmpty(ss ...string) string {
 	}
 	return ""
 }
+
+// Events prints events.
+var Events = tableHandler(eventColumns, printer.event)

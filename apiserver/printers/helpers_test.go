@@ -33,9 +33,9 @@ func MustTable(tb testing.TB, obj runtime.Object, opts printers.Options) *metav1
 	if opts.Now.IsZero() {
 		opts.Now = now
 	}
-	table, err := printers.ToTable(obj, opts)
+	table, err := toTable(obj, opts)
 	if err != nil {
-		tb.Fatalf("ToTable(%T): %v", obj, err)
+		tb.Fatalf("toTable(%T): %v", obj, err)
 	}
 	return table
 }
@@ -45,10 +45,10 @@ func MustRow(tb testing.TB, obj runtime.Object) []any {
 	tb.Helper()
 	table := MustTable(tb, obj, printers.Options{})
 	if len(table.Rows) != 1 {
-		tb.Fatalf("ToTable(%T) has %d rows, want 1", obj, len(table.Rows))
+		tb.Fatalf("toTable(%T) has %d rows, want 1", obj, len(table.Rows))
 	}
 	if got, want := len(table.Rows[0].Cells), len(table.ColumnDefinitions); got != want {
-		tb.Fatalf("ToTable(%T) row has %d cells for %d columns", obj, got, want)
+		tb.Fatalf("toTable(%T) row has %d cells for %d columns", obj, got, want)
 	}
 	return table.Rows[0].Cells
 }
@@ -109,3 +109,24 @@ func condition(t corev1.PodConditionType, s corev1.ConditionStatus) corev1.PodCo
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// handlers are the tables of every built-in kind with columns of its own.
+var handlers = []*printers.Handler{
+	printers.Pods, printers.Nodes, printers.Namespaces, printers.Events, printers.Leases,
+	printers.RoleBindings, printers.ClusterRoleBindings, printers.APIServices,
+	printers.ConfigMaps, printers.Secrets, printers.ServiceAccounts,
+	printers.Services, printers.Endpoints, printers.EndpointSlices,
+	printers.Deployments, printers.ReplicaSets,
+}
+
+// toTable converts obj with the handler of its kind, or with
+// printers.Default when no handler converts it (Role, ClusterRole), as
+// the server does for the resource obj belongs to.
+func toTable(obj runtime.Object, opts printers.Options) (*metav1.Table, error) {
+	for _, h := range handlers {
+		if h.Converts(obj) {
+			return h.ConvertToTable(obj, opts)
+		}
+	}
+	return printers.Default.ConvertToTable(obj, opts)
+}

@@ -23,7 +23,7 @@ import (
 	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
-// TestKubectlPrintsTables serves ToTable's output to the real kubectl and
+// TestKubectlPrintsTables serves the handlers' tables to the real kubectl and
 // compares what it prints with what it prints against a real cluster.
 //
 // The server is the smallest one kubectl accepts for `get`: legacy discovery
@@ -195,9 +195,9 @@ func fakeAPIServer(t *testing.T, lists map[string]runtime.Object) http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		table, err := printers.ToTable(list, printers.Options{Now: now})
+		table, err := toTable(list, printers.Options{Now: now})
 		if err != nil {
-			t.Errorf("ToTable(%s): %v", resource, err)
+			t.Errorf("toTable(%s): %v", resource, err)
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}

@@ -25,3 +25,6 @@ func (p printer) lease(l *coordinationv1.Lease) metav1.TableRow {
 		Object: runtime.RawExtension{Object: l},
 	}
 }
+
+// Leases prints leases.
+var Leases = tableHandler(leaseColumns, printer.lease)

@@ -21,3 +21,6 @@ func (p printer) namespace(ns *corev1.Namespace) metav1.TableRow {
 		Object: runtime.RawExtension{Object: ns},
 	}
 }
+
+// Namespaces prints namespaces.
+var Namespaces = tableHandler(namespaceColumns, printer.namespace)

@@ -122,3 +122,6 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// Nodes prints nodes.
+var Nodes = tableHandler(nodeColumns, printer.node)

@@ -337,3 +337,6 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// Pods prints pods.
+var Pods = tableHandler(podColumns, printer.pod)

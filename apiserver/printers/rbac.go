@@ -71,3 +71,9 @@ func (p printer) binding(obj runtime.Object, m *metav1.ObjectMeta, ref rbacv1.Ro
 		Object: runtime.RawExtension{Object: obj},
 	}
 }
+
+// RoleBindings prints role bindings.
+var RoleBindings = tableHandler(roleBindingColumns, printer.roleBinding)
+
+// ClusterRoleBindings prints cluster role bindings.
+var ClusterRoleBindings = tableHandler(clusterRoleBindingColumns, printer.clusterRoleBinding)

@@ -146,3 +146,9 @@ func formatEndpoints(ep *corev1.Endpoints) string {
 	}
 	return out
 }
+
+// Services prints services.
+var Services = tableHandler(serviceColumns, printer.service)
+
+// Endpoints prints endpoints.
+var Endpoints = tableHandler(endpointsColumns, printer.endpoints)

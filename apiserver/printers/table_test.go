@@ -369,7 +369,7 @@ func TestColumnsAreCopies(t *testing.T) {
 // time.
 func TestZeroNowUsesWallClock(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "n", CreationTimestamp: metav1.NewTime(time.Now().Add(-3 * time.Hour))}}
-	table, err := printers.ToTable(ns, printers.Options{})
+	table, err := toTable(ns, printers.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestObjectsWithoutMetadata(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			table, err := printers.ToTable(tt.obj, printers.Options{Now: now})
+			table, err := toTable(tt.obj, printers.Options{Now: now})
 			if err == nil {
 				t.Fatalf("ToTable(%T) = %+v, want an error", tt.obj, table)
 			}
@@ -406,7 +406,7 @@ func TestObjectsWithoutMetadata(t *testing.T) {
 
 func TestNilObject(t *testing.T) {
 	for _, obj := range []runtime.Object{nil, (*corev1.Pod)(nil), (*rbacv1.RoleList)(nil)} {
-		if _, err := printers.ToTable(obj, printers.Options{Now: now}); err == nil {
+		if _, err := toTable(obj, printers.Options{Now: now}); err == nil {
 			t.Errorf("ToTable(%#v) succeeded, want an error", obj)
 		}
 	}
@@ -423,7 +423,7 @@ func TestConcurrentUse(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			got, err := printers.ToTable(list, printers.Options{Now: now})
+			got, err := toTable(list, printers.Options{Now: now})
 			if err != nil {
 				t.Error(err)
 				return

@@ -122,3 +122,12 @@ func listWithMore(list []string) string {
 	}
 	return strings.Join(list, ",")
 }
+
+// Deployments prints deployments.
+var Deployments = tableHandler(deploymentColumns, printer.deployment)
+
+// ReplicaSets prints replica sets.
+var ReplicaSets = tableHandler(replicaSetColumns, printer.replicaSet)
+
+// EndpointSlices prints endpoint slices.
+var EndpointSlices = tableHandler(endpointSliceColumns, printer.endpointSlice)

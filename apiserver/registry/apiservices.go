@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -23,6 +25,7 @@ var APIServices = &Resource{
 	KeyPrefix:    "apiregistration.k8s.io/apiservices",
 	NewFunc:      func() runtime.Object { return &apiregistrationv1.APIService{} },
 	NewListFunc:  func() runtime.Object { return &apiregistrationv1.APIServiceList{} },
+	Table:        printers.APIServices,
 	ValidateName: aggregator.ValidateName,
 	Default: func(obj runtime.Object) []string {
 		return aggregator.Default(obj.(*apiregistrationv1.APIService))

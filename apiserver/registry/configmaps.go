@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"reflect"
 	"slices"
 
@@ -22,6 +24,7 @@ var ConfigMaps = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &corev1.ConfigMap{} },
 	NewListFunc:  func() runtime.Object { return &corev1.ConfigMapList{} },
+	Table:        printers.ConfigMaps,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{
 		Validate:                 func(obj runtime.Object) field.ErrorList { return validateConfigMap(obj.(*corev1.ConfigMap)) },

@@ -43,6 +43,10 @@ func NewCustomResourceStores(crd *apiextensionsv1.CustomResourceDefinition, vers
 	if err != nil {
 		return nil, err
 	}
+	table, err := apiextensions.NewTableConvertor(crd, version)
+	if err != nil {
+		return nil, err
+	}
 	storageVersion := ""
 	var served *apiextensionsv1.CustomResourceDefinitionVersion
 	for i, v := range crd.Spec.Versions {
@@ -74,6 +78,8 @@ func NewCustomResourceStores(crd *apiextensionsv1.CustomResourceDefinition, vers
 			l.SetGroupVersionKind(listGVK)
 			return l
 		},
+		Table:        customTable(table),
+		Decoded:      coerceBy(sch),
 		Default:      func(obj runtime.Object) []string { return sch.Default(obj.(*unstructured.Unstructured).Object) },
 		ValidateName: validation.NameIsDNSSubdomain,
 		Strategy:     customResourceStrategy(sch, hasStatus),

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"fmt"
 	"net"
 
@@ -24,6 +26,7 @@ var Endpoints = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &corev1.Endpoints{} },
 	NewListFunc:  func() runtime.Object { return &corev1.EndpointsList{} },
+	Table:        printers.Endpoints,
 	Default:      defaultEndpoints,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{

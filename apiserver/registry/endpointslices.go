@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"fmt"
 	"net"
 
@@ -32,6 +34,7 @@ var EndpointSlices = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &discoveryv1.EndpointSlice{} },
 	NewListFunc:  func() runtime.Object { return &discoveryv1.EndpointSliceList{} },
+	Table:        printers.EndpointSlices,
 	Default:      defaultEndpointSlice,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{

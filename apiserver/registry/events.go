@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/fields"
@@ -21,6 +23,7 @@ var Events = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &corev1.Event{} },
 	NewListFunc:  func() runtime.Object { return &corev1.EventList{} },
+	Table:        printers.Events,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{
 		AllowCreateOnUpdate:      true,

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,6 +17,7 @@ var Leases = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &coordinationv1.Lease{} },
 	NewListFunc:  func() runtime.Object { return &coordinationv1.LeaseList{} },
+	Table:        printers.Leases,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy:     Strategy{AllowUnconditionalUpdate: true},
 }

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"context"
 	"slices"
 
@@ -31,6 +33,7 @@ var Namespaces = &Resource{
 	ShortNames:   []string{"ns"},
 	NewFunc:      func() runtime.Object { return &corev1.Namespace{} },
 	NewListFunc:  func() runtime.Object { return &corev1.NamespaceList{} },
+	Table:        printers.Namespaces,
 	Default:      defaultNamespace,
 	ValidateName: validation.ValidateNamespaceName,
 	Strategy: Strategy{

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +21,7 @@ var Nodes = &Resource{
 	ShortNames:   []string{"no"},
 	NewFunc:      func() runtime.Object { return &corev1.Node{} },
 	NewListFunc:  func() runtime.Object { return &corev1.NodeList{} },
+	Table:        printers.Nodes,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{
 		PrepareForCreate: func(obj runtime.Object) {

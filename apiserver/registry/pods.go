@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,6 +35,7 @@ var Pods = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &corev1.Pod{} },
 	NewListFunc:  func() runtime.Object { return &corev1.PodList{} },
+	Table:        printers.Pods,
 	Default:      DefaultPod,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{

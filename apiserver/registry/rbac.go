@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"context"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -50,6 +52,7 @@ var (
 		Namespaced:   true,
 		NewFunc:      func() runtime.Object { return &rbacv1.RoleBinding{} },
 		NewListFunc:  func() runtime.Object { return &rbacv1.RoleBindingList{} },
+		Table:        printers.RoleBindings,
 		ValidateName: validatePathSegmentName,
 		Strategy: Strategy{
 			Validate: func(obj runtime.Object) field.ErrorList {
@@ -69,6 +72,7 @@ var (
 		Singular:     "clusterrolebinding",
 		NewFunc:      func() runtime.Object { return &rbacv1.ClusterRoleBinding{} },
 		NewListFunc:  func() runtime.Object { return &rbacv1.ClusterRoleBindingList{} },
+		Table:        printers.ClusterRoleBindings,
 		ValidateName: validatePathSegmentName,
 		Strategy: Strategy{
 			Validate: func(obj runtime.Object) field.ErrorList {

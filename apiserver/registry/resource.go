@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"context"
 	"fmt"
 	"slices"
@@ -60,7 +62,18 @@ type Resource struct {
 
 	NewFunc     func() runtime.Object
 	NewListFunc func() runtime.Object
+	// Table is what `kubectl get` prints of the resource (a printers
+	// Handler, or a CRD's printer columns). Nil: printers.Default, the
+	// generic Name and Created At.
+	Table printers.TableConvertor
 
+	// Decoded, if set, runs on each object decoded from a request body or
+	// made by applying a patch, before defaults, with the request's
+	// fieldValidation: it may change the object, and returns the warnings
+	// to add, or an error; a runtime strict decoding error is reported as
+	// the server reports its own (a 400 under fieldValidation=Strict).
+	// Custom resources prune and coerce by their schema there.
+	Decoded func(obj runtime.Object, fieldValidation string) ([]string, error)
 	// Default fills in defaults, as kube-apiserver does when it decodes a
 	// request body (before admission), and returns the fields it set as
 	// "path=value". Nil: no defaults.
@@ -90,6 +103,14 @@ type Resource struct {
 	// TTLSeconds, when positive, makes etcd drop the object that long after
 	// its last write (events).
 	TTLSeconds int64
+}
+
+// TableConvertor returns the resource's Table conversion.
+func (r *Resource) TableConvertor() printers.TableConvertor {
+	if r.Table == nil {
+		return printers.Default
+	}
+	return r.Table
 }
 
 // keyPrefix is the etcd prefix of the resource's objects.

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"encoding/json"
 	"reflect"
 
@@ -22,6 +24,7 @@ var Secrets = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &corev1.Secret{} },
 	NewListFunc:  func() runtime.Object { return &corev1.SecretList{} },
+	Table:        printers.Secrets,
 	Default:      defaultSecret,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,6 +20,7 @@ var ServiceAccounts = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &corev1.ServiceAccount{} },
 	NewListFunc:  func() runtime.Object { return &corev1.ServiceAccountList{} },
+	Table:        printers.ServiceAccounts,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy:     Strategy{AllowUnconditionalUpdate: true},
 }

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	"fmt"
 	"net"
 	"strings"
@@ -27,6 +29,7 @@ var Services = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &corev1.Service{} },
 	NewListFunc:  func() runtime.Object { return &corev1.ServiceList{} },
+	Table:        printers.Services,
 	Default:      defaultService,
 	ValidateName: validation.NameIsDNS1035Label,
 	Strategy: Strategy{

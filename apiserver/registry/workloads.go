@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/kubesim/kubesim/apiserver/printers"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -34,6 +36,7 @@ var Deployments = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &appsv1.Deployment{} },
 	NewListFunc:  func() runtime.Object { return &appsv1.DeploymentList{} },
+	Table:        printers.Deployments,
 	Default:      defaultDeployment,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{
@@ -76,6 +79,7 @@ var ReplicaSets = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &appsv1.ReplicaSet{} },
 	NewListFunc:  func() runtime.Object { return &appsv1.ReplicaSetList{} },
+	Table:        printers.ReplicaSets,
 	Default:      defaultReplicaSet,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{
