@@ -90,10 +90,6 @@ func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request) {
 // registrationGroup lays out apiregistration.k8s.io/v1.
 func registrationGroup(reg *registry.Registry) *group {
 	gv := apiregistrationv1.SchemeGroupVersion
-	apiServices := &endpoint{gv: gv, res: registry.APIServices, store: reg.APIServices, verbs: allVerbs,
-		subresources: []subresource{
-			{name: subStatus, kind: gv.WithKind("APIService"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.APIServiceStatus},
-		}}
-	apiServices.delete = apiServices.store.Delete
+	apiServices := newEndpoint(gv, registry.APIServices, reg)
 	return &group{gv: gv, endpoints: []*endpoint{apiServices}}
 }

@@ -34,10 +34,7 @@ func (s *Server) apiExtensionsServer(delegate http.Handler) http.Handler {
 // extensionsGroup lays out apiextensions.k8s.io/v1.
 func extensionsGroup(reg *registry.Registry) *group {
 	gv := apiextensionsv1.SchemeGroupVersion
-	crds := &endpoint{gv: gv, res: registry.CustomResourceDefinitions, store: reg.CustomResourceDefinitions, verbs: allVerbs,
-		subresources: []subresource{
-			{name: subStatus, kind: gv.WithKind("CustomResourceDefinition"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.CustomResourceDefinitionStatus},
-		}}
+	crds := newEndpoint(gv, registry.CustomResourceDefinitions, reg)
 	crds.delete = func(ctx context.Context, _, name string, validate registry.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
 		return registry.DeleteCustomResourceDefinition(ctx, reg.CustomResourceDefinitions, name, validate, opts)
 	}

@@ -4,10 +4,18 @@ import (
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
+
+// bindingSubresource is pods/binding: a create of a v1 Binding that sets
+// the pod's node (the scheduler's POST, stage 4).
+func bindingSubresource() subresource {
+	return subresource{name: subBinding, kind: corev1.SchemeGroupVersion.WithKind("Binding"), verbs: []string{verbCreate},
+		newFunc: func() runtime.Object { return &corev1.Binding{} }, create: (*handlers).bind}
+}
 
 // bind serves POST pods/NAME/binding and the legacy POST
 // namespaces/NS/bindings (which names the pod in the body): it decodes the

@@ -3,11 +3,12 @@ package apiserver
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,8 +28,6 @@ const (
 	verbUpdate           = "update"
 	verbWatch            = "watch"
 )
-
-var allVerbs = []string{verbCreate, verbDelete, verbDeleteCollection, verbGet, verbList, verbPatch, verbUpdate, verbWatch}
 
 // deleteFunc deletes one object (the namespace resource has its own).
 type deleteFunc func(ctx context.Context, namespace, name string, validate registry.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error)
@@ -124,68 +123,58 @@ type review struct {
 	create           func(s *Server) handlerFunc
 }
 
-// buildGroups lays out what the server serves.
+// buildGroups lays out what the server serves: an endpoint for each
+// resource of registry.Groups, with its status and scale subresources
+// when its registration declares them, and what kube-apiserver does
+// besides storing for a few kinds (serverExtras); the reviews of the
+// authentication and authorization groups.
 func buildGroups(reg *registry.Registry) []*group {
-	v1 := corev1.SchemeGroupVersion
-	podKind, bindingKind := v1.WithKind("Pod"), v1.WithKind("Binding")
-	newBinding := func() runtime.Object { return &corev1.Binding{} }
-	// The stages of a pod's creation are recorded, and held at the gate,
-	// from inside its create, its status updates and its watches
-	// (flowstages.go).
-	pods := &endpoint{gv: v1, res: registry.Pods, store: reg.Pods, verbs: allVerbs,
-		admitCreate: (*Server).admitPodCreate, stageFrame: (*Server).stageFrame,
-		subresources: []subresource{
-			{name: subBinding, kind: bindingKind, verbs: []string{verbCreate}, newFunc: newBinding, create: (*handlers).bind},
-			{name: subStatus, kind: podKind, verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.PodStatus,
-				admitUpdate: (*Server).admitPodStatus},
-		}}
-	core := &group{gv: v1, bindings: pods, endpoints: []*endpoint{
-		{gv: v1, res: registry.ConfigMaps, store: reg.ConfigMaps, verbs: allVerbs},
-		{gv: v1, res: registry.Endpoints, store: reg.Endpoints, verbs: allVerbs},
-		{gv: v1, res: registry.Events, store: reg.Events, verbs: allVerbs},
-		{gv: v1, res: registry.Namespaces, store: reg.Namespaces,
-			verbs: []string{verbCreate, verbDelete, verbGet, verbList, verbPatch, verbUpdate, verbWatch},
-			delete: func(ctx context.Context, _, name string, validate registry.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
-				return registry.DeleteNamespace(ctx, reg.Namespaces, name, validate, opts)
-			},
-			subresources: []subresource{
-				{name: subFinalize, kind: v1.WithKind("Namespace"), verbs: []string{verbUpdate}, store: reg.NamespaceFinalize},
-				{name: subStatus, kind: v1.WithKind("Namespace"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.NamespaceStatus},
-			}},
-		{gv: v1, res: registry.Nodes, store: reg.Nodes, verbs: allVerbs, subresources: []subresource{
-			{name: subStatus, kind: v1.WithKind("Node"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.NodeStatus},
-		}},
-		pods,
-		{gv: v1, res: registry.Secrets, store: reg.Secrets, verbs: allVerbs},
-		{gv: v1, res: registry.ServiceAccounts, store: reg.ServiceAccounts, verbs: allVerbs,
-			subresources: []subresource{tokenSubresource()}},
-		{gv: v1, res: registry.Services, store: reg.Services, verbs: allVerbs, subresources: []subresource{
-			{name: subStatus, kind: v1.WithKind("Service"), verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.ServiceStatus},
-		}},
-	}}
-	coord := &group{gv: coordinationv1.SchemeGroupVersion, endpoints: []*endpoint{
-		{gv: coordinationv1.SchemeGroupVersion, res: registry.Leases, store: reg.Leases, verbs: allVerbs},
-	}}
-	rbac := rbacv1.SchemeGroupVersion
-	rbacGroup := &group{gv: rbac, endpoints: []*endpoint{
-		{gv: rbac, res: registry.ClusterRoleBindings, store: reg.ClusterRoleBindings, verbs: allVerbs},
-		{gv: rbac, res: registry.ClusterRoles, store: reg.ClusterRoles, verbs: allVerbs},
-		{gv: rbac, res: registry.RoleBindings, store: reg.RoleBindings, verbs: allVerbs},
-		{gv: rbac, res: registry.Roles, store: reg.Roles, verbs: allVerbs},
-	}}
-	authz := &group{gv: authorizationv1.SchemeGroupVersion, reviews: []review{{
-		plural: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview",
-		kind:   authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"),
-		create: func(s *Server) handlerFunc { return s.createSelfSubjectAccessReview },
-	}, selfSubjectRulesReview()}}
-	apps, discovery := appsGroup(reg), discoveryGroup(reg)
-	groups := []*group{core, apps, authenticationGroup(), coord, discovery, rbacGroup, authz}
-	for _, g := range groups {
-		for _, e := range g.endpoints {
-			if e.delete == nil {
-				e.delete = e.store.Delete
+	reviews := map[schema.GroupVersion][]review{
+		authenticationv1.SchemeGroupVersion: authenticationReviews(),
+		authorizationv1.SchemeGroupVersion:  authorizationReviews(),
+	}
+	extras := serverExtras(reg)
+	var groups []*group
+	for _, rg := range registry.Groups {
+		g := &group{gv: rg.GroupVersion, reviews: reviews[rg.GroupVersion]}
+		for _, res := range rg.Resources {
+			e := newEndpoint(rg.GroupVersion, res, reg)
+			if extra := extras[res]; extra != nil {
+				extra(e)
 			}
+			slices.SortStableFunc(e.subresources, func(a, b subresource) int { return strings.Compare(a.name, b.name) })
+			g.endpoints = append(g.endpoints, e)
 		}
+		if rg.GroupVersion == corev1.SchemeGroupVersion {
+			g.bindings = g.endpoint(registry.Pods)
+		}
+		groups = append(groups, g)
 	}
 	return groups
+}
+
+// newEndpoint is the endpoint of res in gv as its registration declares
+// it: its verbs, its status subresource (get, update, patch) and its
+// scale subresource.
+func newEndpoint(gv schema.GroupVersion, res *registry.Resource, reg *registry.Registry) *endpoint {
+	e := &endpoint{gv: gv, res: res, store: reg.Store(res), verbs: res.ServedVerbs()}
+	e.delete = e.store.Delete
+	if res.Status != nil {
+		e.subresources = append(e.subresources, subresource{name: subStatus, kind: res.Kind,
+			verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.StatusStore(res)})
+	}
+	if res.Scale != nil {
+		e.subresources = append(e.subresources, scaleSubresource())
+	}
+	return e
+}
+
+// endpoint returns the group's endpoint of res, nil if it has none.
+func (g *group) endpoint(res *registry.Resource) *endpoint {
+	for _, e := range g.endpoints {
+		if e.res == res {
+			return e
+		}
+	}
+	return nil
 }

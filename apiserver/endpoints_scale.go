@@ -8,9 +8,9 @@ import (
 
 	restful "github.com/emicklei/go-restful/v3"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,46 +39,27 @@ func scaleSubresource() subresource {
 		}}
 }
 
-// replicated reads and sets the replicas of a Deployment or ReplicaSet.
-func scaleOfObject(obj runtime.Object) (*autoscalingv1.Scale, error) {
-	var (
-		meta      metav1.ObjectMeta
-		spec, cur int32
-		sel       *metav1.LabelSelector
-	)
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		meta, cur, sel = o.ObjectMeta, o.Status.Replicas, o.Spec.Selector
-		if o.Spec.Replicas != nil {
-			spec = *o.Spec.Replicas
-		}
-	case *appsv1.ReplicaSet:
-		meta, cur, sel = o.ObjectMeta, o.Status.Replicas, o.Spec.Selector
-		if o.Spec.Replicas != nil {
-			spec = *o.Spec.Replicas
-		}
-	default:
-		return nil, apierrors.NewInternalError(fmt.Errorf("no scale for %T", obj))
+// scaleOf is the autoscaling/v1 Scale of obj, read as res's
+// registration says (registry.Resource.Scale).
+func scaleOf(res *registry.Resource, obj runtime.Object) (*autoscalingv1.Scale, error) {
+	if res.Scale == nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("no scale for %s", res.Plural))
 	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	spec, cur, sel := res.Scale.Replicas(obj)
 	selector, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
 	return &autoscalingv1.Scale{
-		ObjectMeta: metav1.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID,
-			ResourceVersion: meta.ResourceVersion, CreationTimestamp: meta.CreationTimestamp},
+		ObjectMeta: metav1.ObjectMeta{Name: m.GetName(), Namespace: m.GetNamespace(), UID: m.GetUID(),
+			ResourceVersion: m.GetResourceVersion(), CreationTimestamp: m.GetCreationTimestamp()},
 		Spec:   autoscalingv1.ScaleSpec{Replicas: spec},
 		Status: autoscalingv1.ScaleStatus{Replicas: cur, Selector: selector.String()},
 	}, nil
-}
-
-func setReplicas(obj runtime.Object, n int32) {
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		o.Spec.Replicas = &n
-	case *appsv1.ReplicaSet:
-		o.Spec.Replicas = &n
-	}
 }
 
 // getScale serves GET .../scale.
@@ -91,7 +72,7 @@ func (h *handlers) getScale(w http.ResponseWriter, r *http.Request, p params) er
 	if err != nil {
 		return err
 	}
-	sc, err := scaleOfObject(obj)
+	sc, err := scaleOf(h.e.res, obj)
 	if err != nil {
 		return err
 	}
@@ -166,7 +147,7 @@ func (h *handlers) writeScale(w http.ResponseWriter, r *http.Request, p params, 
 	}
 	attrs := h.admissionAttributes(r, admission.Update, subScale, p.namespace, p.name, false)
 	out, _, err := h.e.store.Update(r.Context(), p.namespace, p.name, func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
-		cur, err := scaleOfObject(current)
+		cur, err := scaleOf(h.e.res, current)
 		if err != nil {
 			return nil, err
 		}
@@ -184,14 +165,14 @@ func (h *handlers) writeScale(w http.ResponseWriter, r *http.Request, p params, 
 		if err := h.checkScale(&sc, cur); err != nil {
 			return nil, err
 		}
-		setReplicas(current, sc.Spec.Replicas)
+		h.e.res.Scale.SetReplicas(current, sc.Spec.Replicas)
 		return current, nil
 	}, nil, h.s.updateValidator(attrs), registry.Options{})
 	if err != nil {
 		return err
 	}
 	h.traceStored(r.Context(), "update (scale)", out)
-	sc, err := scaleOfObject(out)
+	sc, err := scaleOf(h.e.res, out)
 	if err != nil {
 		return err
 	}

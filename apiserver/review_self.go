@@ -21,13 +21,24 @@ var (
 	selfSubjectRulesReviewKind = authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectRulesReview")
 )
 
-// authenticationGroup serves authentication.k8s.io/v1: selfsubjectreviews
-// (kubectl auth whoami). TokenReview is not served.
-func authenticationGroup() *group {
-	return &group{gv: authenticationv1.SchemeGroupVersion, reviews: []review{{
+// authenticationReviews are authentication.k8s.io/v1's reviews:
+// selfsubjectreviews (kubectl auth whoami).
+func authenticationReviews() []review {
+	return []review{{
 		plural: "selfsubjectreviews", singular: "selfsubjectreview", kind: selfSubjectReviewKind,
 		create: func(s *Server) handlerFunc { return s.createSelfSubjectReview },
-	}}}
+	}}
+}
+
+// authorizationReviews are authorization.k8s.io/v1's reviews:
+// selfsubjectaccessreviews (kubectl auth can-i) and
+// selfsubjectrulesreviews.
+func authorizationReviews() []review {
+	return []review{{
+		plural: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview",
+		kind:   authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"),
+		create: func(s *Server) handlerFunc { return s.createSelfSubjectAccessReview },
+	}, selfSubjectRulesReview()}
 }
 
 // selfSubjectRulesReview is authorization.k8s.io/v1's

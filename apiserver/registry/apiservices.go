@@ -25,6 +25,7 @@ var APIServices = &Resource{
 	KeyPrefix:    "apiregistration.k8s.io/apiservices",
 	NewFunc:      func() runtime.Object { return &apiregistrationv1.APIService{} },
 	NewListFunc:  func() runtime.Object { return &apiregistrationv1.APIServiceList{} },
+	Status:       &APIServiceStatusStrategy,
 	Table:        printers.APIServices,
 	ValidateName: aggregator.ValidateName,
 	Default: func(obj runtime.Object) []string {

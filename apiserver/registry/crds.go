@@ -32,6 +32,7 @@ var CustomResourceDefinitions = &Resource{
 	KeyPrefix:    "apiextensions.k8s.io/customresourcedefinitions",
 	NewFunc:      func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
 	NewListFunc:  func() runtime.Object { return &apiextensionsv1.CustomResourceDefinitionList{} },
+	Status:       &CustomResourceDefinitionStatusStrategy,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Default: func(obj runtime.Object) []string {
 		apiextensions.Default(obj.(*apiextensionsv1.CustomResourceDefinition))

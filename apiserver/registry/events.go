@@ -23,6 +23,7 @@ var Events = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &corev1.Event{} },
 	NewListFunc:  func() runtime.Object { return &corev1.EventList{} },
+	NoWatchCache: true,
 	Table:        printers.Events,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{

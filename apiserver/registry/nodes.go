@@ -21,6 +21,7 @@ var Nodes = &Resource{
 	ShortNames:   []string{"no"},
 	NewFunc:      func() runtime.Object { return &corev1.Node{} },
 	NewListFunc:  func() runtime.Object { return &corev1.NodeList{} },
+	Status:       &NodeStatusStrategy,
 	Table:        printers.Nodes,
 	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{

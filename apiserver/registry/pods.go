@@ -35,6 +35,7 @@ var Pods = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &corev1.Pod{} },
 	NewListFunc:  func() runtime.Object { return &corev1.PodList{} },
+	Status:       &PodStatusStrategy,
 	Table:        printers.Pods,
 	Default:      DefaultPod,
 	ValidateName: validation.NameIsDNSSubdomain,

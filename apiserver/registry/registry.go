@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Registry holds the stores of every resource the server serves.
@@ -53,44 +54,60 @@ type Registry struct {
 	CustomResourceDefinitionStatus *Store
 	APIServices                    *Store
 	APIServiceStatus               *Store
+
+	// stores and statuses hold every store, by resource (Store,
+	// StatusStore); the fields above name those the server's own code
+	// uses.
+	stores, statuses map[schema.GroupResource]*Store
 }
 
-// New builds the stores on cfg's etcd client.
+// New builds the stores on cfg's etcd client: one for each resource of
+// Groups and of the other servers of the chain, and one for each status
+// subresource, on the same data.
 func New(cfg StoreConfig) (*Registry, error) {
-	var r Registry
-	for _, s := range []struct {
-		dst **Store
-		res *Resource
-	}{
-		{&r.Pods, Pods}, {&r.Nodes, Nodes}, {&r.Namespaces, Namespaces},
-		{&r.Events, Events}, {&r.Leases, Leases},
-		{&r.ConfigMaps, ConfigMaps}, {&r.Secrets, Secrets}, {&r.ServiceAccounts, ServiceAccounts},
-		{&r.Services, Services}, {&r.Endpoints, Endpoints}, {&r.EndpointSlices, EndpointSlices},
-		{&r.Deployments, Deployments}, {&r.ReplicaSets, ReplicaSets},
-		{&r.Roles, Roles}, {&r.ClusterRoles, ClusterRoles},
-		{&r.RoleBindings, RoleBindings}, {&r.ClusterRoleBindings, ClusterRoleBindings},
-		{&r.CustomResourceDefinitions, CustomResourceDefinitions}, {&r.APIServices, APIServices},
-	} {
-		st, err := NewStore(s.res, cfg)
+	r := Registry{stores: map[schema.GroupResource]*Store{}, statuses: map[schema.GroupResource]*Store{}}
+	for _, res := range allResources() {
+		st, err := NewStore(res, cfg)
 		if err != nil {
 			return nil, err
 		}
-		*s.dst = st
+		r.stores[res.GroupResource()] = st
+		if res.Status != nil {
+			r.statuses[res.GroupResource()] = st.WithStrategy(*res.Status)
+		}
 	}
-	r.PodStatus = r.Pods.WithStrategy(PodStatusStrategy)
-	r.DeploymentStatus = r.Deployments.WithStrategy(DeploymentStatusStrategy)
-	r.ReplicaSetStatus = r.ReplicaSets.WithStrategy(ReplicaSetStatusStrategy)
+	r.name()
 	if err := r.setUpServiceAllocation(); err != nil {
 		return nil, err
 	}
 	r.Binder = NewBinder(r.Pods)
-	r.NodeStatus = r.Nodes.WithStrategy(NodeStatusStrategy)
-	r.NamespaceStatus = r.Namespaces.WithStrategy(NamespaceStatusStrategy)
 	r.NamespaceFinalize = r.Namespaces.WithStrategy(NamespaceFinalizeStrategy)
-	r.CustomResourceDefinitionStatus = r.CustomResourceDefinitions.WithStrategy(CustomResourceDefinitionStatusStrategy)
-	r.APIServiceStatus = r.APIServices.WithStrategy(APIServiceStatusStrategy)
 	return &r, nil
 }
+
+// name fills the fields of the stores the server's own code uses by name.
+func (r *Registry) name() {
+	r.Pods, r.PodStatus = r.Store(Pods), r.StatusStore(Pods)
+	r.Nodes, r.NodeStatus = r.Store(Nodes), r.StatusStore(Nodes)
+	r.Namespaces, r.NamespaceStatus = r.Store(Namespaces), r.StatusStore(Namespaces)
+	r.Events, r.Leases = r.Store(Events), r.Store(Leases)
+	r.ConfigMaps, r.Secrets, r.ServiceAccounts = r.Store(ConfigMaps), r.Store(Secrets), r.Store(ServiceAccounts)
+	r.Services, r.ServiceStatus = r.Store(Services), r.StatusStore(Services)
+	r.Endpoints, r.EndpointSlices = r.Store(Endpoints), r.Store(EndpointSlices)
+	r.Deployments, r.ReplicaSets = r.Store(Deployments), r.Store(ReplicaSets)
+	r.Roles, r.ClusterRoles = r.Store(Roles), r.Store(ClusterRoles)
+	r.RoleBindings, r.ClusterRoleBindings = r.Store(RoleBindings), r.Store(ClusterRoleBindings)
+	r.CustomResourceDefinitions = r.Store(CustomResourceDefinitions)
+	r.CustomResourceDefinitionStatus = r.StatusStore(CustomResourceDefinitions)
+	r.APIServices, r.APIServiceStatus = r.Store(APIServices), r.StatusStore(APIServices)
+}
+
+// Store returns the store of res, nil if the registry keeps none.
+func (r *Registry) Store(res *Resource) *Store { return r.stores[res.GroupResource()] }
+
+// StatusStore returns the store of res's status subresource, nil if res
+// has none.
+func (r *Registry) StatusStore(res *Resource) *Store { return r.statuses[res.GroupResource()] }
 
 // RunWatchCaches keeps the watch cache of every resource until ctx is
 // done: each resource's changes are read from etcd and decoded once, and
@@ -125,16 +142,18 @@ func (r *Registry) WaitForWatchCaches(ctx context.Context) error {
 	return nil
 }
 
-// cachedStores are the stores with a watch cache: all but the events',
-// as kube-apiserver's default watch cache sizes (DefaultWatchCacheSizes:
-// events 0) leave events without one. Events are many, written once or
-// twice and read rarely; their lists and watches go to etcd.
+// cachedStores are the stores with a watch cache: all but those of
+// resources marked NoWatchCache (events, as kube-apiserver's default
+// watch cache sizes leave them without one: they are many, written once
+// or twice and read rarely, so their lists and watches go to etcd).
 func (r *Registry) cachedStores() []*Store {
-	return []*Store{r.Pods, r.Nodes, r.Namespaces, r.Leases,
-		r.ConfigMaps, r.Secrets, r.ServiceAccounts, r.Services, r.Endpoints,
-		r.EndpointSlices, r.Deployments, r.ReplicaSets,
-		r.Roles, r.ClusterRoles, r.RoleBindings, r.ClusterRoleBindings,
-		r.CustomResourceDefinitions, r.APIServices}
+	var out []*Store
+	for _, res := range allResources() {
+		if !res.NoWatchCache {
+			out = append(out, r.Store(res))
+		}
+	}
+	return out
 }
 
 // Bootstrap creates the namespaces every cluster has, if they are missing.

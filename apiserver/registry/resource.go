@@ -82,6 +82,19 @@ type Resource struct {
 	ValidateName validation.ValidateNameFunc
 	// Strategy applies to writes to the resource itself.
 	Strategy Strategy
+	// Status, if set, is the strategy of the resource's status
+	// subresource: get, update and patch of {plural}/status.
+	Status *Strategy
+	// Scale, if set, serves the scale subresource ({plural}/scale, an
+	// autoscaling/v1 Scale) from the object's replicas.
+	Scale *Scale
+	// Verbs are the verbs the resource serves, as discovery lists them.
+	// Nil: all eight.
+	Verbs []string
+	// NoWatchCache leaves the resource without a watch cache: its lists
+	// and watches go to etcd, as kube-apiserver's default watch cache
+	// sizes (DefaultWatchCacheSizes) leave events.
+	NoWatchCache bool
 	// Fields returns the fields of obj that selectors may use. Nil means
 	// metadata.name and metadata.namespace.
 	Fields func(obj runtime.Object) fields.Set
@@ -103,6 +116,27 @@ type Resource struct {
 	// TTLSeconds, when positive, makes etcd drop the object that long after
 	// its last write (events).
 	TTLSeconds int64
+}
+
+// Scale reads and writes an object's replicas for its scale subresource,
+// as upstream's scale storage of deployments and replica sets does.
+type Scale struct {
+	// Replicas returns the replicas the object asks for, those it has,
+	// and its label selector.
+	Replicas func(obj runtime.Object) (spec, current int32, selector *metav1.LabelSelector)
+	// SetReplicas sets the replicas the object asks for.
+	SetReplicas func(obj runtime.Object, n int32)
+}
+
+// AllVerbs are the verbs of a resource that declares none.
+var AllVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// ServedVerbs returns the verbs the resource serves.
+func (r *Resource) ServedVerbs() []string {
+	if r.Verbs == nil {
+		return AllVerbs
+	}
+	return r.Verbs
 }
 
 // TableConvertor returns the resource's Table conversion.

@@ -471,6 +471,5 @@ func (r *Registry) setUpServiceAllocation() error {
 	r.Services.strategy.BeginUpdate = func(ctx context.Context, obj, old runtime.Object, opts Options) (func(runtime.Object), error) {
 		return a.Allocate(ctx, obj.(*corev1.Service), old.(*corev1.Service), opts.DryRun)
 	}
-	r.ServiceStatus = r.Services.WithStrategy(ServiceStatusStrategy)
 	return nil
 }

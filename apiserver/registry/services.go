@@ -29,6 +29,7 @@ var Services = &Resource{
 	Namespaced:   true,
 	NewFunc:      func() runtime.Object { return &corev1.Service{} },
 	NewListFunc:  func() runtime.Object { return &corev1.ServiceList{} },
+	Status:       &ServiceStatusStrategy,
 	Table:        printers.Services,
 	Default:      defaultService,
 	ValidateName: validation.NameIsDNS1035Label,

@@ -1,7 +1,6 @@
 package registry_test
 
 import (
-	"reflect"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,23 +15,40 @@ import (
 // every resource's Table turns one empty object and an empty list into a
 // Table.
 func TestEveryResourceConvertsItsOwnKind(t *testing.T) {
-	r := newRegistry(t)
-	v := reflect.ValueOf(r).Elem()
-	for i := range v.NumField() {
-		st, ok := v.Field(i).Interface().(*registry.Store)
-		if !ok || st == nil {
-			continue
+	for _, g := range registry.Groups {
+		for _, res := range g.Resources {
+			t.Run(res.Plural, func(t *testing.T) {
+				for _, obj := range []runtime.Object{res.NewFunc(), res.NewListFunc()} {
+					if h, ok := res.Table.(*printers.Handler); ok && !h.Converts(obj) {
+						t.Errorf("the Table of %s does not convert a %T", res.Plural, obj)
+					}
+					if _, err := res.TableConvertor().ConvertToTable(obj, printers.Options{}); err != nil {
+						t.Errorf("%s: converting a %T: %v", res.Plural, obj, err)
+					}
+				}
+			})
 		}
-		res := st.Resource
-		t.Run(v.Type().Field(i).Name, func(t *testing.T) {
-			for _, obj := range []runtime.Object{res.NewFunc(), res.NewListFunc()} {
-				if h, ok := res.Table.(*printers.Handler); ok && !h.Converts(obj) {
-					t.Errorf("the Table of %s does not convert a %T", res.Plural, obj)
-				}
-				if _, err := res.TableConvertor().ConvertToTable(obj, printers.Options{}); err != nil {
-					t.Errorf("%s: converting a %T: %v", res.Plural, obj, err)
-				}
+	}
+}
+
+// TestEveryResourceHasItsStores: the registry keeps a store for every
+// registered resource, and one for its status subresource when its
+// registration declares one, on the resource's own kind.
+func TestEveryResourceHasItsStores(t *testing.T) {
+	r := newRegistry(t)
+	for _, g := range registry.Groups {
+		for _, res := range g.Resources {
+			st := r.Store(res)
+			if st == nil || st.Resource != res {
+				t.Errorf("%s: store %v, want one for the resource", res.Plural, st)
+				continue
 			}
-		})
+			if got := r.StatusStore(res) != nil; got != (res.Status != nil) {
+				t.Errorf("%s: status store present %v, want %v", res.Plural, got, res.Status != nil)
+			}
+			if res.Kind.GroupVersion() != g.GroupVersion {
+				t.Errorf("%s: kind %s in group %s", res.Plural, res.Kind, g.GroupVersion)
+			}
+		}
 	}
 }

@@ -1,0 +1,43 @@
+package apiserver
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// serverExtras are what kube-apiserver does for a few kinds besides
+// storing them, by resource: each changes the endpoint its registration
+// made.
+//
+// Pods: the stages of a pod's creation are recorded, and held at the
+// gate, from inside its create, its status updates and its watches
+// (flowstages.go); pods/binding binds them. Namespaces: a delete starts
+// their finalization, namespaces/finalize ends it. Service accounts:
+// serviceaccounts/token issues tokens.
+func serverExtras(reg *registry.Registry) map[*registry.Resource]func(*endpoint) {
+	return map[*registry.Resource]func(*endpoint){
+		registry.Pods: func(e *endpoint) {
+			e.admitCreate, e.stageFrame = (*Server).admitPodCreate, (*Server).stageFrame
+			e.subresources = append(e.subresources, bindingSubresource())
+			for i := range e.subresources {
+				if e.subresources[i].name == subStatus {
+					e.subresources[i].admitUpdate = (*Server).admitPodStatus
+				}
+			}
+		},
+		registry.Namespaces: func(e *endpoint) {
+			e.delete = func(ctx context.Context, _, name string, validate registry.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+				return registry.DeleteNamespace(ctx, reg.Namespaces, name, validate, opts)
+			}
+			e.subresources = append(e.subresources, subresource{name: subFinalize, kind: registry.Namespaces.Kind,
+				verbs: []string{verbUpdate}, store: reg.NamespaceFinalize})
+		},
+		registry.ServiceAccounts: func(e *endpoint) {
+			e.subresources = append(e.subresources, tokenSubresource())
+		},
+	}
+}

@@ -1,0 +1,51 @@
+package registry
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Group is one group-version kube-apiserver serves and its stored
+// resources, as one of upstream's RESTStorageProviders lays them out
+// (pkg/registry/apps/rest/storage_apps.go...).
+type Group struct {
+	GroupVersion schema.GroupVersion
+	Resources    []*Resource
+}
+
+// Groups are the built-in group-versions of kube-apiserver, in the order
+// discovery lists them, each with its stored resources in the order of
+// its resource list. Adding a built-in kind is a file that declares its
+// Resource (types, strategy, status, scale, printer columns, short names,
+// categories, scope) and one entry here: the stores, the watch cache,
+// the routes, discovery, OpenAPI and `kubectl explain` follow from it.
+// The authentication and authorization groups store nothing: their
+// reviews are computed by the server.
+var Groups = []Group{
+	{corev1.SchemeGroupVersion, []*Resource{ConfigMaps, Endpoints, Events, Namespaces, Nodes, Pods, Secrets, ServiceAccounts, Services}},
+	{appsv1.SchemeGroupVersion, []*Resource{Deployments, ReplicaSets}},
+	{authenticationv1.SchemeGroupVersion, nil},
+	{coordinationv1.SchemeGroupVersion, []*Resource{Leases}},
+	{discoveryv1.SchemeGroupVersion, []*Resource{EndpointSlices}},
+	{rbacv1.SchemeGroupVersion, []*Resource{ClusterRoleBindings, ClusterRoles, RoleBindings, Roles}},
+	{authorizationv1.SchemeGroupVersion, nil},
+}
+
+// chainResources are the resources of the other servers of the chain:
+// CustomResourceDefinitions (apiextensions) and APIServices (aggregator).
+var chainResources = []*Resource{CustomResourceDefinitions, APIServices}
+
+// allResources are the resources the registry keeps stores for.
+func allResources() []*Resource {
+	var all []*Resource
+	for _, g := range Groups {
+		all = append(all, g.Resources...)
+	}
+	return append(all, chainResources...)
+}
