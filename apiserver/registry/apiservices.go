@@ -1,14 +1,14 @@
 package registry
 
 import (
-	"github.com/kubesim/kubesim/apiserver/printers"
-
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
 
 	"github.com/kubesim/kubesim/apiserver/aggregator"
+
+	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
 // APIServices is apiregistration.k8s.io/v1 apiservices, served by the

@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"github.com/kubesim/kubesim/apiserver/printers"
-
 	"reflect"
 	"slices"
 
@@ -11,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
 // ConfigMaps is the core/v1 configmaps resource. A ConfigMap holds at

@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"github.com/kubesim/kubesim/apiserver/printers"
-
 	"fmt"
 	"net"
 
@@ -14,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
 // Limits of an EndpointSlice, upstream's.

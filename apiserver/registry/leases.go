@@ -1,11 +1,11 @@
 package registry
 
 import (
-	"github.com/kubesim/kubesim/apiserver/printers"
-
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
 // Leases is coordination.k8s.io/v1 leases: node heartbeats live in

@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"github.com/kubesim/kubesim/apiserver/printers"
-
 	"context"
 	"slices"
 
@@ -13,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubesim/kubesim/apiserver/storage"
+
+	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
 // The namespaces every cluster starts with.

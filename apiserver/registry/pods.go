@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"github.com/kubesim/kubesim/apiserver/printers"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesim/kubesim/apiserver/storage"
+
+	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
 // Pods is the pods resource. Pods bound to a node are deleted gracefully;

@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"github.com/kubesim/kubesim/apiserver/printers"
-
 	"context"
 	"fmt"
 	"slices"
@@ -19,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesim/kubesim/apiserver/storage"
+
+	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
 // Strategy says what the server does on writes to a resource or one of its

@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"github.com/kubesim/kubesim/apiserver/printers"
-
 	"encoding/json"
 	"reflect"
 
@@ -11,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
 // Secrets is the core/v1 secrets resource. stringData is merged into data

@@ -1,11 +1,11 @@
 package registry
 
 import (
-	"github.com/kubesim/kubesim/apiserver/printers"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
 // ServiceAccounts is the core/v1 serviceaccounts resource: plain storage

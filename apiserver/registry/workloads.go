@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"github.com/kubesim/kubesim/apiserver/printers"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -13,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
 // Upstream's apps/v1 defaults for a Deployment.
