@@ -116,7 +116,7 @@ var handlers = []*printers.Handler{
 	printers.RoleBindings, printers.ClusterRoleBindings, printers.APIServices,
 	printers.ConfigMaps, printers.Secrets, printers.ServiceAccounts,
 	printers.Services, printers.Endpoints, printers.EndpointSlices,
-	printers.Deployments, printers.ReplicaSets,
+	printers.Deployments, printers.ReplicaSets, printers.ControllerRevisions,
 }
 
 // toTable converts obj with the handler of its kind, or with
