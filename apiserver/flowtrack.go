@@ -29,9 +29,10 @@ const (
 // out; a pod not tracked (created before the process started, or whose
 // create failed) gets no stage events and no holds.
 //
-// For each pod it keeps the latest stage recorded: a stage is recorded
-// only if it comes after every stage already recorded for the pod, so it
-// is recorded at most once and never out of order. It also keeps the
+// For each pod it keeps its marks (flow.Marks): the latest stage
+// recorded, so that a stage is recorded only if it comes after every
+// stage already recorded for the pod (at most once, never out of order),
+// and the points the pod was held at, each once. It also keeps the
 // revision of the pod's last write recorded, so that the watch path can
 // wait until the write a frame carries has been recorded (await): the
 // watch can get a change from etcd before the writing request has
@@ -50,9 +51,8 @@ type podTracker struct {
 
 // trackedPod is what the tracker knows about one pod.
 type trackedPod struct {
-	elem    *list.Element
-	last    flow.Stage // latest stage recorded
-	claimed map[flow.Point]bool
+	elem  *list.Element
+	marks flow.Marks // the stages recorded and the points held at
 	// rev, nodeName and phase are those of the pod's last write recorded.
 	rev      int64
 	nodeName string
@@ -95,7 +95,7 @@ func (t *podTracker) track(uid types.UID) {
 	if _, ok := t.pods[uid]; ok || uid == "" {
 		return
 	}
-	t.pods[uid] = &trackedPod{elem: t.age.PushBack(uid), claimed: map[flow.Point]bool{}, changed: make(chan struct{})}
+	t.pods[uid] = &trackedPod{elem: t.age.PushBack(uid), changed: make(chan struct{})}
 	for t.age.Len() > t.max {
 		t.forgetLocked(t.age.Front().Value.(types.UID))
 	}
@@ -135,7 +135,7 @@ func (t *podTracker) wants(uid types.UID, s flow.Stage) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.pods[uid]
-	return ok && s > p.last
+	return ok && !p.marks.Passed(s)
 }
 
 // claim reports whether the caller may hold pod uid at point p, before
@@ -145,11 +145,7 @@ func (t *podTracker) claim(uid types.UID, pt flow.Point, s flow.Stage) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.pods[uid]
-	if !ok || s <= p.last || p.claimed[pt] {
-		return false
-	}
-	p.claimed[pt] = true
-	return true
+	return ok && !p.marks.Passed(s) && p.marks.Hold(pt)
 }
 
 // recordStage records ev (ev.Stage != 0) if its pod (ev.Object.UID) is
@@ -159,10 +155,9 @@ func (t *podTracker) recordStage(rec *flow.Recorder, ev flow.Event) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.pods[ev.Object.UID]
-	if !ok || ev.Stage <= p.last {
+	if !ok || !p.marks.Record(ev.Stage) {
 		return false
 	}
-	p.last = ev.Stage
 	rec.Record(ev)
 	return true
 }
@@ -182,8 +177,8 @@ func (t *podTracker) recordWrite(rec *flow.Recorder, op string, pod *corev1.Pod,
 		rec.Record(ev)
 		return
 	}
-	if s := p.stageOf(op, pod); s > p.last {
-		ev.Stage, p.last = s, s
+	if s := p.stageOf(op, pod); p.marks.Record(s) {
+		ev.Stage = s
 	}
 	rec.Record(ev)
 	if op == "delete" {

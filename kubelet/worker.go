@@ -43,9 +43,9 @@ type podWorker struct {
 	m       *podMachine
 	dirty   bool // a status to send that was not sent
 	deleted bool // the kubelet deleted the pod from the API
-	// held are the gate's points the pod reached in this worker (it is
+	// marks has the gate's points the pod reached in this worker (it is
 	// held at each at most once).
-	held map[flow.Point]bool
+	marks flow.Marks
 	// reported: the pod's phase is off Pending, as this worker's stage-7
 	// patch said or as the pod was when the worker began. From then on
 	// runtime actions have stage 0.
@@ -55,7 +55,7 @@ type podWorker struct {
 func newPodWorker(k *Kubelet, pod *corev1.Pod) *podWorker {
 	// The worker has its pod from the start: run may begin before the
 	// caller's first update.
-	return &podWorker{k: k, uid: pod.UID, latest: pod, fresh: true, signal: make(chan struct{}, 1), held: map[flow.Point]bool{}}
+	return &podWorker{k: k, uid: pod.UID, latest: pod, fresh: true, signal: make(chan struct{}, 1)}
 }
 
 func (w *podWorker) notify() {
@@ -200,10 +200,9 @@ func (w *podWorker) problems() []string {
 // is raised afterwards, so that a change that came meanwhile is seen.
 func (w *podWorker) hold(ctx context.Context, point flow.Point) error {
 	gate := w.k.cfg.Gate
-	if gate == nil || w.held[point] {
+	if gate == nil || !w.marks.Hold(point) {
 		return nil
 	}
-	w.held[point] = true
 	hctx, end := context.WithCancel(ctx)
 	defer end()
 	w.mu.Lock()
@@ -320,7 +319,7 @@ func (w *podWorker) writeStatus(ctx context.Context, s corev1.PodStatus) bool {
 			return true
 		}
 		leaves := pendingPhase(cur.Status.Phase) && !pendingPhase(merged.Phase)
-		if leaves && k.cfg.Gate != nil && !w.held[flow.PointBeforeStatusReport] {
+		if leaves && k.cfg.Gate != nil && !w.marks.Held(flow.PointBeforeStatusReport) {
 			if err := w.hold(ctx, flow.PointBeforeStatusReport); err != nil {
 				return false
 			}

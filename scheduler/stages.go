@@ -30,8 +30,7 @@ type podStages struct {
 }
 
 type podMarks struct {
-	held   map[flow.Point]bool
-	staged bool // stage 4 recorded
+	marks flow.Marks // the points held at; stage 4 once recorded
 	// stop ends the hold under way, if any.
 	stop context.CancelCauseFunc
 }
@@ -44,7 +43,7 @@ func newPodStages(gate *flow.Gate) *podStages {
 func (p *podStages) marksLocked(uid types.UID) *podMarks {
 	m := p.pods[uid]
 	if m == nil {
-		m = &podMarks{held: map[flow.Point]bool{}}
+		m = &podMarks{}
 		p.pods[uid] = m
 	}
 	return m
@@ -55,11 +54,9 @@ func (p *podStages) marksLocked(uid types.UID) *podMarks {
 func (p *podStages) stage(uid types.UID) flow.Stage {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	m := p.marksLocked(uid)
-	if m.staged {
+	if !p.marksLocked(uid).marks.Record(flow.StageScheduled) {
 		return 0
 	}
-	m.staged = true
 	return flow.StageScheduled
 }
 
@@ -68,12 +65,7 @@ func (p *podStages) stage(uid types.UID) flow.Stage {
 func (p *podStages) first(uid types.UID, point flow.Point) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	m := p.marksLocked(uid)
-	if m.held[point] {
-		return false
-	}
-	m.held[point] = true
-	return true
+	return p.marksLocked(uid).marks.Hold(point)
 }
 
 // hold waits at the gate with the pod at point. It returns nil when the

@@ -10,7 +10,10 @@
 //
 // A Gate holds the real system at the boundaries between stages (Point):
 // in step mode until Advance, in auto mode for a delay. Components call
-// Gate.Wait at their points; a nil Gate lets everything pass.
+// Gate.Wait at their points; a nil Gate lets everything pass. A
+// component keeps, per pod, its Marks: the points it held the pod at,
+// each once, and the latest stage it recorded, so that its stages are
+// recorded once and in order.
 //
 // A Layout lays out the evidence of an Event once, in English or
 // Chinese (Text), as Lines with a Role: Brief for a running log (the
