@@ -59,7 +59,7 @@ type PlainPrinter struct {
 	askedElsewhere bool
 	// creators and awaiting put a controller's pod's creation before its
 	// stage 1 (print_controller.go).
-	creators map[types.UID]string
+	creators flow.Creators
 	awaiting map[types.UID]int
 	// shownCreations are the objects other than pods whose creator was
 	// printed when its POST returned (print_controller.go).

@@ -18,9 +18,6 @@ import (
 // account is held until its creator's event arrives (or, if it never
 // does, until the step after next begins, or the scenario ends).
 
-// controllerAccounts is the prefix of the users the controllers act as.
-const controllerAccounts = "system:serviceaccount:kube-system:"
-
 // createdWords are the printer's words for a pod's creation.
 var createdWords = map[string]flow.Text{
 	"created_head":  {En: "[before 1/8] Who created it — pod %s", Zh: "[1/8 之前] 谁创建了它 — Pod %s"},
@@ -32,12 +29,11 @@ var createdWords = map[string]flow.Text{
 // block (already come) first. The caller holds p.mu.
 func (p *PlainPrinter) noteCreated(ev flow.Event) {
 	uid := ev.Object.UID
-	if text, ok := p.creators[uid]; ok {
-		delete(p.creators, uid)
-		p.emitCreator(ev.Object, text)
+	if creator, ok := p.creators.Take(uid); ok {
+		p.emitCreator(ev.Object, p.creatorBlock(creator))
 		return
 	}
-	if ev.Stage != flow.StageAdmitted || ev.Request == nil || !strings.HasPrefix(ev.Request.User, controllerAccounts) {
+	if !flow.CreatedByController(ev) {
 		return
 	}
 	if p.awaiting == nil {
@@ -129,21 +125,16 @@ func createdPods(a *flow.ControllerAction) bool {
 
 // podCreated handles the event of a pod's creator: the pod waiting for
 // it gets it first, then what was held; a pod not seen yet gets it when
-// its stage 1 comes. The caller holds p.mu.
+// its stage 1 comes (noteCreated). The caller holds p.mu.
 func (p *PlainPrinter) podCreated(ev flow.Event) {
 	uid := ev.Object.UID
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n"+createdWords["created_head"].In(p.lang)+"\n", nsName(ev.Object.Namespace, ev.Object.Name))
-	writeLines(&b, stageIndent, stageIndent, p.layout.Event(ev, flow.Context{}))
 	if !p.staged[uid] {
-		if p.creators == nil {
-			p.creators = map[types.UID]string{}
-		}
-		p.creators[uid] = b.String()
+		p.creators.File(ev)
 		return
 	}
+	text := p.creatorBlock(ev)
 	if !p.awaits(uid) {
-		p.emitCreator(ev.Object, b.String()) // late: its stages are out already
+		p.emitCreator(ev.Object, text) // late: its stages are out already
 		return
 	}
 	delete(p.awaiting, uid)
@@ -151,7 +142,7 @@ func (p *PlainPrinter) podCreated(ev flow.Event) {
 	if held := p.held[uid]; len(held) > 0 {
 		step = held[0].step
 	}
-	first := heldBlock{step: step, pod: ev.Object, text: b.String()}
+	first := heldBlock{step: step, pod: ev.Object, text: text}
 	if len(p.held[uid]) == 0 {
 		p.heldPods = append(p.heldPods, uid)
 	}
@@ -160,6 +151,15 @@ func (p *PlainPrinter) podCreated(ev flow.Event) {
 	}
 	p.held[uid] = append([]heldBlock{first}, p.held[uid]...)
 	p.flushHeld(false)
+}
+
+// creatorBlock is the block that tells who created a pod and why, from
+// its creator's event.
+func (p *PlainPrinter) creatorBlock(ev flow.Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n"+createdWords["created_head"].In(p.lang)+"\n", nsName(ev.Object.Namespace, ev.Object.Name))
+	writeLines(&b, stageIndent, stageIndent, p.layout.Event(ev, flow.Context{}))
+	return b.String()
 }
 
 // emitCreator prints a creator block, or holds it for the step the

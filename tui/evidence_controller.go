@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/internal/flow"
@@ -14,16 +12,11 @@ import (
 // actions of every controller (a Deployment scaling its ReplicaSets, the
 // garbage collector deleting dependents), each with its evidence.
 
-// Bounds of what the TUI keeps of the controllers.
+// Bounds of what the TUI keeps of the controllers' latest actions.
 const (
-	maxControllerActions = 32  // the latest actions kept
-	shownControllerActs  = 6   // of which the step tab shows
-	maxPendingCreators   = 256 // creators of pods whose stage 1 has not come
+	maxControllerActions = 32 // the latest actions kept
+	shownControllerActs  = 6  // of which the step tab shows
 )
-
-// controllerAccounts is the prefix of the users the controllers act as
-// (kube-system's service accounts).
-const controllerAccounts = "system:serviceaccount:kube-system:"
 
 func init() {
 	for k, v := range controllerUIText {
@@ -41,9 +34,8 @@ var controllerUIText = map[string]flow.Text{
 // controllerLog keeps the latest controller actions and, until their
 // pod's track exists, the creators of pods. Owned by the trackSet.
 type controllerLog struct {
-	recent  []flow.Event // oldest first
-	pending map[types.UID]flow.Event
-	order   []types.UID
+	recent   []flow.Event // oldest first
+	creators flow.Creators
 }
 
 // add files a controller event: it reports whether e is the creator of
@@ -51,19 +43,7 @@ type controllerLog struct {
 // the latest.
 func (l *controllerLog) add(e flow.Event) bool {
 	if flow.CreatorOf(e) != nil {
-		if e.Object.Kind != "Pod" || e.Object.UID == "" {
-			return false
-		}
-		if l.pending == nil {
-			l.pending = map[types.UID]flow.Event{}
-		}
-		l.pending[e.Object.UID] = e
-		l.order = append(l.order, e.Object.UID)
-		for len(l.order) > maxPendingCreators {
-			delete(l.pending, l.order[0])
-			l.order = l.order[1:]
-		}
-		return true
+		return l.creators.File(e)
 	}
 	l.recent = append(l.recent, e)
 	if n := len(l.recent) - maxControllerActions; n > 0 {
@@ -75,11 +55,10 @@ func (l *controllerLog) add(e flow.Event) bool {
 // creatorOf returns the creator of the pod of uid if it came before the
 // pod's track was made.
 func (l *controllerLog) creatorOf(uid types.UID) *flow.Event {
-	e, ok := l.pending[uid]
+	e, ok := l.creators.Take(uid)
 	if !ok {
 		return nil
 	}
-	delete(l.pending, uid)
 	return &e
 }
 
@@ -91,7 +70,7 @@ func (v evidenceView) creatorLines(t *podTrack) []flow.Line {
 		return append(v.layout().Event(*t.creator, flow.Context{}), blankLine)
 	}
 	for _, e := range t.stages[flow.StageAdmitted] {
-		if r := e.Request; r != nil && strings.HasPrefix(r.User, controllerAccounts) {
+		if flow.CreatedByController(e) {
 			return []flow.Line{note(tr(v.lang, "creator_pending")), blankLine}
 		}
 	}

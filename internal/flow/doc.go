@@ -15,6 +15,12 @@
 // each once, and the latest stage it recorded, so that its stages are
 // recorded once and in order.
 //
+// A controller's pod is told about twice: the API server records its
+// stages, and the controller, once its POST returns, who created it and
+// why (CreatorOf). A reader that shows the two together asks
+// CreatedByController of a pod's stage 1, and keeps a creator that came
+// before the pod's own events in its Creators, the creator index.
+//
 // A Layout lays out the evidence of an Event once, in English or
 // Chinese (Text), as Lines with a Role: Brief for a running log (the
 // plain printer), Full for a pane (the TUI and its markdown export).
