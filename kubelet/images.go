@@ -2,17 +2,13 @@ package kubelet
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
-	"net"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // FailingImageTag is the tag of images that do not exist: pulling them
@@ -103,28 +99,6 @@ type pullJob struct {
 	fail  bool
 }
 
-// fakeRuntime is one node's fake container runtime: the images it has, the
-// pulls under way, and the pod IP addresses. It is shared by the node's
-// pod machines and safe for concurrent use.
-type fakeRuntime struct {
-	node   string
-	hostIP string
-
-	mu     sync.Mutex
-	images map[string]image    // by normalized reference
-	pulls  map[string]*pullJob // by normalized reference
-	ipam   *ipam
-	logs   *logStore // the containers' logs, by container ID
-}
-
-func newRuntime(node, hostIP, podCIDR string) (*fakeRuntime, error) {
-	a, err := newIPAM(podCIDR)
-	if err != nil {
-		return nil, err
-	}
-	return &fakeRuntime{node: node, hostIP: hostIP, images: map[string]image{}, pulls: map[string]*pullJob{}, ipam: a, logs: newLogStore()}, nil
-}
-
 // settle finishes, under r.mu, the pull of n if it is done by now.
 func (r *fakeRuntime) settle(n imageName, now time.Time) {
 	j := r.pulls[n.String()]
@@ -212,101 +186,4 @@ func imageLess(a, b corev1.ContainerImage) bool {
 		return a.SizeBytes > b.SizeBytes
 	}
 	return a.Names[0] < b.Names[0]
-}
-
-// containerID makes the ID of a container: the same node, pod, container
-// and attempt always give the same ID.
-func containerID(node string, pod types.UID, container string, attempt int32) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("kubesim container %s/%s/%s/%d", node, pod, container, attempt)))
-	return hex.EncodeToString(sum[:])
-}
-
-// ipam hands out pod IPs from the node's pod CIDR the way the host-local
-// CNI plugin does: the network address, the gateway (the first address)
-// and the broadcast address are never given out, and addresses are taken
-// round robin after the last one given.
-type ipam struct {
-	mu    sync.Mutex
-	base  uint32
-	size  uint32
-	last  uint32
-	inUse map[uint32]types.UID
-}
-
-func newIPAM(cidr string) (*ipam, error) {
-	ip, ipnet, err := net.ParseCIDR(cidr)
-	if err != nil {
-		return nil, fmt.Errorf("kubelet: pod CIDR %q: %w", cidr, err)
-	}
-	if ip.To4() == nil {
-		return nil, fmt.Errorf("kubelet: pod CIDR %q is not IPv4", cidr)
-	}
-	ones, bits := ipnet.Mask.Size()
-	if bits-ones < 2 || bits-ones > 16 {
-		return nil, fmt.Errorf("kubelet: pod CIDR %q must be a /16 to a /30", cidr)
-	}
-	base := binary.BigEndian.Uint32(ipnet.IP.To4())
-	return &ipam{base: base, size: 1 << (bits - ones), last: 1, inUse: map[uint32]types.UID{}}, nil
-}
-
-func (a *ipam) addr(off uint32) string {
-	var b [4]byte
-	binary.BigEndian.PutUint32(b[:], a.base+off)
-	return net.IP(b[:]).String()
-}
-
-func (a *ipam) offset(ip string) (uint32, bool) {
-	p := net.ParseIP(ip).To4()
-	if p == nil {
-		return 0, false
-	}
-	v := binary.BigEndian.Uint32(p)
-	if v < a.base || v >= a.base+a.size {
-		return 0, false
-	}
-	return v - a.base, true
-}
-
-// allocate gives pod an address.
-func (a *ipam) allocate(pod types.UID) (string, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	first, last := uint32(2), a.size-2
-	for i := uint32(0); i <= last-first; i++ {
-		off := first + (a.last-first+1+i)%(last-first+1)
-		if _, used := a.inUse[off]; !used {
-			a.inUse[off] = pod
-			a.last = off
-			return a.addr(off), nil
-		}
-	}
-	return "", fmt.Errorf("no IP addresses available in range set: %s-%s", a.addr(first), a.addr(last))
-}
-
-// reserve records that pod already has ip (a pod the kubelet adopts).
-func (a *ipam) reserve(ip string, pod types.UID) bool {
-	off, ok := a.offset(ip)
-	if !ok {
-		return false
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if owner, used := a.inUse[off]; used && owner != pod {
-		return false
-	}
-	a.inUse[off] = pod
-	return true
-}
-
-// release gives back pod's ip.
-func (a *ipam) release(ip string, pod types.UID) {
-	off, ok := a.offset(ip)
-	if !ok {
-		return
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.inUse[off] == pod {
-		delete(a.inUse, off)
-	}
 }

@@ -10,57 +10,6 @@ import (
 	"github.com/kubesim/kubesim/internal/flow"
 )
 
-// Runtime actions, as flow.RuntimeAction.Action.
-const (
-	ActionPull   = "pull"
-	ActionCreate = "create"
-	ActionStart  = "start"
-	ActionKill   = "kill"
-	ActionExit   = "exit"
-)
-
-// Results of runtime actions besides "exit code N".
-const (
-	ResultOK             = "ok"
-	ResultAlreadyPresent = "already present"
-)
-
-// instance is one container the fake runtime created: a container of the
-// pod spec gets a new instance each time it is (re)started.
-type instance struct {
-	id       string
-	image    imageName
-	imageID  string
-	started  time.Time // zero: created, not started
-	finished time.Time // zero: not exited
-	exitCode int32
-	reason   string
-	message  string
-
-	exitAt    time.Time // when it exits on its own; zero: never
-	readyAt   time.Time // when it becomes ready
-	stopBegin time.Time // when it was asked to stop; zero: not asked
-	stopAt    time.Time // when it exits after being asked to stop
-	stopCode  int32
-}
-
-func (i *instance) running() bool { return !i.started.IsZero() && i.finished.IsZero() }
-func (i *instance) exited() bool  { return !i.finished.IsZero() }
-
-func (i *instance) terminated() *corev1.ContainerStateTerminated {
-	return &corev1.ContainerStateTerminated{
-		ExitCode:    i.exitCode,
-		Reason:      i.reason,
-		Message:     i.message,
-		StartedAt:   rfc3339(i.started),
-		FinishedAt:  rfc3339(i.finished),
-		ContainerID: runtimeScheme + i.id,
-	}
-}
-
-// runtimeScheme prefixes container IDs in status.
-const runtimeScheme = "kubesim://"
-
 // container is the kubelet's record of one container of the pod spec.
 type container struct {
 	spec corev1.Container
@@ -89,26 +38,6 @@ func (c *container) succeeded() bool {
 	return c.cur != nil && c.cur.exited() && c.cur.exitCode == 0
 }
 
-// opKind is the kind of runtime operation under way.
-type opKind int
-
-const (
-	opPull opKind = iota + 1
-	opCreate
-	opStart
-)
-
-// operation is the runtime operation under way: the pod's containers are
-// pulled, created and started one step at a time, in order, as the
-// kubelet's SyncPod does.
-type operation struct {
-	kind  opKind
-	c     *container
-	begin time.Time
-	until time.Time
-	job   *pullJob
-}
-
 // output is what one transition of a pod machine produced: a Kubernetes
 // Event (when reason is set) and/or a runtime action for the flow.
 type output struct {
@@ -128,7 +57,9 @@ type output struct {
 // its containers, and the runtime operation under way. It is a state
 // machine driven by step with the current time, and does no I/O: the pod
 // worker turns its outputs into events and its status into patches. It
-// is not safe for concurrent use (its pod worker owns it).
+// decides what to do next (sync); the steps it takes through the fake
+// runtime are in runtime.go. It is not safe for concurrent use (its pod
+// worker owns it).
 type podMachine struct {
 	node  string
 	rt    *fakeRuntime
@@ -379,47 +310,6 @@ func (m *podMachine) wake(now time.Time) time.Time {
 	return w
 }
 
-// exitDue lets the first container whose time has come exit.
-func (m *podMachine) exitDue(now time.Time) []output {
-	var first *container
-	var at time.Time
-	for _, c := range m.containers() {
-		i := c.cur
-		if i == nil || !i.running() {
-			continue
-		}
-		for _, t := range []time.Time{i.exitAt, i.stopAt} {
-			if !t.IsZero() && !t.After(now) && (first == nil || t.Before(at)) {
-				first, at = c, t
-			}
-		}
-	}
-	if first == nil {
-		return nil
-	}
-	i := first.cur
-	i.finished = at
-	if !i.stopAt.IsZero() && !i.stopAt.After(at) {
-		i.exitCode = i.stopCode
-	} else {
-		i.exitCode = first.b.exitCode
-	}
-	i.reason = ReasonCompleted
-	if i.exitCode != 0 {
-		i.reason = ReasonError
-	}
-	m.logExit(first, i)
-	result := fmt.Sprintf("exit code %d", i.exitCode)
-	if !i.stopBegin.IsZero() {
-		d := at.Sub(i.stopBegin)
-		return []output{{c: first, action: &flow.RuntimeAction{Action: ActionKill, Container: first.spec.Name, Image: first.spec.Image, Duration: d, Result: result},
-			summary: fmt.Sprintf("container %s stopped in %v with exit code %d", first.spec.Name, d, i.exitCode)}}
-	}
-	d := at.Sub(i.started)
-	return []output{{c: first, action: &flow.RuntimeAction{Action: ActionExit, Container: first.spec.Name, Image: first.spec.Image, Duration: d, Result: result},
-		summary: fmt.Sprintf("container %s exited with code %d after %v", first.spec.Name, i.exitCode, d)}}
-}
-
 // sync decides the pod's next runtime action, as the kubelet's SyncPod:
 // the sandbox, then the init containers one after another, then the app
 // containers in order (one waiting on a back-off does not hold up the
@@ -466,33 +356,6 @@ func (m *podMachine) sync(now time.Time) ([]output, bool) {
 		}
 	}
 	return nil, false
-}
-
-func (m *podMachine) createSandbox(now time.Time) ([]output, bool) {
-	if now.Before(m.sandboxWait) {
-		return nil, false
-	}
-	ip, err := m.rt.ipam.allocate(m.pod.UID)
-	if err != nil {
-		first := m.sandboxErr == ""
-		m.sandboxErr = err.Error()
-		m.sandboxWait = now.Add(m.scale.backOff(ImagePullBackOffInitial))
-		if !first {
-			return nil, false
-		}
-		return []output{{eventType: corev1.EventTypeWarning, reason: "FailedCreatePodSandBox",
-			message: fmt.Sprintf("Failed to create pod sandbox: %v", err)}}, true
-	}
-	m.sandboxErr, m.sandboxWait = "", time.Time{}
-	m.sandboxUp, m.sandboxEver, m.podIP = true, true, ip
-	return nil, true
-}
-
-func (m *podMachine) stopSandbox() {
-	if m.sandboxUp {
-		m.rt.ipam.release(m.podIP, m.pod.UID)
-		m.sandboxUp = false
-	}
 }
 
 // restartable reports whether the kubelet restarts c after it exited
@@ -548,225 +411,11 @@ func (m *podMachine) restart(c *container, now time.Time) ([]output, bool) {
 	return m.startAttempt(c, now)
 }
 
-// pullPolicy is c's imagePullPolicy, defaulted as the API server does.
-func pullPolicy(c *corev1.Container) corev1.PullPolicy {
-	if c.ImagePullPolicy != "" {
-		return c.ImagePullPolicy
-	}
-	if n := parseImage(c.Image); n.digest == "" && n.tag == "latest" {
-		return corev1.PullAlways
-	}
-	return corev1.PullIfNotPresent
-}
-
-// startAttempt begins starting c: it makes sure the node has the image
-// (pulling it, or backing off after a failed pull) and then creates it.
-func (m *podMachine) startAttempt(c *container, now time.Time) ([]output, bool) {
-	first := c.cur == nil
-	name := parseImage(c.spec.Image)
-	policy := pullPolicy(&c.spec)
-	img, present := m.rt.image(name, now)
-	if present && policy != corev1.PullAlways {
-		out := []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonPulled, message: msgAlreadyPresent(c.spec.Image),
-			action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Result: ResultAlreadyPresent},
-			summary: fmt.Sprintf("image %s already present on %s", c.spec.Image, m.node), start: first}}
-		return append(out, m.beginCreate(c, img, now)...), true
-	}
-	if !present && policy == corev1.PullNever {
-		if c.neverPull {
-			return nil, false
-		}
-		c.neverPull = true
-		msg := msgNeverPull(c.spec.Image)
-		c.waiting = &corev1.ContainerStateWaiting{Reason: ReasonErrImageNeverPull, Message: msg}
-		return []output{
-			{c: c, eventType: corev1.EventTypeWarning, reason: ReasonErrImageNeverPull, message: msg,
-				action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Result: ReasonErrImageNeverPull},
-				summary: fmt.Sprintf("image %s is not on %s and may not be pulled", c.spec.Image, m.node), start: first},
-			{c: c, eventType: corev1.EventTypeWarning, reason: ReasonFailed, message: msgError(ReasonErrImageNeverPull)},
-		}, true
-	}
-	key := string(m.pod.UID) + "_" + c.spec.Image
-	if in, until := m.pulls.inBackOffSinceUpdate(key, now); in {
-		c.pullRetryAt = until
-		if c.pullAnnounced.Equal(until) {
-			return nil, false
-		}
-		c.pullAnnounced = until
-		msg := msgBackOffPulling(c.spec.Image)
-		c.waiting = &corev1.ContainerStateWaiting{Reason: ReasonImagePullBackOff, Message: msg + ": " + c.lastPullErr}
-		return []output{
-			{c: c, eventType: corev1.EventTypeNormal, reason: ReasonBackOff, message: msg,
-				action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Result: ReasonImagePullBackOff},
-				summary: fmt.Sprintf("back-off %v pulling image %s", m.pulls.get(key), c.spec.Image), start: first},
-			{c: c, eventType: corev1.EventTypeWarning, reason: ReasonFailed, message: msgError(ReasonImagePullBackOff)},
-		}, true
-	}
-	c.pullRetryAt = time.Time{}
-	d := m.scale.delay(m.base.ImagePull)
-	if present || !name.exists() {
-		d = m.scale.delay(m.base.ImagePull / 4)
-	}
-	job := m.rt.pull(name, now, d, !name.exists())
-	m.op = &operation{kind: opPull, c: c, begin: now, until: maxTime(job.done, now), job: job}
-	return []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonPulling, message: msgPulling(c.spec.Image)}}, true
-}
-
-func (m *podMachine) beginCreate(c *container, img image, now time.Time) []output {
-	c.created = &instance{image: img.name, imageID: img.id}
-	m.op = &operation{kind: opCreate, c: c, begin: now, until: now.Add(m.scale.delay(m.base.ContainerCreate))}
-	return nil
-}
-
-// complete finishes the operation under way, and begins the next step of
-// the same container's start.
-func (m *podMachine) complete(now time.Time) []output {
-	op := m.op
-	m.op = nil
-	c := op.c
-	first := c.cur == nil // before the start replaces it
-	// The simulated duration: a step may run a little after its time.
-	d := op.until.Sub(op.begin)
-	switch op.kind {
-	case opPull:
-		m.rt.finish(op.job)
-		if op.job.fail {
-			msg := op.job.name.pullError()
-			c.waiting = &corev1.ContainerStateWaiting{Reason: ReasonErrImagePull, Message: msg}
-			c.lastPullErr = ReasonErrImagePull + ": " + msg
-			m.pulls.next(string(m.pod.UID)+"_"+c.spec.Image, now, now)
-			return []output{
-				{c: c, eventType: corev1.EventTypeWarning, reason: ReasonFailed, message: msgFailedToPull(c.spec.Image, msg),
-					action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Duration: d, Result: ReasonErrImagePull},
-					summary: fmt.Sprintf("pulling image %s failed: not found", c.spec.Image), start: first},
-				{c: c, eventType: corev1.EventTypeWarning, reason: ReasonFailed, message: msgError(ReasonErrImagePull)},
-			}
-		}
-		img := image{name: op.job.name, id: op.job.name.id(), size: op.job.name.size()}
-		out := []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonPulled, message: msgPulled(c.spec.Image, d, d, img.size),
-			action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Duration: d, Result: ResultOK},
-			summary: fmt.Sprintf("pulled image %s in %v (%d bytes)", c.spec.Image, d, img.size), start: first}}
-		return append(out, m.beginCreate(c, img, now)...)
-	case opCreate:
-		c.created.id = containerID(m.node, m.pod.UID, c.spec.Name, c.attempts)
-		c.attempts++
-		m.op = &operation{kind: opStart, c: c, begin: now, until: now.Add(m.scale.delay(m.base.ContainerStart))}
-		return []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonCreated, message: msgCreated,
-			action:  &flow.RuntimeAction{Action: ActionCreate, Container: c.spec.Name, Image: c.spec.Image, Duration: d, Result: ResultOK},
-			summary: fmt.Sprintf("created container %s (%s)", c.spec.Name, shortID(c.created.id)), start: first}}
-	case opStart:
-		i := c.created
-		c.created = nil
-		if c.cur != nil {
-			c.prev = c.cur
-			c.restartCount++
-		}
-		c.cur = i
-		i.started = now
-		m.rt.logs.add(m.pod.UID, newContainerLog(i.id, m.pod, c, now, m.scale))
-		if c.b.exits {
-			i.exitAt = now.Add(m.scale.delay(c.b.exitAfter))
-		}
-		i.readyAt = now.Add(m.scale.delay(c.b.readyAfter))
-		c.waiting = nil
-		return []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonStarted, message: msgStarted,
-			action:  &flow.RuntimeAction{Action: ActionStart, Container: c.spec.Name, Image: c.spec.Image, Duration: d, Result: ResultOK},
-			summary: fmt.Sprintf("started container %s", c.spec.Name), start: first}}
-	}
-	return nil
-}
-
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
-// cancel drops the operation under way (a pull goes on in the runtime).
-func (m *podMachine) cancel() {
-	if m.op != nil && m.op.c != nil {
-		m.op.c.created = nil
-	}
-	m.op = nil
-}
-
-// terminate stops the pod's containers after it was deleted: each gets
-// SIGTERM (a Killing event) and exits when it is done (stop-after), or
-// is killed at the end of the grace period with 137. Then the sandbox
-// goes.
-func (m *podMachine) terminate(now time.Time) ([]output, bool) {
-	if !m.killing {
-		m.killing = true
-		m.cancel()
-		return m.stopAll(now, m.gracePeriod()), true
-	}
-	for _, c := range m.containers() {
-		if c.cur != nil && c.cur.running() {
-			return nil, false
-		}
-	}
-	m.stopSandbox()
-	m.terminated = true
-	return nil, true
-}
-
-// stopAll asks every running container to stop, giving it grace.
-func (m *podMachine) stopAll(now time.Time, grace time.Duration) []output {
-	var out []output
-	for _, c := range m.containers() {
-		i := c.cur
-		if i == nil || !i.running() || !i.stopBegin.IsZero() {
-			continue
-		}
-		i.stopBegin = now
-		if stop := m.scale.delay(c.b.stopAfter); stop <= grace {
-			i.stopAt, i.stopCode = now.Add(stop), 0
-		} else {
-			i.stopAt, i.stopCode = now.Add(grace), 137
-		}
-		out = append(out, output{c: c, eventType: corev1.EventTypeNormal, reason: ReasonKilling, message: msgKilling(c.spec.Name)})
-	}
-	return out
-}
-
-// remove is for a pod that is gone from the API (deleted with no grace
-// period): its containers are killed at once and its sandbox goes.
-func (m *podMachine) remove(now time.Time) []output {
-	m.cancel()
-	m.killing = true
-	out := m.stopAll(now, 0)
-	for {
-		o := m.exitDue(now)
-		if o == nil {
-			break
-		}
-		out = append(out, o...)
-	}
-	m.stopSandbox()
-	m.terminated = true
-	return out
-}
-
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
 	}
 	return b
-}
-
-// logExit ends the log of instance i of c as it exits: one that exits on
-// its own (kubesim.io/exit-after) writes kubesim's exit line last.
-func (m *podMachine) logExit(c *container, i *instance) {
-	l := m.rt.logs.get(i.id)
-	if l == nil {
-		return
-	}
-	last := ""
-	if i.stopBegin.IsZero() && c.b.exits && !c.init {
-		last = exitLine(c)
-	}
-	l.exit(i.finished, last)
 }
 
 // adoptLogs makes again the logs of the instances of c a kubelet restart
