@@ -41,7 +41,7 @@
 // (persisted), 3 (the scheduler's watch frame), 5 (binding persisted), 6
 // (the kubelet's watch frame), 7 (the kubelet's status patch) and 8
 // (status persisted), each with the evidence taken where it happened (see
-// flowstages.go; the hooks of the pods endpoint capture 1, 3, 6 and 7).
+// flowevidence.go; the hooks of the pods endpoint capture 1, 3, 6 and 7).
 // With a flow.Gate (Config.Gate) it holds a pod at the gate's API server
 // points, once per pod, without timing out requests or closing watches.
 package apiserver

@@ -15,7 +15,7 @@ import (
 //
 // Pods: the stages of a pod's creation are recorded, and held at the
 // gate, from inside its create, its status updates and its watches
-// (flowstages.go); pods/binding binds them. Namespaces: a delete starts
+// (flowevidence.go); pods/binding binds them. Namespaces: a delete starts
 // their finalization, namespaces/finalize ends it. Service accounts:
 // serviceaccounts/token issues tokens.
 func serverExtras(reg *registry.Registry) map[*registry.Resource]func(*endpoint) {
