@@ -13,8 +13,8 @@ import (
 
 // This file is node control: which nodes the cluster has and whether
 // their kubelets run, and stopping or starting one, with errors a person
-// can act on. The control endpoint (control_server.go) and `kubesim node`
-// use it, and so does the terminal UI.
+// can act on. The control endpoint (nodecontrol_server.go) and `kubesim
+// node` use it, and so does the terminal UI.
 
 // Errors of node control; the ones returned wrap these (errors.Is).
 var (
