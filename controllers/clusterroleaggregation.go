@@ -132,8 +132,10 @@ func (c *ClusterRoleAggregationController) aggregatedRules(role *rbacv1.ClusterR
 	return rules, nil
 }
 
-func init() {
-	registerController(controllerDescriptor{name: ClusterRoleAggregationControllerName, workers: fixedWorkers(5),
+// newClusterRoleAggregationControllerDescriptor is the clusterrole-aggregation-controller's
+// entry in newControllerDescriptors: five workers, its own client.
+func newClusterRoleAggregationControllerDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: ClusterRoleAggregationControllerName, workers: fixedWorkers(5),
 		build: func(cc *controllerContext) (runFunc, error) {
 			client, err := cc.client(ClusterRoleAggregationControllerName)
 			if err != nil {
@@ -144,5 +146,5 @@ func init() {
 				return nil, err
 			}
 			return c.Run, nil
-		}})
+		}}
 }

@@ -233,8 +233,11 @@ func (c *DeploymentController) podsByReplicaSet(d *appsv1.Deployment, rss []*app
 	return out, nil
 }
 
-func init() {
-	registerController(controllerDescriptor{name: DeploymentControllerName, workers: defaultWorkers,
+// newDeploymentControllerDescriptor is the deployment-controller's entry in
+// newControllerDescriptors: Config.Workers workers; its writes and
+// decisions are reported as Actions.
+func newDeploymentControllerDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: DeploymentControllerName, workers: defaultWorkers,
 		build: func(cc *controllerContext) (runFunc, error) {
 			client, err := kubernetes.NewForConfig(observeWrites(cc.restConfig(DeploymentControllerName)))
 			if err != nil {
@@ -247,5 +250,5 @@ func init() {
 			c.syncKey = cc.cfg.observedSync(DeploymentControllerName, "deployment", &c.triggers,
 				namespacedObject("apps/v1", deploymentKind.Kind), c.sync)
 			return c.Run, nil
-		}})
+		}}
 }

@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -26,27 +25,49 @@ type controllerDescriptor struct {
 	build func(ctx *controllerContext) (runFunc, error)
 }
 
-// controllerDescriptors are the controllers the manager runs, each added
-// by its own file's init with registerController.
-var controllerDescriptors []controllerDescriptor
-
-// registerController adds d to the controllers the manager runs; a name
-// registered twice is a programming error.
-func registerController(d controllerDescriptor) {
-	if slices.ContainsFunc(controllerDescriptors, func(o controllerDescriptor) bool { return o.name == d.name }) {
-		panic("controllers: " + d.name + " registered twice")
-	}
-	controllerDescriptors = append(controllerDescriptors, d)
+// newControllerDescriptors are the controllers the manager runs, in the
+// order it builds them, makes their service accounts and starts them:
+// the one list of them. The order is that of kube-controller-manager's
+// NewControllerDescriptors (cmd/kube-controller-manager/app/
+// controller_descriptor.go, v1.37) for the controllers kubesim has;
+// upstream's taint-eviction-controller, registered last there among the
+// feature-gated ones, runs inside node-controller's entry here. A name
+// given twice is a programming error: it panics, as upstream's register
+// does. Every controller is always enabled (kubesim has no --controllers
+// flag). Safe to call at any time; each call returns a new slice.
+func newControllerDescriptors() []controllerDescriptor {
+	return checkedDescriptors(
+		newEndpointsControllerDescriptor(),
+		newEndpointSliceControllerDescriptor(),
+		newPodGCControllerDescriptor(),
+		newNamespaceControllerDescriptor(),
+		newServiceAccountControllerDescriptor(),
+		newGarbageCollectorControllerDescriptor(),
+		newDeploymentControllerDescriptor(),
+		newReplicaSetControllerDescriptor(),
+		newNodeLifecycleControllerDescriptor(),
+		newClusterRoleAggregationControllerDescriptor(),
+		newRootCACertPublisherDescriptor(),
+	)
 }
 
-// controllerNames are the registered controllers' names, in
-// registration order.
-func controllerNames() []string {
-	names := make([]string, 0, len(controllerDescriptors))
-	for _, d := range controllerDescriptors {
-		names = append(names, d.name)
+// checkedDescriptors returns ds, after making sure that each has a name,
+// a workers func and a build func, and that no name comes twice; it
+// panics otherwise.
+func checkedDescriptors(ds ...controllerDescriptor) []controllerDescriptor {
+	seen := make(map[string]bool, len(ds))
+	for _, d := range ds {
+		switch {
+		case d.name == "":
+			panic("controllers: a controller without a name")
+		case d.workers == nil || d.build == nil:
+			panic("controllers: " + d.name + " has no workers or build func")
+		case seen[d.name]:
+			panic("controllers: " + d.name + " registered twice")
+		}
+		seen[d.name] = true
 	}
-	return names
+	return ds
 }
 
 // controllerContext is what a controller's build gets: the manager's

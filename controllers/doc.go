@@ -95,5 +95,7 @@
 //     The node health periods of these three (and the kubelets' Lease)
 //     run at NodeHealthSpeed: the speed, or 20 at speed 0.
 //
-// Manager (manager.go) starts them on one shared informer factory.
+// Manager (manager.go) builds and starts them on one shared informer
+// factory, from the one list of them, newControllerDescriptors
+// (descriptors.go), in kube-controller-manager's order.
 package controllers

@@ -188,8 +188,11 @@ func sameSubsets(a, b []corev1.EndpointSubset) bool {
 	return apiequality.Semantic.DeepEqual(strip(a), strip(b))
 }
 
-func init() {
-	registerController(controllerDescriptor{name: EndpointsControllerName, workers: defaultWorkers,
+// newEndpointsControllerDescriptor is the endpoint-controller's entry in
+// newControllerDescriptors: Config.Workers workers; its writes and
+// decisions are reported as Actions.
+func newEndpointsControllerDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: EndpointsControllerName, workers: defaultWorkers,
 		build: func(cc *controllerContext) (runFunc, error) {
 			// Its writes are recorded in the actions it reports.
 			client, err := kubernetes.NewForConfig(observeWrites(cc.restConfig(EndpointsControllerName)))
@@ -203,5 +206,5 @@ func init() {
 			c.syncKey = cc.cfg.observedSync(EndpointsControllerName, "endpoint", &c.why,
 				namespacedObject("v1", "Service"), c.sync)
 			return c.Run, nil
-		}})
+		}}
 }

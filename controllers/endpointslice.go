@@ -214,8 +214,12 @@ func (c *EndpointSliceController) sync(ctx context.Context, key string) error {
 	return c.reconcile(ctx, svc, pods, existing, c.triggerTimes.lastChange(svc, pods))
 }
 
-func init() {
-	registerController(controllerDescriptor{name: EndpointSliceControllerName, workers: defaultWorkers,
+// newEndpointSliceControllerDescriptor is the endpointslice-controller's entry
+// in newControllerDescriptors: Config.Workers workers, at most
+// DefaultMaxEndpointsPerSlice endpoints a slice; its writes and decisions
+// are reported as Actions.
+func newEndpointSliceControllerDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: EndpointSliceControllerName, workers: defaultWorkers,
 		build: func(cc *controllerContext) (runFunc, error) {
 			// Its writes are recorded in the actions it reports.
 			client, err := kubernetes.NewForConfig(observeWrites(cc.restConfig(EndpointSliceControllerName)))
@@ -230,5 +234,5 @@ func init() {
 			c.syncKey = cc.cfg.observedSync(EndpointSliceControllerName, "endpoint_slice", &c.why,
 				namespacedObject("v1", "Service"), c.sync)
 			return c.Run, nil
-		}})
+		}}
 }

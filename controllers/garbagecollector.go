@@ -267,8 +267,11 @@ func (gc *GarbageCollector) runQueue(ctx context.Context, queue workqueue.TypedR
 	}
 }
 
-func init() {
-	registerController(controllerDescriptor{name: GarbageCollectorName, workers: func(cfg *Config) int { return cfg.GCWorkers },
+// newGarbageCollectorControllerDescriptor is the generic-garbage-collector's entry
+// in newControllerDescriptors: Config.GCWorkers workers, its writes
+// reported; its metadata informers use the manager's own credentials.
+func newGarbageCollectorControllerDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: GarbageCollectorName, workers: func(cfg *Config) int { return cfg.GCWorkers },
 		build: func(cc *controllerContext) (runFunc, error) {
 			rc := observeWrites(cc.restConfig(GarbageCollectorName))
 			client, err := kubernetes.NewForConfig(rc)
@@ -288,5 +291,5 @@ func init() {
 				gc.report = cc.cfg.observe
 			}
 			return gc.Run, nil
-		}})
+		}}
 }

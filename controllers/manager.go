@@ -128,7 +128,7 @@ func New(cfg *Config) (*Manager, error) {
 	}
 	m := &Manager{cfg: cfg, client: client, factory: informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(informertrim.ManagedFields))}
 	cc := &controllerContext{cfg: cfg, factory: m.factory, creds: creds, own: own}
-	for _, d := range controllerDescriptors {
+	for _, d := range newControllerDescriptors() {
 		run, err := d.build(cc)
 		if err != nil {
 			return nil, fmt.Errorf("controllers: %s: %w", d.name, err)
@@ -163,17 +163,18 @@ func (m *Manager) Run(ctx context.Context) error {
 }
 
 // ensureServiceAccounts makes kube-system/<controller> for each
-// controller that does not have it yet, as upstream does when it builds
+// controller that does not have it yet, in the order of
+// newControllerDescriptors, as upstream does when it builds
 // a controller's client (its tokens' requests make sure again).
 func (m *Manager) ensureServiceAccounts(ctx context.Context) error {
-	for _, name := range controllerNames() {
+	for _, c := range m.runs {
 		var last error
 		err := wait.ExponentialBackoffWithContext(ctx, tokenBackoff(), func(ctx context.Context) (bool, error) {
-			last = ensureServiceAccount(ctx, m.client.CoreV1(), name)
+			last = ensureServiceAccount(ctx, m.client.CoreV1(), c.name)
 			return last == nil, nil
 		})
 		if err != nil {
-			return fmt.Errorf("controllers: service account %s/%s: %w (last error: %v)", ControllerNamespace, name, err, last)
+			return fmt.Errorf("controllers: service account %s/%s: %w (last error: %v)", ControllerNamespace, c.name, err, last)
 		}
 	}
 	return nil

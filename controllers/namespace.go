@@ -179,8 +179,11 @@ func (e *ResourcesRemainingError) Error() string {
 	return fmt.Sprintf("some content remains in the namespace, estimate %d seconds before it is removed", e.Estimate)
 }
 
-func init() {
-	registerController(controllerDescriptor{name: NamespaceControllerName, workers: fixedWorkers(DefaultNamespaceWorkers),
+// newNamespaceControllerDescriptor is the namespace-controller's entry in
+// newControllerDescriptors: DefaultNamespaceWorkers workers, with
+// upstream's raised client rate limits.
+func newNamespaceControllerDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: NamespaceControllerName, workers: fixedWorkers(DefaultNamespaceWorkers),
 		build: func(cc *controllerContext) (runFunc, error) {
 			rc := cc.restConfig(NamespaceControllerName)
 			rc.QPS, rc.Burst = namespaceClientQPS(rc.QPS), namespaceClientBurst(rc.Burst)
@@ -197,7 +200,7 @@ func init() {
 				return nil, err
 			}
 			return c.Run, nil
-		}})
+		}}
 }
 
 // namespaceClientQPS and namespaceClientBurst are the raised limits

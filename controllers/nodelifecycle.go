@@ -213,8 +213,13 @@ func podsOnNode(indexer cache.Indexer, node string) []*corev1.Pod {
 	return pods
 }
 
-func init() {
-	registerController(controllerDescriptor{name: NodeControllerName, workers: fixedWorkers(1),
+// newNodeLifecycleControllerDescriptor is node-controller's entry in
+// newControllerDescriptors: the node lifecycle controller and the taint
+// eviction controller, both as the service account node-controller (as
+// upstream, where taint-eviction-controller has a descriptor of its own
+// but the same credentials).
+func newNodeLifecycleControllerDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: NodeControllerName, workers: fixedWorkers(1),
 		build: func(cc *controllerContext) (runFunc, error) {
 			client, err := cc.client(NodeControllerName)
 			if err != nil {
@@ -234,5 +239,5 @@ func init() {
 				wg.Go(func() { eviction.Run(ctx) })
 				wg.Wait()
 			}, nil
-		}})
+		}}
 }

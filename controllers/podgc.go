@@ -111,8 +111,10 @@ func (c *PodGCController) deleteAll(ctx context.Context, why string, pods []*cor
 		Decision: why + ": force-deleting " + podCount(len(pods)), Writes: writes.lines()})
 }
 
-func init() {
-	registerController(controllerDescriptor{name: PodGCControllerName, workers: fixedWorkers(1),
+// newPodGCControllerDescriptor is the pod-garbage-collector's entry in
+// newControllerDescriptors: one loop, no workqueue.
+func newPodGCControllerDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: PodGCControllerName, workers: fixedWorkers(1),
 		build: func(cc *controllerContext) (runFunc, error) {
 			client, err := cc.client(PodGCControllerName)
 			if err != nil {
@@ -120,5 +122,5 @@ func init() {
 			}
 			c := NewPodGCController(cc.cfg, cc.factory, client, DefaultTerminatedPodGCThreshold)
 			return func(ctx context.Context, _ int) { c.Run(ctx) }, nil
-		}})
+		}}
 }

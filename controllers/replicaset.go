@@ -257,8 +257,11 @@ func splitKey(key string) (string, string, error) {
 	return ns, name, nil
 }
 
-func init() {
-	registerController(controllerDescriptor{name: ReplicaSetControllerName, workers: defaultWorkers,
+// newReplicaSetControllerDescriptor is the replicaset-controller's entry in
+// newControllerDescriptors: Config.Workers workers; its writes and
+// decisions are reported as Actions.
+func newReplicaSetControllerDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: ReplicaSetControllerName, workers: defaultWorkers,
 		build: func(cc *controllerContext) (runFunc, error) {
 			client, err := kubernetes.NewForConfig(observeWrites(cc.restConfig(ReplicaSetControllerName)))
 			if err != nil {
@@ -277,5 +280,5 @@ func init() {
 			c.syncKey = cc.cfg.observedSync(ReplicaSetControllerName, "replicaset", &c.triggers,
 				namespacedObject("apps/v1", rsKind.Kind), c.sync)
 			return c.Run, nil
-		}})
+		}}
 }

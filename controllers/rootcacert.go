@@ -150,8 +150,11 @@ func clusterCA(rc *rest.Config) ([]byte, error) {
 	return nil, errors.New("root CA: the client configuration has no CA (CAData or CAFile)")
 }
 
-func init() {
-	registerController(controllerDescriptor{name: RootCACertPublisherName, workers: fixedWorkers(1),
+// newRootCACertPublisherDescriptor is the root-ca-cert-publisher's entry in
+// newControllerDescriptors: one worker, publishing the CA its client
+// configuration trusts.
+func newRootCACertPublisherDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: RootCACertPublisherName, workers: fixedWorkers(1),
 		build: func(cc *controllerContext) (runFunc, error) {
 			rootCA, err := clusterCA(cc.restConfig(RootCACertPublisherName))
 			if err != nil {
@@ -166,5 +169,5 @@ func init() {
 				return nil, err
 			}
 			return c.Run, nil
-		}})
+		}}
 }

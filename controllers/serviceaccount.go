@@ -112,8 +112,10 @@ func (c *ServiceAccountsController) sync(ctx context.Context, name string) error
 	return err
 }
 
-func init() {
-	registerController(controllerDescriptor{name: ServiceAccountControllerName, workers: fixedWorkers(1),
+// newServiceAccountControllerDescriptor is the service-account-controller's
+// entry in newControllerDescriptors: one worker.
+func newServiceAccountControllerDescriptor() controllerDescriptor {
+	return controllerDescriptor{name: ServiceAccountControllerName, workers: fixedWorkers(1),
 		build: func(cc *controllerContext) (runFunc, error) {
 			client, err := cc.client(ServiceAccountControllerName)
 			if err != nil {
@@ -124,5 +126,5 @@ func init() {
 				return nil, err
 			}
 			return c.Run, nil
-		}})
+		}}
 }
