@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 )
 
@@ -25,7 +26,10 @@ const tolerateAllCompareOps = false
 
 // TaintToleration keeps pods off nodes with NoSchedule and NoExecute
 // taints they do not tolerate (filter), and prefers nodes with fewer
-// PreferNoSchedule taints they do not tolerate (score).
+// PreferNoSchedule taints they do not tolerate (score). Whether a
+// toleration matches a taint is k8s.io/component-helpers' answer, which
+// kube-scheduler's plugin asks too; the reason a learner reads,
+// ErrReasonUntoleratedTaint, is this file's.
 type TaintToleration struct{}
 
 var (
@@ -39,54 +43,35 @@ var (
 func (*TaintToleration) Name() string { return TaintTolerationName }
 
 // Filter rejects a node with a NoSchedule or NoExecute taint that none of
-// the pod's tolerations matches.
+// the pod's tolerations matches (component-helpers'
+// FindMatchingUntoleratedTaint, as kube-scheduler's plugin).
 func (*TaintToleration) Filter(ctx context.Context, _ *CycleState, pod *corev1.Pod, nodeInfo *NodeInfo) *Status {
 	taints := nodeInfo.Node().Spec.Taints
 	if len(taints) == 0 {
 		return nil // most nodes: no need for the logger
 	}
 	logger := klog.FromContext(ctx)
-	taint, ok := firstUntoleratedTaint(logger, taints, pod.Spec.Tolerations)
-	if !ok {
+	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logger, taints, pod.Spec.Tolerations,
+		doNotScheduleTaints, tolerateAllCompareOps)
+	if !untolerated {
 		return nil
 	}
-	logger.V(4).Info("Node has a taint the pod does not tolerate", "pod", klog.KObj(pod), "node", nodeInfo.Name(), "taint", formatTaint(taint))
+	logger.V(4).Info("Node has a taint the pod does not tolerate", "pod", klog.KObj(pod), "node", nodeInfo.Name(), "taint", taint.ToString())
 	return NewStatus(UnschedulableAndUnresolvable, ErrReasonUntoleratedTaint)
 }
 
-// firstUntoleratedTaint returns the first NoSchedule or NoExecute taint no
-// toleration matches.
-func firstUntoleratedTaint(logger klog.Logger, taints []corev1.Taint, tolerations []corev1.Toleration) (*corev1.Taint, bool) {
-	for i := range taints {
-		t := &taints[i]
-		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
-			continue
-		}
-		if !tolerates(logger, tolerations, t) {
-			return t, true
-		}
-	}
-	return nil, false
+// doNotScheduleTaints selects the taints the filter looks at: NoSchedule
+// and NoExecute (upstream's DoNotScheduleTaintsFilterFunc).
+func doNotScheduleTaints(t *corev1.Taint) bool {
+	return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 }
 
 // tolerates reports whether any of the tolerations matches the taint
 // (same key or an empty key with Exists, same value or Exists, same effect
-// or an empty effect).
+// or an empty effect): component-helpers' TolerationsTolerateTaint, with
+// the comparison operators off as in v1.37.
 func tolerates(logger klog.Logger, tolerations []corev1.Toleration, taint *corev1.Taint) bool {
-	for i := range tolerations {
-		if tolerations[i].ToleratesTaint(logger, taint, tolerateAllCompareOps) {
-			return true
-		}
-	}
-	return false
-}
-
-// formatTaint writes a taint as key=value:Effect.
-func formatTaint(t *corev1.Taint) string {
-	if t.Value == "" {
-		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
-	}
-	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
+	return corev1helpers.TolerationsTolerateTaint(logger, tolerations, taint, tolerateAllCompareOps)
 }
 
 const taintTolerationStateKey = "PreScore" + TaintTolerationName
