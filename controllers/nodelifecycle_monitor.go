@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	nodetopology "k8s.io/component-helpers/node/topology"
 	"k8s.io/klog/v2"
 )
 
@@ -46,7 +47,7 @@ func (c *NodeLifecycleController) monitorNodeHealth(ctx context.Context) {
 		}
 		if _, excluded := node.Labels[labelNodeDisruptionExclusion]; !excluded {
 			mu.Lock()
-			zone := zoneKey(node)
+			zone := nodetopology.GetZoneKey(node)
 			zoneConditions[zone] = append(zoneConditions[zone], ready)
 			mu.Unlock()
 		}

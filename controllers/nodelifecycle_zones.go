@@ -4,6 +4,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	nodetopology "k8s.io/component-helpers/node/topology"
 )
 
 // zoneState is the health of a zone, as upstream's ZoneState.
@@ -16,36 +17,18 @@ const (
 	statePartialDisruption zoneState = "PartialDisruption"
 )
 
-// The zone labels a node's zone key is made of (the stable ones first,
-// then the deprecated failure-domain ones, as upstream's GetZoneKey).
-const (
-	labelFailureDomainRegion = "failure-domain.beta.kubernetes.io/region"
-	labelFailureDomainZone   = "failure-domain.beta.kubernetes.io/zone"
-)
-
-// zoneKey is the zone a node belongs to, for the rate limits of its
-// tainting: its region and zone labels, "" for a node with neither (a
-// cluster without zones is one zone, as with upstream).
-func zoneKey(node *corev1.Node) string {
-	region, zone := node.Labels[corev1.LabelTopologyRegion], node.Labels[corev1.LabelTopologyZone]
-	if region == "" {
-		region = node.Labels[labelFailureDomainRegion]
-	}
-	if zone == "" {
-		zone = node.Labels[labelFailureDomainZone]
-	}
-	if region == "" && zone == "" {
-		return ""
-	}
-	return region + ":\x00:" + zone
-}
+// A node's zone, for the rate limits of its tainting, is
+// k8s.io/component-helpers' GetZoneKey, as upstream's: its region and
+// zone labels (the deprecated failure-domain.beta ones when present, else
+// the topology.kubernetes.io ones), "" for a node with neither (a cluster
+// without zones is one zone).
 
 // ensureZone gives the node's zone a state and a tainting queue, at the
 // normal rate, if it has none.
 func (c *NodeLifecycleController) ensureZone(node *corev1.Node) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	z := zoneKey(node)
+	z := nodetopology.GetZoneKey(node)
 	if _, ok := c.zoneStates[z]; !ok {
 		c.zoneStates[z] = stateInitial
 		c.zoneTainters[z] = newTaintingQueue(c.evictionQPS)
@@ -193,7 +176,7 @@ func (c *NodeLifecycleController) setZoneLimiter(zone string, size int, state zo
 // (dropping a stale entry first if the node lacks that taint); it
 // reports whether the node was queued.
 func (c *NodeLifecycleController) markNodeForTainting(node *corev1.Node, status corev1.ConditionStatus) bool {
-	q := c.tainter(zoneKey(node))
+	q := c.tainter(nodetopology.GetZoneKey(node))
 	want := unreachableTaint
 	if status == corev1.ConditionFalse {
 		want = notReadyTaint
@@ -213,5 +196,5 @@ func (c *NodeLifecycleController) markNodeAsReachable(ctx context.Context, node 
 	if err != nil {
 		return false, err
 	}
-	return c.tainter(zoneKey(node)).remove(node.Name) || removedTaint, nil
+	return c.tainter(nodetopology.GetZoneKey(node)).remove(node.Name) || removedTaint, nil
 }
