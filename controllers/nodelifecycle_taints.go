@@ -53,13 +53,16 @@ func conditionTaintKey(key string) bool {
 // that met a conflict is retried.
 var updateTaintBackoff = wait.Backoff{Steps: 5, Duration: 100 * time.Millisecond, Jitter: 1.0}
 
-// taintMatches is upstream's Taint.MatchTaint: same key and effect.
-func taintMatches(a, b *corev1.Taint) bool { return a.Key == b.Key && a.Effect == b.Effect }
+// The taint helpers below are upstream's pkg/util/taints (TaintExists,
+// AddOrUpdateTaint, DeleteTaint), which lives in k8s.io/kubernetes, not in
+// a staging library kubesim imports; k8s.io/component-helpers has none of
+// them. Two taints match as k8s.io/api's Taint.MatchTaint says: same key
+// and effect.
 
 // hasTaint reports whether taints has one matching t.
 func hasTaint(taints []corev1.Taint, t *corev1.Taint) bool {
 	for i := range taints {
-		if taintMatches(&taints[i], t) {
+		if taints[i].MatchTaint(t) {
 			return true
 		}
 	}
@@ -72,7 +75,7 @@ func withTaint(taints []corev1.Taint, t corev1.Taint) ([]corev1.Taint, bool) {
 	out := make([]corev1.Taint, 0, len(taints)+1)
 	replaced := false
 	for _, have := range taints {
-		if taintMatches(&have, &t) {
+		if have.MatchTaint(&t) {
 			if apiequality.Semantic.DeepEqual(have, t) {
 				return taints, false
 			}
@@ -92,7 +95,7 @@ func withTaint(taints []corev1.Taint, t corev1.Taint) ([]corev1.Taint, bool) {
 func withoutTaint(taints []corev1.Taint, t corev1.Taint) ([]corev1.Taint, bool) {
 	var out []corev1.Taint
 	for _, have := range taints {
-		if !taintMatches(&have, &t) {
+		if !have.MatchTaint(&t) {
 			out = append(out, have)
 		}
 	}

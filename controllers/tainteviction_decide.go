@@ -25,7 +25,12 @@ const (
 )
 
 // matchingTolerations reports whether every taint is tolerated, and the
-// tolerations that do it (upstream's GetMatchingTolerations).
+// tolerations that do it (the first for each taint), as upstream's
+// GetMatchingTolerations. That one is in k8s.io/kubernetes
+// (pkg/apis/core/v1/helper); k8s.io/component-helpers only says whether
+// all are tolerated (FindMatchingUntoleratedTaint), not by which
+// tolerations, and tolerationSeconds need those. Each match is k8s.io/api's
+// Toleration.ToleratesTaint, which both call.
 func matchingTolerations(logger klog.Logger, taints []corev1.Taint, tolerations []corev1.Toleration) (bool, []corev1.Toleration) {
 	var used []corev1.Toleration
 	for i := range taints {
