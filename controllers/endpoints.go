@@ -15,6 +15,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	endpointsliceutil "k8s.io/endpointslice/util"
 )
 
 // Upstream's endpoints controller names.
@@ -48,7 +49,7 @@ type EndpointsController struct {
 	synced       []cache.DoneChecker
 	queue        workqueue.TypedRateLimitingInterface[string]
 	stale        *staleEndpoints
-	triggerTimes *triggerTimeTracker
+	triggerTimes *endpointsliceutil.TriggerTimeTracker
 	why          eventTriggers
 	// syncKey is sync, wrapped by the manager to report actions.
 	syncKey func(context.Context, string) error
@@ -62,7 +63,7 @@ func NewEndpointsController(factory informers.SharedInformerFactory, client kube
 		synced: []cache.DoneChecker{svcInf.Informer().HasSyncedChecker(), podInf.Informer().HasSyncedChecker(), epInf.Informer().HasSyncedChecker()},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "endpoint"}),
-		stale: &staleEndpoints{rv: map[string]string{}}, triggerTimes: newTriggerTimeTracker(),
+		stale: &staleEndpoints{rv: map[string]string{}}, triggerTimes: endpointsliceutil.NewTriggerTimeTracker(),
 	}
 	c.syncKey = c.sync
 	_, err1 := svcInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	endpointsliceutil "k8s.io/endpointslice/util"
 )
 
 // TestDesiredSubsetsRepacked: ready pods' addresses and unready ones'
@@ -70,7 +71,8 @@ func TestTruncateEndpoints(t *testing.T) {
 
 // TestTriggerTime: the first sync of a Service reports its creation;
 // later ones the earliest Ready transition that moved since, or nothing
-// (the annotation is then removed, as upstream's).
+// (the annotation is then removed, as upstream's): what the annotation
+// of both controllers shows, from k8s.io/endpointslice's tracker.
 func TestTriggerTime(t *testing.T) {
 	created := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
 	svc := testService(intstr.FromInt32(80))
@@ -80,7 +82,7 @@ func TestTriggerTime(t *testing.T) {
 		p.Status.Conditions[0].LastTransitionTime = metav1.NewTime(at)
 		return p
 	}
-	tr := newTriggerTimeTracker()
+	tr := endpointsliceutil.NewTriggerTimeTracker()
 	steps := []struct {
 		pods []*corev1.Pod
 		want time.Time
@@ -90,7 +92,7 @@ func TestTriggerTime(t *testing.T) {
 		{[]*corev1.Pod{pod("a", created.Add(3*time.Minute)), pod("b", created.Add(2*time.Minute))}, created.Add(2 * time.Minute)},
 	}
 	for i, s := range steps {
-		if got := tr.lastChange(svc, s.pods); !got.Equal(s.want) {
+		if got := tr.ComputeEndpointLastChangeTriggerTime(svc.Namespace, svc, s.pods); !got.Equal(s.want) {
 			t.Errorf("sync %d: trigger time %v, want %v", i+1, got, s.want)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/endpointslice"
+	endpointsliceutil "k8s.io/endpointslice/util"
 
 	"github.com/kubesim/kubesim/internal/flow"
 )
@@ -36,7 +38,7 @@ func (c *EndpointsController) sync(ctx context.Context, key string) error {
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		c.triggerTimes.forget(ns, name)
+		c.triggerTimes.DeleteService(ns, name)
 		c.stale.forget(ns, name)
 		return nil
 	}
@@ -47,7 +49,7 @@ func (c *EndpointsController) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	trigger := c.triggerTimes.lastChange(svc, pods)
+	trigger := c.triggerTimes.ComputeEndpointLastChangeTriggerTime(ns, svc, pods)
 	subsets := repackSubsets(desiredSubsets(svc, pods))
 	cur, err := c.epLister.Endpoints(ns).Get(name)
 	switch {
@@ -76,7 +78,7 @@ func desiredSubsets(svc *corev1.Service, pods []*corev1.Pod) []corev1.EndpointSu
 	subsets := []corev1.EndpointSubset{}
 	tolerate := svc.Spec.PublishNotReadyAddresses
 	for _, pod := range pods {
-		if !shouldPodBeInEndpoints(pod, tolerate) {
+		if !endpointsliceutil.ShouldPodBeInEndpoints(pod, tolerate) {
 			continue
 		}
 		addr, ok := podEndpointAddress(svc, pod)
@@ -92,10 +94,11 @@ func desiredSubsets(svc *corev1.Service, pods []*corev1.Pod) []corev1.EndpointSu
 		}
 		for i := range svc.Spec.Ports {
 			sp := &svc.Spec.Ports[i]
-			num, err := findPort(pod, sp)
+			n, err := endpointslice.FindPort(pod, sp)
 			if err != nil {
 				continue
 			}
+			num := int32(n)
 			port := corev1.EndpointPort{Name: sp.Name, Port: num, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol}
 			subsets = append(subsets, oneSubset(addr, &port, ready))
 		}
@@ -132,7 +135,7 @@ func podEndpointAddress(svc *corev1.Service, pod *corev1.Pod) (corev1.EndpointAd
 		if ip := net.ParseIP(pip.IP); ip != nil && (ip.To4() == nil) == wantV6 {
 			addr := corev1.EndpointAddress{IP: ip.String(), NodeName: &pod.Spec.NodeName,
 				TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}}
-			if shouldSetHostname(pod, svc) {
+			if endpointsliceutil.ShouldSetHostname(pod, svc) {
 				addr.Hostname = pod.Spec.Hostname
 			}
 			return addr, true

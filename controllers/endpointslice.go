@@ -17,6 +17,7 @@ import (
 	discoverylisters "k8s.io/client-go/listers/discovery/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	endpointsliceutil "k8s.io/endpointslice/util"
 )
 
 // Upstream's EndpointSlice controller names and limits.
@@ -51,7 +52,7 @@ type EndpointSliceController struct {
 	synced       []cache.DoneChecker
 	queue        workqueue.TypedRateLimitingInterface[string]
 	tracker      *sliceTracker
-	triggerTimes *triggerTimeTracker
+	triggerTimes *endpointsliceutil.TriggerTimeTracker
 	maxPerSlice  int
 	// minSyncDelay is endpointSliceChangeMinSyncDelay, scaled.
 	minSyncDelay time.Duration
@@ -81,7 +82,7 @@ func NewEndpointSliceController(factory informers.SharedInformerFactory, client 
 				workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 1000*time.Second),
 				&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)}),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "endpoint_slice"}),
-		tracker: newSliceTracker(), triggerTimes: newTriggerTimeTracker(),
+		tracker: newSliceTracker(), triggerTimes: endpointsliceutil.NewTriggerTimeTracker(),
 		maxPerSlice: maxPerSlice, minSyncDelay: minSyncDelay,
 	}
 	c.syncKey = c.sync
@@ -186,7 +187,7 @@ func (c *EndpointSliceController) sync(ctx context.Context, key string) error {
 	}
 	svc, err := c.svcLister.Services(ns).Get(name)
 	if apierrors.IsNotFound(err) {
-		c.triggerTimes.forget(ns, name)
+		c.triggerTimes.DeleteService(ns, name)
 		c.tracker.deleteService(ns, name)
 		return nil // the garbage collector deletes its slices
 	}
@@ -211,7 +212,7 @@ func (c *EndpointSliceController) sync(ctx context.Context, key string) error {
 	if c.tracker.stale(svc, existing) {
 		return errStaleSlices
 	}
-	return c.reconcile(ctx, svc, pods, existing, c.triggerTimes.lastChange(svc, pods))
+	return c.reconcile(ctx, svc, pods, existing, c.triggerTimes.ComputeEndpointLastChangeTriggerTime(ns, svc, pods))
 }
 
 // newEndpointSliceControllerDescriptor is the endpointslice-controller's entry

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/endpointslice"
+	endpointsliceutil "k8s.io/endpointslice/util"
 )
 
 // podToEndpoint is the pod's endpoint in a slice of addressType, with
@@ -34,7 +36,7 @@ func podToEndpoint(pod *corev1.Pod, node *corev1.Node, svc *corev1.Service, addr
 		zone := node.Labels[corev1.LabelTopologyZone]
 		ep.Zone = &zone
 	}
-	if shouldSetHostname(pod, svc) {
+	if endpointsliceutil.ShouldSetHostname(pod, svc) {
 		ep.Hostname = &pod.Spec.Hostname
 	}
 	return ep
@@ -56,8 +58,9 @@ func podAddresses(pod *corev1.Pod, addressType discoveryv1.AddressType) []string
 }
 
 // endpointPorts are the Service's ports resolved against the pod's
-// containers (findPort); a port the pod does not have is left out, so
-// pods with different named ports end up in different slices.
+// containers (k8s.io/endpointslice's FindPort); a port the pod does not
+// have is left out, so pods with different named ports end up in
+// different slices.
 func endpointPorts(svc *corev1.Service, pod *corev1.Pod) []discoveryv1.EndpointPort {
 	out := []discoveryv1.EndpointPort{}
 	if len(svc.Spec.Ports) == 0 && svc.Spec.ClusterIP == corev1.ClusterIPNone {
@@ -65,10 +68,11 @@ func endpointPorts(svc *corev1.Service, pod *corev1.Pod) []discoveryv1.EndpointP
 	}
 	for i := range svc.Spec.Ports {
 		sp := &svc.Spec.Ports[i]
-		num, err := findPort(pod, sp)
+		n, err := endpointslice.FindPort(pod, sp)
 		if err != nil {
 			continue
 		}
+		num := int32(n)
 		name, proto := sp.Name, sp.Protocol
 		out = append(out, discoveryv1.EndpointPort{Name: &name, Port: &num, Protocol: &proto, AppProtocol: sp.AppProtocol})
 	}

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	endpointsliceutil "k8s.io/endpointslice/util"
 )
 
 // sliceChanges are the writes one reconcile makes.
@@ -102,7 +103,7 @@ func (c *EndpointSliceController) desiredEndpoints(svc *corev1.Service, pods []*
 	portsByKey := map[string][]discoveryv1.EndpointPort{}
 	var errs []error
 	for _, pod := range pods {
-		if !shouldPodBeInEndpoints(pod, true) {
+		if !endpointsliceutil.ShouldPodBeInEndpoints(pod, true) {
 			continue
 		}
 		ports := endpointPorts(svc, pod)
