@@ -12,7 +12,10 @@
 // kubeadm sets).
 //
 // The controllers, each in its own files, follow upstream's
-// (k8s.io/kubernetes v1.37 pkg/controller); the code is written here:
+// (k8s.io/kubernetes v1.37 pkg/controller); the code is written here,
+// except where upstream calls a staging library kubesim imports too
+// (k8s.io/endpointslice, k8s.io/component-helpers) and calling it loses
+// no evidence a learner reads:
 //
 //   - replicaset (replicaset*.go): keeps spec.replicas pods that match the
 //     selector, created from the template with an ownerReference to the
@@ -42,11 +45,13 @@
 //     endpointslice.kubernetes.io/managed-by=endpointslice-controller.k8s.io)
 //     per address type and per set of ports the Service's targetPorts
 //     resolve to in each pod, at most 100 endpoints a slice (filled and
-//     reused as upstream's reconciler does; one empty slice for a Service
-//     without endpoints); each endpoint has the pod's IP, node, targetRef
-//     and the conditions ready (serving and not terminating, or always
-//     with publishNotReadyAddresses), serving (the pod's Ready) and
-//     terminating (its deletionTimestamp). Topology hints are left out.
+//     reused by k8s.io/endpointslice's Reconciler, which upstream's
+//     controller calls too; one empty slice for a Service without
+//     endpoints); each endpoint has the pod's IP, node, targetRef and the
+//     conditions ready (serving and not terminating, or always with
+//     publishNotReadyAddresses), serving (the pod's Ready) and
+//     terminating (its deletionTimestamp); trafficDistribution's hints
+//     too, but not those of the topology-aware-hints annotation.
 //   - endpoint-controller (endpoints*.go): the core/v1 Endpoints of each
 //     such Service, ready pods in addresses, the others in
 //     notReadyAddresses, repacked per port set; the

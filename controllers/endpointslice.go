@@ -37,11 +37,13 @@ const (
 
 // EndpointSliceController keeps, for each Service with a selector, the
 // EndpointSlices that list the pods it selects, as upstream's
-// (pkg/controller/endpointslice with k8s.io/endpointslice's Reconciler):
-// one workqueue keyed by Service, fed by Service, pod and EndpointSlice
-// events. Upstream puts pod events on a second queue and finds their
-// Services in its workers; kubesim finds them in the event handler, with
-// the same rules. Topology hints and traffic distribution are left out.
+// (pkg/controller/endpointslice): one workqueue keyed by Service, fed by
+// Service, pod and EndpointSlice events; the slices are reconciled by
+// k8s.io/endpointslice's Reconciler and its EndpointSliceTracker, as
+// upstream's are (reconcile). Upstream puts pod events on a second queue
+// and finds their Services in its workers; kubesim finds them in the
+// event handler, with the same functions. The topology-aware-hints
+// annotation is not followed (no topology cache); trafficDistribution is.
 // Create it with NewEndpointSliceController, run it with Run.
 type EndpointSliceController struct {
 	client       kubernetes.Interface
@@ -51,9 +53,9 @@ type EndpointSliceController struct {
 	sliceLister  discoverylisters.EndpointSliceLister
 	synced       []cache.DoneChecker
 	queue        workqueue.TypedRateLimitingInterface[string]
-	tracker      *sliceTracker
+	tracker      *endpointsliceutil.EndpointSliceTracker
 	triggerTimes *endpointsliceutil.TriggerTimeTracker
-	maxPerSlice  int
+	maxPerSlice  int32
 	// minSyncDelay is endpointSliceChangeMinSyncDelay, scaled.
 	minSyncDelay time.Duration
 	why          eventTriggers
@@ -82,8 +84,8 @@ func NewEndpointSliceController(factory informers.SharedInformerFactory, client 
 				workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 1000*time.Second),
 				&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)}),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "endpoint_slice"}),
-		tracker: newSliceTracker(), triggerTimes: endpointsliceutil.NewTriggerTimeTracker(),
-		maxPerSlice: maxPerSlice, minSyncDelay: minSyncDelay,
+		tracker: endpointsliceutil.NewEndpointSliceTracker(), triggerTimes: endpointsliceutil.NewTriggerTimeTracker(),
+		maxPerSlice: int32(maxPerSlice), minSyncDelay: minSyncDelay,
 	}
 	c.syncKey = c.sync
 	return c, c.addHandlers(svcInf.Informer(), podInf.Informer(), sliceInf.Informer())
@@ -131,7 +133,7 @@ func (c *EndpointSliceController) podChanged(old, cur any, verb string) {
 
 func (c *EndpointSliceController) sliceAdded(obj any) {
 	s, ok := obj.(*discoveryv1.EndpointSlice)
-	if ok && managedByUs(s) && c.tracker.shouldSync(s) {
+	if ok && managedByUs(s) && c.tracker.ShouldSync(s) {
 		c.enqueueForSlice(s, "add")
 	}
 }
@@ -143,7 +145,7 @@ func (c *EndpointSliceController) sliceUpdated(oldObj, curObj any) {
 		c.enqueueForSlice(old, "update")
 		return
 	}
-	if managedByUs(old) != managedByUs(cur) || (managedByUs(cur) && c.tracker.shouldSync(cur)) {
+	if managedByUs(old) != managedByUs(cur) || (managedByUs(cur) && c.tracker.ShouldSync(cur)) {
 		c.enqueueForSlice(cur, "update")
 	}
 }
@@ -156,7 +158,7 @@ func (c *EndpointSliceController) sliceDeleted(obj any) {
 			return
 		}
 	}
-	if managedByUs(s) && c.tracker.has(s) && !c.tracker.handleDeletion(s) {
+	if managedByUs(s) && c.tracker.Has(s) && !c.tracker.HandleDeletion(s) {
 		c.enqueueForSlice(s, "delete")
 	}
 }
@@ -188,7 +190,7 @@ func (c *EndpointSliceController) sync(ctx context.Context, key string) error {
 	svc, err := c.svcLister.Services(ns).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.triggerTimes.DeleteService(ns, name)
-		c.tracker.deleteService(ns, name)
+		c.tracker.DeleteService(ns, name)
 		return nil // the garbage collector deletes its slices
 	}
 	if err != nil || svc.Spec.Type == corev1.ServiceTypeExternalName || svc.Spec.Selector == nil {
@@ -209,7 +211,7 @@ func (c *EndpointSliceController) sync(ctx context.Context, key string) error {
 			existing = append(existing, s)
 		}
 	}
-	if c.tracker.stale(svc, existing) {
+	if c.tracker.StaleSlices(svc, existing) {
 		return errStaleSlices
 	}
 	return c.reconcile(ctx, svc, pods, existing, c.triggerTimes.ComputeEndpointLastChangeTriggerTime(ns, svc, pods))

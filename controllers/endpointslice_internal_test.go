@@ -14,11 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
 
-// TestEndpointConditions: the conditions upstream gives an endpoint.
+// TestEndpointConditions: the conditions upstream gives an endpoint, as
+// the slice written for one pod shows them.
 func TestEndpointConditions(t *testing.T) {
 	now := metav1.Now()
 	tests := []struct {
@@ -40,9 +42,17 @@ func TestEndpointConditions(t *testing.T) {
 			}
 			svc := testService(intstr.FromInt32(80))
 			svc.Spec.PublishNotReadyAddresses = tt.publishAll
-			ep := podToEndpoint(pod, nil, svc, discoveryv1.AddressTypeIPv4)
-			c := ep.Conditions
-			if got := [3]bool{*c.Ready, *c.Serving, *c.Terminating}; got != tt.want {
+			c, client := newTestSliceController(t, DefaultMaxEndpointsPerSlice)
+			if err := c.reconcile(context.Background(), svc, []*corev1.Pod{pod}, nil, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+			slices := listSlices(t, client)
+			if len(slices) != 1 || len(slices[0].Endpoints) != 1 {
+				t.Fatalf("slices %v, want one with the pod's endpoint", sliceShapes(slices))
+			}
+			ep := slices[0].Endpoints[0]
+			cond := ep.Conditions
+			if got := [3]bool{*cond.Ready, *cond.Serving, *cond.Terminating}; got != tt.want {
 				t.Errorf("ready, serving, terminating = %v, want %v", got, tt.want)
 			}
 			if len(ep.Addresses) != 1 || ep.Addresses[0] != "10.244.1.5" || *ep.NodeName != "node-1" || ep.TargetRef.UID != pod.UID {
@@ -55,8 +65,9 @@ func TestEndpointConditions(t *testing.T) {
 // TestReconcileSlicesPerPortsAndMax: endpoints go into slices of at most
 // maxPerSlice, one set of slices per resolved ports (pods whose named
 // port differs get slices of their own); a second reconcile of the same
-// state writes nothing, and removing pods updates slices without making
-// new ones.
+// state writes nothing, and removing two pods of a full slice updates it
+// without making new ones. (Which endpoints share a slice is the
+// Reconciler's choice, not a fixed order.)
 func TestReconcileSlicesPerPortsAndMax(t *testing.T) {
 	c, client := newTestSliceController(t, 3)
 	svc := testService(intstr.FromString("http"))
@@ -83,7 +94,7 @@ func TestReconcileSlicesPerPortsAndMax(t *testing.T) {
 		t.Errorf("a second reconcile of the same state wrote %v", writes)
 	}
 	before = len(client.Actions())
-	if err := c.reconcile(ctx, svc, pods[2:], slices, time.Time{}); err != nil {
+	if err := c.reconcile(ctx, svc, withoutTwoOfAFullSlice(t, pods, slices), slices, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range client.Actions()[before:] {
@@ -132,6 +143,27 @@ func TestReconcilePlaceholder(t *testing.T) {
 	}
 }
 
+// withoutTwoOfAFullSlice is pods without two of those in the first slice
+// of slices with three endpoints.
+func withoutTwoOfAFullSlice(t *testing.T, pods []*corev1.Pod, slices []*discoveryv1.EndpointSlice) []*corev1.Pod {
+	t.Helper()
+	for _, s := range slices {
+		if len(s.Endpoints) != 3 {
+			continue
+		}
+		gone := map[string]bool{s.Endpoints[0].TargetRef.Name: true, s.Endpoints[1].TargetRef.Name: true}
+		var out []*corev1.Pod
+		for _, p := range pods {
+			if !gone[p.Name] {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	t.Fatal("no slice with three endpoints")
+	return nil
+}
+
 func newTestSliceController(t *testing.T, maxPerSlice int) (*EndpointSliceController, *fake.Clientset) {
 	t.Helper()
 	client := fake.NewClientset()
@@ -144,7 +176,13 @@ func newTestSliceController(t *testing.T, maxPerSlice int) (*EndpointSliceContro
 		}
 		return false, nil, nil
 	})
-	factory := informers.NewSharedInformerFactory(client, 0)
+	return sliceControllerOn(t, informers.NewSharedInformerFactory(client, 0), client, maxPerSlice), client
+}
+
+// sliceControllerOn is an EndpointSliceController that writes with
+// client and whose listers, on factory, know node-1.
+func sliceControllerOn(t *testing.T, factory informers.SharedInformerFactory, client kubernetes.Interface, maxPerSlice int) *EndpointSliceController {
+	t.Helper()
 	c, err := NewEndpointSliceController(factory, client, maxPerSlice, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +191,7 @@ func newTestSliceController(t *testing.T, maxPerSlice int) (*EndpointSliceContro
 	if err := factory.Core().V1().Nodes().Informer().GetIndexer().Add(node); err != nil {
 		t.Fatal(err)
 	}
-	return c, client
+	return c
 }
 
 func testService(target intstr.IntOrString) *corev1.Service {
@@ -189,6 +227,9 @@ func listSlices(t *testing.T, client *fake.Clientset) []*discoveryv1.EndpointSli
 	}
 	var out []*discoveryv1.EndpointSlice
 	for i := range list.Items {
+		// As an informer hands them: client-go's typed decoding drops
+		// apiVersion and kind, the fake client does not.
+		list.Items[i].TypeMeta = metav1.TypeMeta{}
 		out = append(out, &list.Items[i])
 	}
 	return out

@@ -17,16 +17,18 @@ import (
 const ReasonEndpointSlicesChanged = flow.DecisionEndpointSlicesChanged
 
 // decideSlices records, in the sync's record if any, that the slices of
-// svc change as ch says.
-func decideSlices(ctx context.Context, svc *corev1.Service, existing []*discoveryv1.EndpointSlice, ch sliceChanges) {
-	if recordOf(ctx) == nil {
+// svc changed as writes say: existing, but those updated or deleted,
+// plus those created or updated, as they were sent. A sync that wrote
+// nothing decided nothing.
+func decideSlices(ctx context.Context, svc *corev1.Service, existing []*discoveryv1.EndpointSlice, writes *sliceWrites) {
+	if recordOf(ctx) == nil || writes.count() == 0 {
 		return
 	}
-	written := sets.New[string]()
-	for _, s := range append(ch.update, ch.remove...) {
+	written := sets.New(writes.deleted...)
+	for _, s := range writes.updated {
 		written.Insert(s.Name)
 	}
-	after := append(append([]*discoveryv1.EndpointSlice{}, ch.create...), ch.update...)
+	after := append(append([]*discoveryv1.EndpointSlice{}, writes.created...), writes.updated...)
 	for _, s := range existing {
 		if !written.Has(s.Name) {
 			after = append(after, s)
@@ -41,6 +43,5 @@ func decideSlices(ctx context.Context, svc *corev1.Service, existing []*discover
 			}
 		}
 	}
-	decide(ctx, Decision{Reason: ReasonEndpointSlicesChanged, Target: svc.Name, Want: endpoints, Have: ready,
-		Count: int32(len(ch.create) + len(ch.update) + len(ch.remove))})
+	decide(ctx, Decision{Reason: ReasonEndpointSlicesChanged, Target: svc.Name, Want: endpoints, Have: ready, Count: int32(writes.count())})
 }

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -58,7 +59,9 @@ type Action struct {
 	// Created is set when the action is reported as soon as one object
 	// it creates is made, before the sync ends (a ReplicaSet's pods come
 	// in slow-start batches, and the next batch may wait): the write of
-	// that object; Calls are then those answered so far. The whole
+	// that object; Calls are then those answered so far. (A sync that
+	// decides after its writes, the endpointslice controller's, reports
+	// its creations once it has decided, with the same Calls.) The whole
 	// action is reported again, without Created, when the sync ends.
 	Created *Write
 	// Instance is the manager's Config.Identity: which of several
@@ -244,6 +247,17 @@ type syncRecord struct {
 	// report where each creation is reported as it is made (nil: not).
 	meta   Action
 	report func(Action)
+	// held: creations are kept in pending until releaseCreations
+	// (holdCreations).
+	held    bool
+	pending []heldCreation
+}
+
+// heldCreation is a creation noted while the record held them: the
+// write that made it and the writes answered by then.
+type heldCreation struct {
+	created Write
+	writes  []*Write
 }
 
 type syncRecordKey struct{}
@@ -297,8 +311,12 @@ func noteCreated(ctx context.Context, obj metav1.Object) {
 	r.mu.Lock()
 	w.Name, w.UID = obj.GetName(), obj.GetUID()
 	done := *w
+	if r.held {
+		r.pending = append(r.pending, heldCreation{created: done, writes: slices.Clone(r.writes)})
+	}
+	held := r.held
 	r.mu.Unlock()
-	if r.report == nil {
+	if r.report == nil || held {
 		return
 	}
 	if a, ok := r.action(); ok {
@@ -319,17 +337,60 @@ func writeSlot(ctx context.Context) context.Context {
 	return context.WithValue(ctx, writeSlotKey{}, &Write{slot: true})
 }
 
+// holdCreations makes the record of ctx, if any, keep the creations
+// noted from now on (noteCreated) instead of reporting each at once, for a
+// sync that decides only after its writes; releaseCreations reports them.
+func holdCreations(ctx context.Context) {
+	if r := recordOf(ctx); r != nil {
+		r.mu.Lock()
+		r.held = true
+		r.mu.Unlock()
+	}
+}
+
+// releaseCreations reports the creations held in the record of ctx, if
+// any, once the sync's decisions are in: each as noteCreated would have
+// reported it had the decisions come first, with the writes answered when
+// it was made. It stops holding. Call it before the sync's own report.
+func releaseCreations(ctx context.Context) {
+	r := recordOf(ctx)
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	var out []Action
+	for _, p := range r.pending {
+		if a, ok := r.actionOf(p.writes); ok {
+			a.Created = &p.created
+			out = append(out, a)
+		}
+	}
+	r.held, r.pending = false, nil
+	r.mu.Unlock()
+	if r.report == nil {
+		return
+	}
+	for _, a := range out {
+		r.report(a)
+	}
+}
+
 // action returns what r holds as an Action, and whether there is
 // anything to report: a sync with no decision is not one.
 func (r *syncRecord) action() (Action, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.actionOf(r.writes)
+}
+
+// actionOf is action with writes as the calls made; r.mu is held.
+func (r *syncRecord) actionOf(writes []*Write) (Action, bool) {
 	if len(r.decisions) == 0 {
 		return Action{}, false
 	}
 	a := r.meta
 	a.Decisions, a.Owner = append([]Decision(nil), r.decisions...), r.owner
-	for _, w := range r.writes {
+	for _, w := range writes {
 		if w.slot && w.Name == "" && w.Code/100 == 2 {
 			continue // made, but its creator has not noted it yet
 		}
