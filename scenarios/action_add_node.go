@@ -20,8 +20,12 @@ func (a *AddNodeAction) String() string {
 }
 
 // parseAddNode reads a node, as cluster.nodes lists them.
-func parseAddNode(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	spec, err := l.node(n, key)
+func parseAddNode(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d nodeDoc
+	if err := decode(n, &d); err != nil {
+		return nil, err
+	}
+	spec, err := d.spec(n)
 	if err != nil {
 		return nil, err
 	}

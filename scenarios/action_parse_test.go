@@ -35,7 +35,8 @@ func TestParseApply(t *testing.T) {
 
 func TestParseApplyFile(t *testing.T) {
 	l := testLoader(map[string]string{"pod.yaml": podManifest, "bad.yaml": "apiVersion: v1\nkind: Pod\n"})
-	a, err := parseApplyFile(l, "applyFile", mustNode(t, "pod.yaml"))
+	kind, _ := actionKindOf("applyFile")
+	a, err := l.action(kind, mustNode(t, "pod.yaml"))
 	if err != nil {
 		t.Fatalf("parseApplyFile: %v", err)
 	}
@@ -47,7 +48,7 @@ func TestParseApplyFile(t *testing.T) {
 		"bad.yaml":     "bad.yaml:1:1: manifest: Pod without metadata.name",
 		"[pod.yaml]":   "t.yaml:1:1: applyFile: expected a string, got a list",
 	} {
-		if _, err := parseApplyFile(l, "applyFile", mustNode(t, src)); err == nil || err.Error() != want {
+		if _, err := l.action(kind, mustNode(t, src)); err == nil || err.Error() != want {
 			t.Errorf("applyFile %s: error %v, want %s", src, err, want)
 		}
 	}
@@ -64,7 +65,7 @@ func TestParseAddNode(t *testing.T) {
 		{name: "cpu and labels", key: "addNode", src: "{name: node-big, cpu: 16, labels: {size: big}}", want: &AddNodeAction{Node: big}},
 		{name: "no name", key: "addNode", src: "{cpu: 4}", wantErr: `1:1: addNode: missing field "name"`},
 		{name: "tainted", key: "addNode", src: "{name: node-big, cpu: 16, labels: {size: big}, taints: [{key: gpu, value: 1, effect: NoSchedule}]}", want: &AddNodeAction{Node: tainted}},
-		{name: "taint without key", key: "addNode", src: "{name: n, taints: [{effect: NoSchedule}]}", wantErr: `1:20: addNode.taints: missing field "key"`},
+		{name: "taint without key", key: "addNode", src: "{name: n, taints: [{effect: NoSchedule}]}", wantErr: `1:20: addNode.taints[0]: missing field "key"`},
 		{name: "taints not a list", key: "addNode", src: "{name: n, taints: {key: a}}", wantErr: `1:19: addNode.taints: expected a list, got a mapping`},
 		{name: "bad memory", key: "addNode", src: "{name: n, memory: lots}", wantErr: `1:19: addNode.memory: "lots" is not a quantity (like 4, 500m, 8Gi)`},
 	})

@@ -70,6 +70,31 @@ func stageNames() string {
 	return "1 to 8, or one of " + strings.Join(names, ", ")
 }
 
+// stageValue is a stage: its number (1-8) or its name
+// ("status-persisted").
+type stageValue flow.Stage
+
+func (s *stageValue) UnmarshalYAML(n *yaml.Node) error {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int":
+		v, err := strconv.Atoi(n.Value)
+		if err != nil || v < 1 || v > len(flow.Stages) {
+			return errAt(n, "%s is not a stage (%s)", flow.Printable(n.Value), stageNames())
+		}
+		*s = stageValue(v)
+		return nil
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
+		for _, st := range flow.Stages {
+			if st.Name == n.Value {
+				*s = stageValue(st.Stage)
+				return nil
+			}
+		}
+		return errAt(n, "%q is not a stage (%s)", n.Value, stageNames())
+	}
+	return errAt(n, "expected a stage number or name, got %s", describe(n))
+}
+
 // stage reads a stage number (1-8) or name ("status-persisted").
 func (l *loader) stage(n *yaml.Node) (flow.Stage, error) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {

@@ -43,9 +43,10 @@ type factKind struct {
 	key string
 	// fields are the fact's own fields in the question ("pod").
 	fields []string
-	// parse reads those fields (given in fields) of the question n. Its
-	// errors are *FileError, their message starting with "question".
-	parse func(l *loader, n *yaml.Node, fields map[string]field) (fact, error)
+	// parse makes the fact of the question d, read from n (of its fact
+	// fields, d has only those of fields). Its errors are at nodes of n,
+	// which messages call question (see scope).
+	parse func(d *questionDoc, n *yaml.Node) (fact, error)
 	// values says, for messages, which values the fact can have; valid
 	// reports whether v is one of them (a choice with another value
 	// could never be right).

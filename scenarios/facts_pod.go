@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -33,9 +32,17 @@ func validNodeValue(v string) bool {
 // podFact names the pod a fact is about.
 type podFact struct{ Pod, Namespace string }
 
-func (l *loader) podFact(n *yaml.Node, fields map[string]field) (podFact, error) {
-	name, ns, err := l.pod(n, fields, "question")
-	return podFact{Pod: name, Namespace: ns}, err
+// podFact returns the pod the question d (read from n) names: pod, in
+// namespace (DefaultNamespace if it names none).
+func (d *questionDoc) podFact(n *yaml.Node) (podFact, error) {
+	if d.Pod == nil {
+		return podFact{}, errAt(n, "missing field \"pod\"")
+	}
+	f := podFact{Pod: string(*d.Pod), Namespace: DefaultNamespace}
+	if d.Namespace != nil {
+		f.Namespace = string(*d.Namespace)
+	}
+	return f, nil
 }
 
 func (f podFact) String() string { return nsName(f.Namespace, f.Pod) }
@@ -44,8 +51,8 @@ func (f podFact) String() string { return nsName(f.Namespace, f.Pod) }
 // the API after the step), "none" while it is bound to none.
 type nodeFact struct{ podFact }
 
-func parseNodeFact(l *loader, n *yaml.Node, fields map[string]field) (fact, error) {
-	pf, err := l.podFact(n, fields)
+func parseNodeFact(d *questionDoc, n *yaml.Node) (fact, error) {
+	pf, err := d.podFact(n)
 	return nodeFact{pf}, err
 }
 
@@ -78,31 +85,25 @@ type componentFact struct {
 	Stage flow.Stage
 }
 
-func parseComponentFact(l *loader, n *yaml.Node, fields map[string]field) (fact, error) {
-	pf, err := l.podFact(n, fields)
+func parseComponentFact(d *questionDoc, n *yaml.Node) (fact, error) {
+	pf, err := d.podFact(n)
 	if err != nil {
 		return nil, err
 	}
-	stage, err := l.factStage(n, fields, "stage")
+	stage, err := factStage(n, "stage", d.Stage)
 	if err == nil && stage == flow.StageKubeletNotified {
-		return nil, l.errAt(fields["stage"].val, "question.stage: stage 6 (kubelet-notified) is recorded by two components, the API server (its watch frame to the kubelet) and the kubelet (its runtime actions): ask about another stage")
+		return nil, errAt(valueOf(n, "stage"), "stage 6 (kubelet-notified) is recorded by two components, the API server (its watch frame to the kubelet) and the kubelet (its runtime actions): ask about another stage")
 	}
 	return componentFact{pf, stage}, err
 }
 
-// factStage reads the stage in fields[name], which must be there.
-func (l *loader) factStage(n *yaml.Node, fields map[string]field, name string) (flow.Stage, error) {
-	f, ok := fields[name]
-	if !ok {
-		return 0, l.errAt(n, "question: missing field %q", name)
+// factStage returns the stage v of field key of question n, which must
+// be there.
+func factStage(n *yaml.Node, key string, v *stageValue) (flow.Stage, error) {
+	if v == nil {
+		return 0, errAt(n, "missing field %q", key)
 	}
-	stage, err := l.stage(f.val)
-	var fe *FileError
-	if errors.As(err, &fe) {
-		// l.stage speaks of podStage; here the field is the question's.
-		fe.Msg = strings.Replace(fe.Msg, "podStage.stage", "question."+name, 1)
-	}
-	return stage, err
+	return flow.Stage(*v), nil
 }
 
 func (f componentFact) about() flow.Text {
@@ -131,25 +132,26 @@ type stageRVFact struct {
 // stagesWithRV are the stages whose events carry a resourceVersion.
 var stagesWithRV = []flow.Stage{flow.StagePersisted, flow.StageSchedulerNotified, flow.StageBindingPersisted, flow.StageKubeletNotified, flow.StageStatusPersisted}
 
-func parseStageRVFact(l *loader, n *yaml.Node, fields map[string]field) (fact, error) {
-	pf, err := l.podFact(n, fields)
+func parseStageRVFact(d *questionDoc, n *yaml.Node) (fact, error) {
+	pf, err := d.podFact(n)
 	if err != nil {
 		return nil, err
 	}
 	f := stageRVFact{podFact: pf}
 	for _, s := range []struct {
-		name string
-		dst  *flow.Stage
-	}{{"stage", &f.Stage}, {"than", &f.Than}} {
-		if *s.dst, err = l.factStage(n, fields, s.name); err != nil {
+		key string
+		v   *stageValue
+		dst *flow.Stage
+	}{{"stage", d.Stage, &f.Stage}, {"than", d.Than, &f.Than}} {
+		if *s.dst, err = factStage(n, s.key, s.v); err != nil {
 			return nil, err
 		}
 		if !slices.Contains(stagesWithRV, *s.dst) {
-			return nil, l.errAt(fields[s.name].val, "question.%s: stage %d (%s) carries no resourceVersion (stages 2, 3, 5, 6 and 8 do)", s.name, int(*s.dst), *s.dst)
+			return nil, errAt(valueOf(n, s.key), "stage %d (%s) carries no resourceVersion (stages 2, 3, 5, 6 and 8 do)", int(*s.dst), *s.dst)
 		}
 	}
 	if f.Stage == f.Than {
-		return nil, l.errAt(fields["than"].val, "question.than: the same stage as stage")
+		return nil, errAt(valueOf(n, "than"), "the same stage as stage")
 	}
 	return f, nil
 }

@@ -36,7 +36,7 @@ type statusFact struct{}
 
 var _ resultFact = statusFact{}
 
-func parseStatusFact(*loader, *yaml.Node, map[string]field) (fact, error) { return statusFact{}, nil }
+func parseStatusFact(*questionDoc, *yaml.Node) (fact, error) { return statusFact{}, nil }
 
 func (statusFact) about() flow.Text {
 	return flow.Text{En: "status code of the action's request", Zh: "动作请求的状态码"}
@@ -56,17 +56,13 @@ func (statusFact) readsFailedRequest() {}
 // action read, "none" when it read fewer.
 type watchEventFact struct{ Index int }
 
-func parseWatchEventFact(l *loader, n *yaml.Node, fields map[string]field) (fact, error) {
+func parseWatchEventFact(d *questionDoc, n *yaml.Node) (fact, error) {
 	f := watchEventFact{Index: 1}
-	if fi, ok := fields["index"]; ok {
-		i, err := l.integer(fi.val, "question.index")
-		if err != nil {
-			return nil, err
+	if d.Index != nil {
+		if *d.Index < 1 || *d.Index > 1000 {
+			return nil, errAt(valueOf(n, "index"), "%d: watch events count from 1 (to 1000)", *d.Index)
 		}
-		if i < 1 || i > 1000 {
-			return nil, l.errAt(fi.val, "question.index: %d: watch events count from 1 (to 1000)", i)
-		}
-		f.Index = int(i)
+		f.Index = int(*d.Index)
 	}
 	return f, nil
 }
@@ -90,7 +86,7 @@ func (f watchEventFact) look(_ context.Context, _ *player, res *StepResult) (str
 // are etcd revisions, which is what makes them comparable here.
 type watchRVFact struct{}
 
-func parseWatchRVFact(*loader, *yaml.Node, map[string]field) (fact, error) { return watchRVFact{}, nil }
+func parseWatchRVFact(*questionDoc, *yaml.Node) (fact, error) { return watchRVFact{}, nil }
 
 func (watchRVFact) about() flow.Text {
 	return flow.Text{En: "resourceVersion of the watch's first event, against the one it started from",

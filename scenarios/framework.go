@@ -17,8 +17,9 @@ type actionKind struct {
 	// key is the action's key in a step ("apply"); Kind of what parse
 	// returns.
 	key string
-	// parse reads the key's value n. Its errors are *FileError at a
-	// position in n, their message starting with key.
+	// parse reads the key's value n, most often by decoding it into a
+	// struct (decode). Its errors are at nodes of n (errAt), which the
+	// loader names after key (keyScope), or a manifest's *FileError.
 	parse func(l *loader, key string, n *yaml.Node) (actionRunner, error)
 }
 
@@ -27,9 +28,9 @@ type expectationKind struct {
 	// key is the expectation's key ("podStage"); Kind of what parse
 	// returns.
 	key string
-	// parse reads the key's value n into a prober or a resultChecker. Its
-	// errors are *FileError at a position in n, their message starting
-	// with key.
+	// parse reads the key's value n into a prober or a resultChecker,
+	// most often by decoding it into a struct (decode). Its errors are at
+	// nodes of n (errAt), which the loader names after key (keyScope).
 	parse func(l *loader, key string, n *yaml.Node) (Expectation, error)
 }
 

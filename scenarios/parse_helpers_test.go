@@ -48,14 +48,17 @@ type parseCase[T any] struct {
 	wantErr string
 }
 
-// checkParse runs parse on each case's value and compares.
+// checkParse runs parse on each case's value and compares; it names the
+// errors as the loader does, after the key.
 func checkParse[T any](t *testing.T, parse func(*loader, string, *yaml.Node) (T, error), cases []parseCase[T]) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			l := testLoader(nil)
 			l.lines = strings.Split(tc.src, "\n")
-			got, err := parse(l, tc.key, mustNode(t, tc.src))
+			n := mustNode(t, tc.src)
+			got, err := parse(l, tc.key, n)
+			err = keyScope(n, tc.key).fileError(l.file, err)
 			if tc.wantErr != "" {
 				var fe *FileError
 				if !errors.As(err, &fe) {

@@ -5,14 +5,13 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
-// The fields of a question (its fact's own follow, see factKinds) and of
-// each of its choices.
-var (
-	questionKeys = []string{"ask", "choices", "fact"}
-	choiceKeys   = []string{"text", "value"}
-)
+// questionKeys are a question's own fields; its fact's follow (see
+// factKinds).
+var questionKeys = []string{"ask", "choices", "fact"}
 
 // A question has MinChoices to MaxChoices choices.
 const (
@@ -20,112 +19,85 @@ const (
 	MaxChoices = 5
 )
 
-// question reads a step's question: {ask, choices, fact, and the fact's
-// fields}. The fact is read first, as it says which other fields there
-// may be.
+// questionDoc is a question as written: its own fields, and every field
+// a fact takes (factKind.fields says which its fact may have).
+type questionDoc struct {
+	Ask       text        `yaml:"ask" load:"required"`
+	Choices   []choiceDoc `yaml:"choices" load:"required"`
+	Fact      str         `yaml:"fact"`
+	Index     *integer    `yaml:"index"`
+	Pod       *objectName `yaml:"pod"`
+	Namespace *objectName `yaml:"namespace"`
+	Stage     *stageValue `yaml:"stage"`
+	Than      *stageValue `yaml:"than"`
+}
+
+// choiceDoc is one of a question's choices as written.
+type choiceDoc struct {
+	Text  text        `yaml:"text" load:"required"`
+	Value strOrNumber `yaml:"value" load:"required"`
+}
+
+// question reads a step's question n: {ask, choices, fact, and the
+// fact's fields}. Messages call n question.
 func (l *loader) question(n *yaml.Node) (*Question, error) {
+	q, err := readQuestion(n)
+	return q, keyScope(n, "question").fileError(l.file, err)
+}
+
+// readQuestion is question, its errors not yet named. The fact is read
+// first, as it says which other fields there may be.
+func readQuestion(n *yaml.Node) (*Question, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, l.errAt(n, "question: expected a mapping, got %s", describe(n))
+		return nil, errAt(n, "expected a mapping, got %s", describe(n))
 	}
-	kn := mappingValue(n, "fact")
+	kn := valueOf(n, "fact")
 	if kn == nil {
-		return nil, l.errAt(n, "question: missing field \"fact\" (one of %s)", joinComma(factKeys()))
+		return nil, errAt(n, "missing field \"fact\" (one of %s)", joinComma(factKeys()))
 	}
-	key, err := l.str(kn, "question.fact")
-	if err != nil {
+	var key str
+	if err := decode(kn, &key); err != nil {
 		return nil, err
 	}
-	kind, ok := factKindOf(key)
+	kind, ok := factKindOf(string(key))
 	if !ok {
-		return nil, l.errAt(kn, "question.fact: unknown fact %q (known: %s)", key, joinComma(factKeys()))
+		return nil, errAt(kn, "unknown fact %q (known: %s)", key, joinComma(factKeys()))
 	}
-	fields, _, err := l.fields(n, "question", append(slices.Clone(questionKeys), kind.fields...))
-	if err != nil {
+	var d questionDoc
+	if err := decodeWith(n, &d, slices.Concat(questionKeys, kind.fields)); err != nil {
 		return nil, err
 	}
-	q := &Question{Fact: key}
-	f, ok := fields["ask"]
-	if !ok {
-		return nil, l.errAt(n, "question: missing field \"ask\"")
-	}
-	if q.Ask, err = l.text(f.val, "question.ask"); err != nil {
+	q := &Question{Fact: string(key), Ask: flow.Text(d.Ask)}
+	var err error
+	if q.Choices, err = choices(valueOf(n, "choices"), d.Choices, kind); err != nil {
 		return nil, err
 	}
-	f, ok = fields["choices"]
-	if !ok {
-		return nil, l.errAt(n, "question: missing field \"choices\"")
-	}
-	if q.Choices, err = l.choices(f.val, kind); err != nil {
-		return nil, err
-	}
-	if q.fact, err = kind.parse(l, n, fields); err != nil {
+	if q.fact, err = kind.parse(&d, n); err != nil {
 		return nil, err
 	}
 	q.About = q.fact.about()
 	return q, nil
 }
 
-// choices reads the list of a question's choices: MinChoices to
-// MaxChoices, each {text, value}, the values distinct and each one the
-// fact could have.
-func (l *loader) choices(n *yaml.Node, kind factKind) ([]Choice, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, l.errAt(n, "question.choices: expected a list, got %s", describe(n))
-	}
-	if c := len(n.Content); c < MinChoices || c > MaxChoices {
-		return nil, l.errAt(n, "question.choices: %d choices: a question has %d to %d", c, MinChoices, MaxChoices)
+// choices checks the choices docs, read from list n: MinChoices to
+// MaxChoices, the values distinct and each one the fact could have.
+func choices(n *yaml.Node, docs []choiceDoc, kind factKind) ([]Choice, error) {
+	if c := len(docs); c < MinChoices || c > MaxChoices {
+		return nil, errAt(n, "%d choices: a question has %d to %d", c, MinChoices, MaxChoices)
 	}
 	var out []Choice
-	for _, cn := range n.Content {
-		c, err := l.choice(cn, kind)
-		if err != nil {
-			return nil, err
+	for i, d := range docs {
+		c := Choice{Text: flow.Text(d.Text), Value: strings.TrimSpace(string(d.Value))}
+		vn := valueOf(n.Content[i], "value")
+		if !kind.valid(c.Value) {
+			return nil, errAt(vn, "%q can never be the fact %s (its values: %s)", c.Value, kind.key, kind.values)
 		}
-		for i, prev := range out {
+		for j, prev := range out {
 			if prev.Value == c.Value {
-				return nil, l.errAt(mappingValue(cn, "value"), "question.choices.value: %q is the value of choice %d too (each choice needs its own)", c.Value, i+1)
+				return nil, errAt(vn, "%q is the value of choices[%d] too (each choice needs its own)", c.Value, j)
 			}
 		}
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// choice reads one choice: {text: {en, zh}, value}.
-func (l *loader) choice(n *yaml.Node, kind factKind) (Choice, error) {
-	const what = "question.choices"
-	fields, _, err := l.fields(n, what, choiceKeys)
-	if err != nil {
-		return Choice{}, err
-	}
-	var c Choice
-	f, ok := fields["text"]
-	if !ok {
-		return c, l.errAt(n, "%s: missing field \"text\"", what)
-	}
-	if c.Text, err = l.text(f.val, what+".text"); err != nil {
-		return c, err
-	}
-	f, ok = fields["value"]
-	if !ok {
-		return c, l.errAt(n, "%s: missing field \"value\"", what)
-	}
-	if c.Value, err = l.scalar(f.val, what+".value"); err != nil {
-		return c, err
-	}
-	c.Value = strings.TrimSpace(c.Value)
-	if !kind.valid(c.Value) {
-		return c, l.errAt(f.val, "%s.value: %q can never be the fact %s (its values: %s)", what, c.Value, kind.key, kind.values)
-	}
-	return c, nil
-}
-
-// mappingValue returns the value of key in mapping n, nil if it has none.
-func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }

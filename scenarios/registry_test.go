@@ -22,11 +22,11 @@ func TestStepKeysUnique(t *testing.T) {
 }
 
 // TestActionParsersRejectNothing: every action's parser refuses an empty
-// value with a *FileError at the value, its message starting with the key.
+// value with an error at the value, which the loader names after the key.
 func TestActionParsersRejectNothing(t *testing.T) {
 	for _, k := range actionKinds {
 		t.Run(k.key, func(t *testing.T) {
-			_, err := k.parse(testLoader(nil), k.key, mustNode(t, "~"))
+			_, err := testLoader(nil).action(k, mustNode(t, "~"))
 			var fe *FileError
 			if !errors.As(err, &fe) {
 				t.Fatalf("%s: ~ gave %v, want a *FileError", k.key, err)
@@ -39,8 +39,8 @@ func TestActionParsersRejectNothing(t *testing.T) {
 }
 
 // TestExpectationParsersRejectNothing: every expectation's parser refuses
-// an empty value with a *FileError at the value, its message starting
-// with the key.
+// an empty value with an error at the value, which the loader names after
+// the key.
 func TestExpectationParsersRejectNothing(t *testing.T) {
 	seen := map[string]bool{}
 	for _, k := range expectationKinds {
@@ -49,7 +49,7 @@ func TestExpectationParsersRejectNothing(t *testing.T) {
 		}
 		seen[k.key] = true
 		t.Run(k.key, func(t *testing.T) {
-			_, err := k.parse(testLoader(nil), k.key, mustNode(t, "~"))
+			_, err := testLoader(nil).expect(k, mustNode(t, "~"))
 			var fe *FileError
 			if !errors.As(err, &fe) {
 				t.Fatalf("%s: ~ gave %v, want a *FileError", k.key, err)
