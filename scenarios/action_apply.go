@@ -59,11 +59,11 @@ func (a *ApplyAction) String() string {
 // parseApply reads apply and create: a manifest written in the scenario
 // file, whose errors point into it.
 func parseApply(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	s, err := l.str(n, key)
+	s, err := decodeAs[str](n)
 	if err != nil {
 		return nil, err
 	}
-	objs, err := l.manifest(l.file, s, l.blockPos(n), true)
+	objs, err := l.manifest(l.file, string(s), l.blockPos(n), true)
 	if err != nil {
 		return nil, err
 	}
@@ -72,20 +72,20 @@ func parseApply(l *loader, key string, n *yaml.Node) (actionRunner, error) {
 
 // parseApplyFile reads applyFile: the path of a manifest, read (through
 // the loader's readFunc) and decoded now; its errors name that file.
-func parseApplyFile(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	s, err := l.str(n, key)
+func parseApplyFile(l *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	s, err := decodeAs[str](n)
 	if err != nil {
 		return nil, err
 	}
-	name, data, err := l.read(s)
+	name, data, err := l.read(string(s))
 	if err != nil {
-		return nil, l.errAt(n, "applyFile: %v", err)
+		return nil, errAt(n, "%v", err)
 	}
 	objs, err := l.manifest(name, string(data), func(line, col int) (int, int) { return line, col }, false)
 	if err != nil {
 		return nil, err
 	}
-	return &ApplyAction{File: s, Objects: objs}, nil
+	return &ApplyAction{File: string(s), Objects: objs}, nil
 }
 
 // run applies or creates the objects one by one, stopping at the first

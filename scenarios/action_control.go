@@ -19,15 +19,21 @@ func (a *ControlAction) String() string { return a.Verb }
 // parseControl reads `true`, the only value of stopScheduler,
 // startScheduler, restartAPIServer, compactEtcd, stopMetricsServer and
 // startMetricsServer.
-func parseControl(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	b, err := l.boolean(n, key)
-	if err != nil {
+func parseControl(_ *loader, key string, n *yaml.Node) (actionRunner, error) {
+	if err := mustBeTrue(n); err != nil {
 		return nil, err
 	}
-	if !b {
-		return nil, l.errAt(n, "%s: must be true (leave the action out to not do it)", key)
-	}
 	return &ControlAction{Verb: key}, nil
+}
+
+// mustBeTrue reads n, the value of an action whose only value is true
+// (it is done, or left out).
+func mustBeTrue(n *yaml.Node) error {
+	b, err := decodeAs[boolean](n)
+	if err == nil && !b {
+		return errAt(n, "must be true (leave the action out to not do it)")
+	}
+	return err
 }
 
 // run stops or starts the scheduler or the metrics server, restarts the

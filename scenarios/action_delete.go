@@ -23,8 +23,13 @@ type DeleteAction struct {
 
 var _ actionRunner = (*DeleteAction)(nil)
 
-// deleteKeys are the fields of delete.
-var deleteKeys = []string{"kind", "name", "namespace", "gracePeriodSeconds", "propagationPolicy", "wait"}
+// deleteDoc is delete as written.
+type deleteDoc struct {
+	objectDoc          `yaml:",inline"`
+	GracePeriodSeconds *integer `yaml:"gracePeriodSeconds"`
+	PropagationPolicy  *str     `yaml:"propagationPolicy"`
+	Wait               *boolean `yaml:"wait"`
+}
 
 // propagationPolicies are the values of delete.propagationPolicy.
 var propagationPolicies = []string{string(metav1.DeletePropagationBackground), string(metav1.DeletePropagationForeground), string(metav1.DeletePropagationOrphan)}
@@ -46,37 +51,30 @@ func (a *DeleteAction) String() string {
 
 // parseDelete reads {kind, name, namespace, gracePeriodSeconds,
 // propagationPolicy, wait}.
-func parseDelete(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, deleteKeys)
-	if err != nil {
+func parseDelete(l *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d deleteDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	a := &DeleteAction{}
-	if a.Object, err = l.object(n, fields, key); err != nil {
+	a := &DeleteAction{Wait: d.Wait.or(false)}
+	var err error
+	if a.Object, err = l.objectRef(n, d.objectDoc); err != nil {
 		return nil, err
 	}
-	if f, ok := fields["gracePeriodSeconds"]; ok {
-		g, err := l.integer(f.val, "delete.gracePeriodSeconds")
-		if err != nil {
-			return nil, err
-		}
+	if d.GracePeriodSeconds != nil {
+		g := int64(*d.GracePeriodSeconds)
 		if g < 0 {
-			return nil, l.errAt(f.val, "delete.gracePeriodSeconds: %d is negative", g)
+			return nil, errAt(valueOf(n, "gracePeriodSeconds"), "%d is negative", g)
 		}
 		a.GracePeriodSeconds = &g
 	}
-	if f, ok := fields["propagationPolicy"]; ok {
-		p, err := l.oneOf(f.val, "delete.propagationPolicy", propagationPolicies)
+	if d.PropagationPolicy != nil {
+		p, err := d.PropagationPolicy.oneOf(valueOf(n, "propagationPolicy"), "", propagationPolicies)
 		if err != nil {
 			return nil, err
 		}
 		policy := metav1.DeletionPropagation(p)
 		a.PropagationPolicy = &policy
-	}
-	if f, ok := fields["wait"]; ok {
-		if a.Wait, err = l.boolean(f.val, "delete.wait"); err != nil {
-			return nil, err
-		}
 	}
 	return a, nil
 }

@@ -43,22 +43,18 @@ func (a *EtcdMemberAction) String() string {
 
 // parseEtcdMember reads `true` for etcdMembers and a member name (or
 // leader, stopped) for the other two.
-func parseEtcdMember(l *loader, key string, n *yaml.Node) (actionRunner, error) {
+func parseEtcdMember(_ *loader, key string, n *yaml.Node) (actionRunner, error) {
 	if key == "etcdMembers" {
-		b, err := l.boolean(n, key)
-		if err != nil {
+		if err := mustBeTrue(n); err != nil {
 			return nil, err
-		}
-		if !b {
-			return nil, l.errAt(n, "%s: must be true (leave the action out to not do it)", key)
 		}
 		return &EtcdMemberAction{Verb: key}, nil
 	}
-	name, err := l.str(n, key)
+	name, err := decodeAs[str](n)
 	if err != nil {
 		return nil, err
 	}
-	return &EtcdMemberAction{Verb: key, Member: name}, nil
+	return &EtcdMemberAction{Verb: key, Member: string(name)}, nil
 }
 
 // run does the action and shows the members as they are afterwards.

@@ -28,8 +28,14 @@ type EtcdWatchAction struct {
 
 var _ actionRunner = (*EtcdWatchAction)(nil)
 
-// etcdWatchKeys are the fields of etcdWatch.
-var etcdWatchKeys = []string{"key", "prefix", "fromRevision", "fromResourceVersionOf", "count"}
+// etcdWatchDoc is etcdWatch as written.
+type etcdWatchDoc struct {
+	Key                   str      `yaml:"key" load:"required"`
+	Prefix                *boolean `yaml:"prefix"`
+	FromRevision          *integer `yaml:"fromRevision"`
+	FromResourceVersionOf *rvOfDoc `yaml:"fromResourceVersionOf"`
+	Count                 *integer `yaml:"count"`
+}
 
 func (a *EtcdWatchAction) Kind() string { return "etcdWatch" }
 func (a *EtcdWatchAction) String() string {
@@ -46,62 +52,41 @@ func (a *EtcdWatchAction) String() string {
 
 // parseEtcdWatch reads {key, prefix, fromRevision | fromResourceVersionOf,
 // count}: key under /registry/, count 1 to 1000 (1 by default).
-func parseEtcdWatch(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, etcdWatchKeys)
-	if err != nil {
+func parseEtcdWatch(l *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d etcdWatchDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	a := &EtcdWatchAction{Count: 1}
-	f, ok := fields["key"]
-	if !ok {
-		return nil, l.errAt(n, "etcdWatch: missing field \"key\"")
-	}
-	if a.Key, err = l.str(f.val, "etcdWatch.key"); err != nil {
-		return nil, err
-	}
+	a := &EtcdWatchAction{Key: string(d.Key), Prefix: d.Prefix.or(false), Count: 1}
 	if !strings.HasPrefix(a.Key, "/registry/") {
-		return nil, l.errAt(f.val, "etcdWatch.key: %q is not under /registry/, where the API server keeps its objects", a.Key)
+		return nil, errAt(valueOf(n, "key"), "%q is not under /registry/, where the API server keeps its objects", a.Key)
 	}
-	if f, ok := fields["prefix"]; ok {
-		if a.Prefix, err = l.boolean(f.val, "etcdWatch.prefix"); err != nil {
-			return nil, err
-		}
-	}
-	if err := parseEtcdWatchStart(l, n, fields, a); err != nil {
+	if err := l.etcdWatchStart(n, d, a); err != nil {
 		return nil, err
 	}
-	if f, ok := fields["count"]; ok {
-		c, err := l.integer(f.val, "etcdWatch.count")
-		if err != nil {
-			return nil, err
+	if c := d.Count; c != nil {
+		if *c < 1 || *c > 1000 {
+			return nil, errAt(valueOf(n, "count"), "%d: use 1 to 1000", *c)
 		}
-		if c < 1 || c > 1000 {
-			return nil, l.errAt(f.val, "etcdWatch.count: %d: use 1 to 1000", c)
-		}
-		a.Count = int(c)
+		a.Count = int(*c)
 	}
 	return a, nil
 }
 
-// parseEtcdWatchStart reads where the watch starts: exactly one of
-// fromRevision (1 or more) and fromResourceVersionOf.
-func parseEtcdWatchStart(l *loader, n *yaml.Node, fields map[string]field, a *EtcdWatchAction) error {
-	rf, hasRev := fields["fromRevision"]
-	of, hasOf := fields["fromResourceVersionOf"]
-	switch {
-	case hasRev == hasOf:
-		return l.errAt(n, "etcdWatch: give exactly one of fromRevision and fromResourceVersionOf")
-	case hasRev:
-		rev, err := l.integer(rf.val, "etcdWatch.fromRevision")
-		if err != nil {
-			return err
+// etcdWatchStart sets where the watch a starts from, as d (read from n)
+// says: exactly one of fromRevision (1 or more) and
+// fromResourceVersionOf.
+func (l *loader) etcdWatchStart(n *yaml.Node, d etcdWatchDoc, a *EtcdWatchAction) error {
+	switch rev := d.FromRevision; {
+	case (rev == nil) == (d.FromResourceVersionOf == nil):
+		return errAt(n, "give exactly one of fromRevision and fromResourceVersionOf")
+	case rev != nil:
+		if *rev < 1 {
+			return errAt(valueOf(n, "fromRevision"), "%d: revisions start at 1", *rev)
 		}
-		if rev < 1 {
-			return l.errAt(rf.val, "etcdWatch.fromRevision: %d: revisions start at 1", rev)
-		}
-		a.FromRevision = rev
+		a.FromRevision = int64(*rev)
 	default:
-		ref, err := parseResourceVersionRef(l, of.val)
+		ref, err := l.resourceVersionRef(valueOf(n, "fromResourceVersionOf"), *d.FromResourceVersionOf)
 		if err != nil {
 			return err
 		}

@@ -22,6 +22,8 @@ func TestParseEtcdWatch(t *testing.T) {
 			wantErr: "1:1: etcdWatch: give exactly one of fromRevision and fromResourceVersionOf"},
 		{name: "revision 0", key: "etcdWatch", src: "{key: /registry/pods/, fromRevision: 0}",
 			wantErr: "1:38: etcdWatch.fromRevision: 0: revisions start at 1"},
+		{name: "a bad start's version", key: "etcdWatch", src: "{key: /registry/pods/, fromResourceVersionOf: {kind: Pod, name: web, version: last}}",
+			wantErr: `1:79: etcdWatch.fromResourceVersionOf.version: "last" is not one of first, current`},
 		{name: "outside the registry", key: "etcdWatch", src: "{key: /secret, fromRevision: 1}",
 			wantErr: `1:7: etcdWatch.key: "/secret" is not under /registry/, where the API server keeps its objects`},
 	})

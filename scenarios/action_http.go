@@ -53,10 +53,27 @@ type ResourceVersionRef struct {
 
 var _ actionRunner = (*HTTPAction)(nil)
 
+// httpDoc is http as written.
+type httpDoc struct {
+	Method            *str      `yaml:"method"`
+	Path              str       `yaml:"path" load:"required"`
+	Mode              *str      `yaml:"mode"`
+	Proto             *str      `yaml:"proto"`
+	Count             *integer  `yaml:"count"`
+	Interval          *duration `yaml:"interval"`
+	Body              *str      `yaml:"body"`
+	ContentType       *str      `yaml:"contentType"`
+	ResourceVersionOf *rvOfDoc  `yaml:"resourceVersionOf"`
+}
+
+// rvOfDoc is a ResourceVersionRef as written.
+type rvOfDoc struct {
+	objectDoc `yaml:",inline"`
+	Version   *str `yaml:"version"`
+}
+
 // The fields of http and the values some of them take.
 var (
-	httpKeys    = []string{"method", "path", "mode", "proto", "count", "interval", "body", "contentType", "resourceVersionOf"}
-	rvOfKeys    = []string{"kind", "name", "namespace", "version"}
 	httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
 	httpModes   = []string{ModeRequest, ModePoll, ModeLongPoll, ModeWatch}
 	httpProtos  = []string{ProtoHTTP1, ProtoHTTP2}
@@ -94,85 +111,57 @@ func (a *HTTPAction) String() string {
 // contentType}: a GET of path (which starts with /) in mode request over
 // HTTP/2 unless the fields say otherwise; modes other than request only
 // GET.
-func parseHTTP(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, httpKeys)
-	if err != nil {
+func parseHTTP(l *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d httpDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	a := &HTTPAction{Method: "GET", Mode: ModeRequest, Proto: ProtoHTTP2, Count: 1, Interval: DefaultPollInterval}
-	f, ok := fields["path"]
-	if !ok {
-		return nil, l.errAt(n, "http: missing field \"path\"")
-	}
-	if a.Path, err = l.str(f.val, "http.path"); err != nil {
-		return nil, err
-	}
+	a := &HTTPAction{Method: "GET", Path: string(d.Path), Mode: ModeRequest, Proto: ProtoHTTP2, Count: 1, Interval: DefaultPollInterval}
 	if !strings.HasPrefix(a.Path, "/") {
-		return nil, l.errAt(f.val, "http.path: %q must start with /", a.Path)
+		return nil, errAt(valueOf(n, "path"), "%q must start with /", a.Path)
 	}
+	var err error
 	for _, c := range []struct {
 		key     string
+		v       *str
 		dst     *string
 		allowed []string
-	}{{"method", &a.Method, httpMethods}, {"mode", &a.Mode, httpModes}, {"proto", &a.Proto, httpProtos}} {
-		if f, ok := fields[c.key]; ok {
-			if *c.dst, err = l.oneOf(f.val, "http."+c.key, c.allowed); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if f, ok := fields["count"]; ok {
-		c, err := l.integer(f.val, "http.count")
-		if err != nil {
-			return nil, err
-		}
-		if (c < 1 && !(c == 0 && a.Mode == ModeWatch)) || c > 1000 {
-			return nil, l.errAt(f.val, "http.count: %d: use 1 to 1000 (0 for a watch read until the server ends it)", c)
-		}
-		a.Count = int(c)
-	}
-	if f, ok := fields["resourceVersionOf"]; ok {
-		if a.ResourceVersionOf, err = parseResourceVersionRef(l, f.val); err != nil {
+	}{{"method", d.Method, &a.Method, httpMethods}, {"mode", d.Mode, &a.Mode, httpModes}, {"proto", d.Proto, &a.Proto, httpProtos}} {
+		if *c.dst, err = c.v.oneOf(valueOf(n, c.key), *c.dst, c.allowed); err != nil {
 			return nil, err
 		}
 	}
-	if f, ok := fields["interval"]; ok {
-		if a.Interval, err = l.duration(f.val, "http.interval"); err != nil {
+	if c := d.Count; c != nil {
+		if (*c < 1 && !(*c == 0 && a.Mode == ModeWatch)) || *c > 1000 {
+			return nil, errAt(valueOf(n, "count"), "%d: use 1 to 1000 (0 for a watch read until the server ends it)", *c)
+		}
+		a.Count = int(*c)
+	}
+	if d.ResourceVersionOf != nil {
+		if a.ResourceVersionOf, err = l.resourceVersionRef(valueOf(n, "resourceVersionOf"), *d.ResourceVersionOf); err != nil {
 			return nil, err
 		}
 	}
-	for _, c := range []struct {
-		key string
-		dst *string
-	}{{"body", &a.Body}, {"contentType", &a.ContentType}} {
-		if f, ok := fields[c.key]; ok {
-			if *c.dst, err = l.str(f.val, "http."+c.key); err != nil {
-				return nil, err
-			}
-		}
+	if d.Interval != nil {
+		a.Interval = time.Duration(*d.Interval)
 	}
+	a.Body, a.ContentType = d.Body.or(""), d.ContentType.or("")
 	if a.Mode != ModeRequest && a.Method != "GET" {
-		return nil, l.errAt(n, "http: mode %s only GETs (method is %s)", a.Mode, a.Method)
+		return nil, errAt(n, "mode %s only GETs (method is %s)", a.Mode, a.Method)
 	}
 	return a, nil
 }
 
-// parseResourceVersionRef reads {kind, name, namespace, version}:
-// version is first (the default) or current.
-func parseResourceVersionRef(l *loader, n *yaml.Node) (*ResourceVersionRef, error) {
-	const key = "http.resourceVersionOf"
-	fields, _, err := l.fields(n, key, rvOfKeys)
-	if err != nil {
+// resourceVersionRef returns the ResourceVersionRef d, read from n,
+// names: its version is first (the default) or current.
+func (l *loader) resourceVersionRef(n *yaml.Node, d rvOfDoc) (*ResourceVersionRef, error) {
+	ref := &ResourceVersionRef{}
+	var err error
+	if ref.Object, err = l.objectRef(n, d.objectDoc); err != nil {
 		return nil, err
 	}
-	ref := &ResourceVersionRef{Version: "first"}
-	if ref.Object, err = l.object(n, fields, key); err != nil {
+	if ref.Version, err = d.Version.oneOf(valueOf(n, "version"), "first", []string{"first", "current"}); err != nil {
 		return nil, err
-	}
-	if f, ok := fields["version"]; ok {
-		if ref.Version, err = l.oneOf(f.val, key+".version", []string{"first", "current"}); err != nil {
-			return nil, err
-		}
 	}
 	return ref, nil
 }

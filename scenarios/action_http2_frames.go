@@ -31,8 +31,11 @@ type HTTP2FramesAction struct {
 
 var _ actionRunner = (*HTTP2FramesAction)(nil)
 
-// http2FramesKeys are the fields of http2Frames.
-var http2FramesKeys = []string{"paths", "count"}
+// http2FramesDoc is http2Frames as written.
+type http2FramesDoc struct {
+	Paths []str    `yaml:"paths" load:"required" expected:"a list of 1 to 10 paths"`
+	Count *integer `yaml:"count"`
+}
 
 // frameLineWidth is the width a frame line is cut to: the TUI's 80
 // columns less the plain printer's indent.
@@ -47,26 +50,19 @@ func (a *HTTP2FramesAction) String() string {
 // with / (watch=true is added to a path's query when it has no watch
 // parameter and is not under a /watch/ prefix); count 1 to 1000, by
 // default one event per path.
-func parseHTTP2Frames(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, http2FramesKeys)
-	if err != nil {
+func parseHTTP2Frames(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d http2FramesDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	f, ok := fields["paths"]
-	if !ok {
-		return nil, l.errAt(n, "http2Frames: missing field \"paths\"")
-	}
-	if f.val.Kind != yaml.SequenceNode || len(f.val.Content) == 0 || len(f.val.Content) > 10 {
-		return nil, l.errAt(f.val, "http2Frames.paths: expected a list of 1 to 10 paths, got %s", describe(f.val))
+	if pn := valueOf(n, "paths"); len(d.Paths) == 0 || len(d.Paths) > 10 {
+		return nil, errAt(pn, "expected a list of 1 to 10 paths, got %s", describe(pn))
 	}
 	a := &HTTP2FramesAction{}
-	for _, c := range f.val.Content {
-		p, err := l.str(c, "http2Frames.paths")
-		if err != nil {
-			return nil, err
-		}
+	for i, s := range d.Paths {
+		p := string(s)
 		if !strings.HasPrefix(p, "/") {
-			return nil, l.errAt(c, "http2Frames.paths: %q must start with /", p)
+			return nil, errAt(valueOf(n, "paths").Content[i], "%q must start with /", p)
 		}
 		if !hasQuery(p, "watch") && !strings.Contains(p, "/watch/") {
 			p = withQuery(p, "watch", "true")
@@ -74,15 +70,11 @@ func parseHTTP2Frames(l *loader, key string, n *yaml.Node) (actionRunner, error)
 		a.Paths = append(a.Paths, p)
 	}
 	a.Count = len(a.Paths)
-	if f, ok := fields["count"]; ok {
-		c, err := l.integer(f.val, "http2Frames.count")
-		if err != nil {
-			return nil, err
+	if c := d.Count; c != nil {
+		if *c < 1 || *c > 1000 {
+			return nil, errAt(valueOf(n, "count"), "%d: use 1 to 1000", *c)
 		}
-		if c < 1 || c > 1000 {
-			return nil, l.errAt(f.val, "http2Frames.count: %d: use 1 to 1000", c)
-		}
-		a.Count = int(c)
+		a.Count = int(*c)
 	}
 	return a, nil
 }

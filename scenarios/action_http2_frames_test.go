@@ -15,7 +15,7 @@ func TestParseHTTP2Frames(t *testing.T) {
 			want: &HTTP2FramesAction{Paths: []string{"/api/v1/pods?watch=1"}, Count: 5}},
 		{name: "no paths", key: "http2Frames", src: "{count: 2}", wantErr: `1:1: http2Frames: missing field "paths"`},
 		{name: "an empty list", key: "http2Frames", src: "{paths: []}", wantErr: "1:9: http2Frames.paths: expected a list of 1 to 10 paths, got a list"},
-		{name: "a relative path", key: "http2Frames", src: "{paths: [api]}", wantErr: `1:10: http2Frames.paths: "api" must start with /`},
+		{name: "a relative path", key: "http2Frames", src: "{paths: [api]}", wantErr: `1:10: http2Frames.paths[0]: "api" must start with /`},
 		{name: "count 0", key: "http2Frames", src: "{paths: [/api], count: 0}", wantErr: "1:24: http2Frames.count: 0: use 1 to 1000"},
 	})
 }

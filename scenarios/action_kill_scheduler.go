@@ -22,12 +22,12 @@ func (a *KillSchedulerAction) Kind() string   { return "killScheduler" }
 func (a *KillSchedulerAction) String() string { return "killScheduler " + a.Instance }
 
 // parseKillScheduler reads "leader" or an instance's name.
-func parseKillScheduler(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	name, err := l.str(n, key)
+func parseKillScheduler(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	name, err := decodeAs[str](n)
 	if err != nil {
 		return nil, err
 	}
-	return &KillSchedulerAction{Instance: name}, nil
+	return &KillSchedulerAction{Instance: string(name)}, nil
 }
 
 // run kills the instance; the result's message says which, who holds

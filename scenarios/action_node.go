@@ -23,12 +23,12 @@ func (a *NodeAction) String() string { return a.Verb + " " + a.Node }
 
 // parseNodeAction reads the node name of removeNode, stopKubelet and
 // startKubelet.
-func parseNodeAction(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	name, err := l.objectName(n, key)
+func parseNodeAction(_ *loader, key string, n *yaml.Node) (actionRunner, error) {
+	name, err := decodeAs[objectName](n)
 	if err != nil {
 		return nil, err
 	}
-	return &NodeAction{Verb: key, Node: name}, nil
+	return &NodeAction{Verb: key, Node: string(name)}, nil
 }
 
 // run stops the node's kubelet and deletes the Node (removeNode), stops

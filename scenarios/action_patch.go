@@ -22,8 +22,13 @@ type PatchAction struct {
 
 var _ actionRunner = (*PatchAction)(nil)
 
-// patchKeys are the fields of patch.
-var patchKeys = []string{"kind", "name", "namespace", "subresource", "type", "patch"}
+// patchDoc is patch as written.
+type patchDoc struct {
+	objectDoc   `yaml:",inline"`
+	Subresource *str `yaml:"subresource"`
+	Type        *str `yaml:"type"`
+	Patch       str  `yaml:"patch" load:"required"`
+}
 
 // patchTypes maps the values of patch.type to their content types.
 var patchTypes = map[string]types.PatchType{
@@ -47,34 +52,24 @@ func (a *PatchAction) String() string {
 // parsePatch reads {kind, name, namespace, subresource, type, patch}:
 // type is strategic (the default), merge or json, patch a JSON text, and
 // subresource, if given, status.
-func parsePatch(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, patchKeys)
-	if err != nil {
+func parsePatch(l *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d patchDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	a := &PatchAction{Type: "strategic"}
-	if a.Object, err = l.object(n, fields, key); err != nil {
+	a := &PatchAction{Patch: string(d.Patch)}
+	var err error
+	if a.Object, err = l.objectRef(n, d.objectDoc); err != nil {
 		return nil, err
 	}
-	if f, ok := fields["subresource"]; ok {
-		if a.Subresource, err = l.oneOf(f.val, "patch.subresource", []string{"status"}); err != nil {
-			return nil, err
-		}
+	if a.Subresource, err = d.Subresource.oneOf(valueOf(n, "subresource"), "", []string{"status"}); err != nil {
+		return nil, err
 	}
-	if f, ok := fields["type"]; ok {
-		if a.Type, err = l.oneOf(f.val, "patch.type", patchTypeNames); err != nil {
-			return nil, err
-		}
-	}
-	f, ok := fields["patch"]
-	if !ok {
-		return nil, l.errAt(n, "patch: missing field \"patch\"")
-	}
-	if a.Patch, err = l.str(f.val, "patch.patch"); err != nil {
+	if a.Type, err = d.Type.oneOf(valueOf(n, "type"), "strategic", patchTypeNames); err != nil {
 		return nil, err
 	}
 	if !json.Valid([]byte(a.Patch)) {
-		return nil, l.errAt(f.val, "patch.patch: not valid JSON")
+		return nil, errAt(valueOf(n, "patch"), "not valid JSON")
 	}
 	return a, nil
 }

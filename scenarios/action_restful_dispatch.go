@@ -26,11 +26,17 @@ type RestfulDispatchAction struct {
 
 var _ actionRunner = (*RestfulDispatchAction)(nil)
 
-// The fields of restfulDispatch and the values of its router.
-var (
-	restfulDispatchKeys = []string{"method", "path", "contentType", "accept", "router"}
-	restfulRouters      = []string{restfullab.CurlyRouter, restfullab.RouterJSR311, "both"}
-)
+// restfulDispatchDoc is restfulDispatch as written.
+type restfulDispatchDoc struct {
+	Method      *str `yaml:"method"`
+	Path        str  `yaml:"path" load:"required"`
+	ContentType *str `yaml:"contentType"`
+	Accept      *str `yaml:"accept"`
+	Router      *str `yaml:"router"`
+}
+
+// restfulRouters are the values of restfulDispatch's router.
+var restfulRouters = []string{restfullab.CurlyRouter, restfullab.RouterJSR311, "both"}
 
 // restfulEvidence is a restful action's evidence for its step's
 // expectations (StepResult.Evidence): one Dispatch per router, or the
@@ -59,42 +65,22 @@ func (a *RestfulDispatchAction) String() string {
 // parseRestfulDispatch reads {method, path, contentType, accept, router}:
 // a GET of path (a URL path, starting with /, without a query) with
 // CurlyRouter unless the fields say otherwise.
-func parseRestfulDispatch(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, restfulDispatchKeys)
+func parseRestfulDispatch(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d restfulDispatchDoc
+	if err := decode(n, &d); err != nil {
+		return nil, err
+	}
+	a := &RestfulDispatchAction{Path: string(d.Path), ContentType: d.ContentType.or(""), Accept: d.Accept.or("")}
+	if !strings.HasPrefix(a.Path, "/") || strings.ContainsAny(a.Path, "?#") {
+		return nil, errAt(valueOf(n, "path"), "%q must be a URL path: start with / and have no query", a.Path)
+	}
+	var err error
+	if a.Method, err = d.Method.oneOf(valueOf(n, "method"), "GET", httpMethods); err != nil {
+		return nil, err
+	}
+	router, err := d.Router.oneOf(valueOf(n, "router"), restfullab.CurlyRouter, restfulRouters)
 	if err != nil {
 		return nil, err
-	}
-	a := &RestfulDispatchAction{Method: "GET"}
-	f, ok := fields["path"]
-	if !ok {
-		return nil, l.errAt(n, "restfulDispatch: missing field \"path\"")
-	}
-	if a.Path, err = l.str(f.val, "restfulDispatch.path"); err != nil {
-		return nil, err
-	}
-	if !strings.HasPrefix(a.Path, "/") || strings.ContainsAny(a.Path, "?#") {
-		return nil, l.errAt(f.val, "restfulDispatch.path: %q must be a URL path: start with / and have no query", a.Path)
-	}
-	if f, ok := fields["method"]; ok {
-		if a.Method, err = l.oneOf(f.val, "restfulDispatch.method", httpMethods); err != nil {
-			return nil, err
-		}
-	}
-	for _, c := range []struct {
-		key string
-		dst *string
-	}{{"contentType", &a.ContentType}, {"accept", &a.Accept}} {
-		if f, ok := fields[c.key]; ok {
-			if *c.dst, err = l.str(f.val, "restfulDispatch."+c.key); err != nil {
-				return nil, err
-			}
-		}
-	}
-	router := restfullab.CurlyRouter
-	if f, ok := fields["router"]; ok {
-		if router, err = l.oneOf(f.val, "restfulDispatch.router", restfulRouters); err != nil {
-			return nil, err
-		}
 	}
 	a.Routers = []string{router}
 	if router == "both" {

@@ -26,13 +26,13 @@ func (a *RestfulHelloAction) String() string {
 }
 
 // parseRestfulHello reads true, the only value.
-func parseRestfulHello(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	on, err := l.boolean(n, key)
+func parseRestfulHello(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	on, err := decodeAs[boolean](n)
 	if err != nil {
 		return nil, err
 	}
 	if !on {
-		return nil, l.errAt(n, "restfulHello: the only value is true")
+		return nil, errAt(n, "the only value is true")
 	}
 	return &RestfulHelloAction{}, nil
 }

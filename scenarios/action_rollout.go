@@ -25,6 +25,22 @@ const revisionAnnotation = "deployment.kubernetes.io/revision"
 // had, comma-separated (a rollback makes an old ReplicaSet new again).
 const revisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
 
+// deploymentDoc is the deployment and namespace naming a Deployment.
+type deploymentDoc struct {
+	Deployment objectName  `yaml:"deployment" load:"required"`
+	Namespace  *objectName `yaml:"namespace"`
+}
+
+// ref returns the Deployment d names, in DefaultNamespace if d gives no
+// namespace.
+func (d deploymentDoc) ref() ObjectSpec {
+	o := ObjectSpec{Kind: "Deployment", Name: string(d.Deployment), Namespace: DefaultNamespace}
+	if d.Namespace != nil {
+		o.Namespace = string(*d.Namespace)
+	}
+	return o
+}
+
 // deploymentRef reads the deployment and namespace fields of n (what
 // names the action or expectation in messages).
 func (l *loader) deploymentRef(n *yaml.Node, fields map[string]field, what string) (ObjectSpec, error) {

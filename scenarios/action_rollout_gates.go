@@ -33,8 +33,12 @@ type PassReadinessGatesAction struct {
 
 var _ actionRunner = (*PassReadinessGatesAction)(nil)
 
-// passReadinessGatesKeys are the fields of passReadinessGates.
-var passReadinessGatesKeys = []string{"deployment", "namespace", "revision", "pods"}
+// passReadinessGatesDoc is passReadinessGates as written.
+type passReadinessGatesDoc struct {
+	deploymentDoc `yaml:",inline"`
+	Revision      positive `yaml:"revision" load:"required"`
+	Pods          positive `yaml:"pods" load:"required"`
+}
 
 // gatePollInterval is how often the action looks for more pods to pass.
 const gatePollInterval = 50 * time.Millisecond
@@ -59,30 +63,12 @@ func (a *PassReadinessGatesAction) String() string {
 
 // parsePassReadinessGates reads {deployment, namespace, revision, pods}:
 // revision and pods are required, at least 1.
-func parsePassReadinessGates(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, passReadinessGatesKeys)
-	if err != nil {
+func parsePassReadinessGates(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d passReadinessGatesDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	a := &PassReadinessGatesAction{}
-	if a.Deployment, err = l.deploymentRef(n, fields, key); err != nil {
-		return nil, err
-	}
-	for _, s := range []struct {
-		name string
-		set  func(int64)
-	}{{"revision", func(v int64) { a.Revision = v }}, {"pods", func(v int64) { a.Pods = int(v) }}} {
-		f, ok := fields[s.name]
-		if !ok {
-			return nil, l.errAt(n, "%s: missing field %q", key, s.name)
-		}
-		v, err := l.atLeast(f.val, key+"."+s.name, 1)
-		if err != nil {
-			return nil, err
-		}
-		s.set(v)
-	}
-	return a, nil
+	return &PassReadinessGatesAction{Deployment: d.ref(), Revision: int64(d.Revision), Pods: int(d.Pods)}, nil
 }
 
 // run passes pods until Pods of them are passed, or ctx ends.

@@ -20,8 +20,11 @@ type ScaleAction struct {
 
 var _ actionRunner = (*ScaleAction)(nil)
 
-// scaleKeys are the fields of scale.
-var scaleKeys = []string{"deployment", "namespace", "replicas"}
+// scaleDoc is scale as written.
+type scaleDoc struct {
+	deploymentDoc `yaml:",inline"`
+	Replicas      count `yaml:"replicas" load:"required"`
+}
 
 // Kind returns "scale".
 func (a *ScaleAction) Kind() string { return "scale" }
@@ -33,25 +36,12 @@ func (a *ScaleAction) String() string {
 
 // parseScale reads {deployment, namespace, replicas}; replicas is 0 or
 // more.
-func parseScale(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, scaleKeys)
-	if err != nil {
+func parseScale(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d scaleDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	a := &ScaleAction{}
-	if a.Deployment, err = l.deploymentRef(n, fields, key); err != nil {
-		return nil, err
-	}
-	f, ok := fields["replicas"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"replicas\"", key)
-	}
-	v, err := l.atLeast(f.val, key+".replicas", 0)
-	if err != nil {
-		return nil, err
-	}
-	a.Replicas = int32(v)
-	return a, nil
+	return &ScaleAction{Deployment: d.ref(), Replicas: int32(d.Replicas)}, nil
 }
 
 // run patches the scale subresource as user.

@@ -26,8 +26,12 @@ type SetImageAction struct {
 
 var _ actionRunner = (*SetImageAction)(nil)
 
-// setImageKeys are the fields of setImage.
-var setImageKeys = []string{"deployment", "namespace", "container", "image"}
+// setImageDoc is setImage as written.
+type setImageDoc struct {
+	deploymentDoc `yaml:",inline"`
+	Container     str `yaml:"container" load:"required"`
+	Image         str `yaml:"image" load:"required"`
+}
 
 // Kind returns "setImage".
 func (a *SetImageAction) Kind() string { return "setImage" }
@@ -39,28 +43,15 @@ func (a *SetImageAction) String() string {
 
 // parseSetImage reads {deployment, namespace, container, image}, all but
 // namespace required.
-func parseSetImage(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, setImageKeys)
-	if err != nil {
+func parseSetImage(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d setImageDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	a := &SetImageAction{}
-	if a.Deployment, err = l.deploymentRef(n, fields, key); err != nil {
-		return nil, err
-	}
-	for _, s := range []struct {
-		name string
-		dst  *string
-	}{{"container", &a.Container}, {"image", &a.Image}} {
-		f, ok := fields[s.name]
-		if !ok {
-			return nil, l.errAt(n, "%s: missing field %q", key, s.name)
-		}
-		if *s.dst, err = l.str(f.val, key+"."+s.name); err != nil {
-			return nil, err
-		}
-		if *s.dst == "" {
-			return nil, l.errAt(f.val, "%s.%s: empty", key, s.name)
+	a := &SetImageAction{Deployment: d.ref(), Container: string(d.Container), Image: string(d.Image)}
+	for _, f := range []struct{ key, v string }{{"container", a.Container}, {"image", a.Image}} {
+		if f.v == "" {
+			return nil, errAt(valueOf(n, f.key), "empty")
 		}
 	}
 	return a, nil

@@ -33,8 +33,11 @@ type RolloutUndoAction struct {
 
 var _ actionRunner = (*RolloutUndoAction)(nil)
 
-// rolloutUndoKeys are the fields of rolloutUndo.
-var rolloutUndoKeys = []string{"deployment", "namespace", "toRevision"}
+// rolloutUndoDoc is rolloutUndo as written.
+type rolloutUndoDoc struct {
+	deploymentDoc `yaml:",inline"`
+	ToRevision    count `yaml:"toRevision"`
+}
 
 // undoKeptAnnotations are the Deployment annotations a rollback keeps
 // and does not take from the ReplicaSet (kubectl's annotationsToSkip).
@@ -74,21 +77,12 @@ func (a *RolloutUndoAction) String() string {
 
 // parseRolloutUndo reads {deployment, namespace, toRevision};
 // toRevision (default 0, the previous revision) is 0 or more.
-func parseRolloutUndo(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, rolloutUndoKeys)
-	if err != nil {
+func parseRolloutUndo(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d rolloutUndoDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	a := &RolloutUndoAction{}
-	if a.Deployment, err = l.deploymentRef(n, fields, key); err != nil {
-		return nil, err
-	}
-	if f, ok := fields["toRevision"]; ok {
-		if a.ToRevision, err = l.atLeast(f.val, key+".toRevision", 0); err != nil {
-			return nil, err
-		}
-	}
-	return a, nil
+	return &RolloutUndoAction{Deployment: d.ref(), ToRevision: int64(d.ToRevision)}, nil
 }
 
 // run does what kubectl's DeploymentRollbacker.Rollback does, as user.

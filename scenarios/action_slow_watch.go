@@ -39,8 +39,13 @@ const (
 	maxSlowWindow     = 65535
 )
 
-// slowWatchKeys are the fields of slowWatch.
-var slowWatchKeys = []string{"lease", "namespace", "changes", "window"}
+// slowWatchDoc is slowWatch as written.
+type slowWatchDoc struct {
+	Lease     objectName  `yaml:"lease" load:"required"`
+	Namespace *objectName `yaml:"namespace"`
+	Changes   *integer    `yaml:"changes"`
+	Window    *integer    `yaml:"window"`
+}
 
 func (a *SlowWatchAction) Kind() string { return "slowWatch" }
 func (a *SlowWatchAction) String() string {
@@ -51,45 +56,32 @@ func (a *SlowWatchAction) String() string {
 // parseSlowWatch reads {lease, namespace, changes, window}: lease
 // is required; namespace is default, changes DefaultSlowChanges (1 to
 // maxSlowChanges), window DefaultSlowWindow (1 to 65535 bytes).
-func parseSlowWatch(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, slowWatchKeys)
-	if err != nil {
+func parseSlowWatch(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d slowWatchDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	a := &SlowWatchAction{Namespace: "default", Changes: DefaultSlowChanges, Window: DefaultSlowWindow}
-	f, ok := fields["lease"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"lease\"", key)
-	}
-	if a.Lease, err = l.objectName(f.val, key+".lease"); err != nil {
-		return nil, err
-	}
-	if f, ok := fields["namespace"]; ok {
-		if a.Namespace, err = l.objectName(f.val, key+".namespace"); err != nil {
-			return nil, err
-		}
+	a := &SlowWatchAction{Lease: string(d.Lease), Namespace: "default", Changes: DefaultSlowChanges, Window: DefaultSlowWindow}
+	if d.Namespace != nil {
+		a.Namespace = string(*d.Namespace)
 	}
 	for _, b := range []struct {
-		name     string
-		max      int64
-		set      func(int64)
+		key      string
+		v        *integer
+		max      integer
+		set      func(integer)
 		unitHelp string
 	}{
-		{"changes", maxSlowChanges, func(v int64) { a.Changes = int(v) }, ""},
-		{"window", maxSlowWindow, func(v int64) { a.Window = uint32(v) }, " bytes"},
+		{"changes", d.Changes, maxSlowChanges, func(v integer) { a.Changes = int(v) }, ""},
+		{"window", d.Window, maxSlowWindow, func(v integer) { a.Window = uint32(v) }, " bytes"},
 	} {
-		f, ok := fields[b.name]
-		if !ok {
+		if b.v == nil {
 			continue
 		}
-		v, err := l.integer(f.val, key+"."+b.name)
-		if err != nil {
-			return nil, err
+		if *b.v < 1 || *b.v > b.max {
+			return nil, errAt(valueOf(n, b.key), "%d: use 1 to %d%s", *b.v, b.max, b.unitHelp)
 		}
-		if v < 1 || v > b.max {
-			return nil, l.errAt(f.val, "%s.%s: %d: use 1 to %d%s", key, b.name, v, b.max, b.unitHelp)
-		}
-		b.set(v)
+		b.set(*b.v)
 	}
 	return a, nil
 }

@@ -22,13 +22,9 @@ func (a *StartupTraceAction) Kind() string   { return "startupTrace" }
 func (a *StartupTraceAction) String() string { return "startupTrace" }
 
 // parseStartupTrace reads `true`, its only value.
-func parseStartupTrace(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	b, err := l.boolean(n, key)
-	if err != nil {
+func parseStartupTrace(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	if err := mustBeTrue(n); err != nil {
 		return nil, err
-	}
-	if !b {
-		return nil, l.errAt(n, "%s: must be true (leave the action out to not do it)", key)
 	}
 	return &StartupTraceAction{}, nil
 }

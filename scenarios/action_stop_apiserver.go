@@ -25,13 +25,13 @@ func (a *StopAPIServerAction) Kind() string   { return a.Verb }
 func (a *StopAPIServerAction) String() string { return fmt.Sprintf("%s %d", a.Verb, a.Server) }
 
 // parseStopAPIServer reads the number of the API server to stop or kill.
-func parseStopAPIServer(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	i, err := l.integer(n, key)
+func parseStopAPIServer(_ *loader, key string, n *yaml.Node) (actionRunner, error) {
+	i, err := decodeAs[integer](n)
 	if err != nil {
 		return nil, err
 	}
-	if i < 2 || i > int64(cluster.DefaultHAConfig.APIServers) {
-		return nil, l.errAt(n, "%s: %d: the API servers that can stop are 2 to %d (1 is the cluster's own)", key, i, cluster.DefaultHAConfig.APIServers)
+	if i < 2 || i > integer(cluster.DefaultHAConfig.APIServers) {
+		return nil, errAt(n, "%d: the API servers that can stop are 2 to %d (1 is the cluster's own)", i, cluster.DefaultHAConfig.APIServers)
 	}
 	return &StopAPIServerAction{Verb: key, Server: int(i)}, nil
 }

@@ -29,8 +29,13 @@ type UpdateAction struct {
 
 var _ actionRunner = (*UpdateAction)(nil)
 
-// updateKeys are the fields of update.
-var updateKeys = []string{"kind", "name", "namespace", "labels", "annotations", "resourceVersion"}
+// updateDoc is update as written.
+type updateDoc struct {
+	objectDoc       `yaml:",inline"`
+	Labels          map[mapKey]scalarText `yaml:"labels"`
+	Annotations     map[mapKey]scalarText `yaml:"annotations"`
+	ResourceVersion *strOrNumber          `yaml:"resourceVersion"`
+}
 
 func (a *UpdateAction) Kind() string { return "update" }
 func (a *UpdateAction) String() string {
@@ -40,31 +45,26 @@ func (a *UpdateAction) String() string {
 // parseUpdate reads {kind, name, namespace, labels, annotations,
 // resourceVersion}; resourceVersion is current (the default), stale or a
 // number.
-func parseUpdate(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, updateKeys)
-	if err != nil {
+func parseUpdate(l *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d updateDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
 	a := &UpdateAction{ResourceVersion: "current"}
-	if a.Object, err = l.object(n, fields, key); err != nil {
+	var err error
+	if a.Object, err = l.objectRef(n, d.objectDoc); err != nil {
 		return nil, err
 	}
-	if f, ok := fields["labels"]; ok {
-		if a.Labels, err = l.stringMap(f.val, "update.labels"); err != nil {
-			return nil, err
-		}
+	if d.Labels != nil {
+		a.Labels = stringMap(d.Labels)
 	}
-	if f, ok := fields["annotations"]; ok {
-		if a.Annotations, err = l.stringMap(f.val, "update.annotations"); err != nil {
-			return nil, err
-		}
+	if d.Annotations != nil {
+		a.Annotations = stringMap(d.Annotations)
 	}
-	if f, ok := fields["resourceVersion"]; ok {
-		if a.ResourceVersion, err = l.scalar(f.val, "update.resourceVersion"); err != nil {
-			return nil, err
-		}
+	if d.ResourceVersion != nil {
+		a.ResourceVersion = string(*d.ResourceVersion)
 		if _, err := strconv.ParseUint(a.ResourceVersion, 10, 64); err != nil && a.ResourceVersion != "current" && a.ResourceVersion != "stale" {
-			return nil, l.errAt(f.val, "update.resourceVersion: %q is not current, stale or a number", a.ResourceVersion)
+			return nil, errAt(valueOf(n, "resourceVersion"), "%q is not current, stale or a number", a.ResourceVersion)
 		}
 	}
 	return a, nil

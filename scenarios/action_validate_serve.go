@@ -25,8 +25,13 @@ type ValidateServeAction struct {
 
 var _ actionRunner = (*ValidateServeAction)(nil)
 
-// validateServeKeys are the fields of validateServe.
-var validateServeKeys = []string{"nodes", "speed", "port", "address"}
+// validateServeDoc is validateServe as written.
+type validateServeDoc struct {
+	Nodes   *integer `yaml:"nodes"`
+	Speed   *number  `yaml:"speed"`
+	Port    *integer `yaml:"port"`
+	Address *str     `yaml:"address"`
+}
 
 func (a *ValidateServeAction) Kind() string   { return "validateServe" }
 func (a *ValidateServeAction) String() string { return "kubesim serve " + strings.Join(a.flags(), " ") }
@@ -43,33 +48,20 @@ func (a *ValidateServeAction) flags() []string {
 // parseValidateServe reads {nodes, speed, port, address}; what is left
 // out has serve's default (3 nodes, speed 1, port 6443, the address
 // Complete fills in).
-func parseValidateServe(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, validateServeKeys)
-	if err != nil {
+func parseValidateServe(_ *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d validateServeDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
-	a := &ValidateServeAction{Nodes: cluster.DefaultNodeCount, Speed: 1, Port: cluster.DefaultPort}
-	if f, ok := fields["nodes"]; ok {
-		v, err := l.integer(f.val, key+".nodes")
-		if err != nil {
-			return nil, err
-		}
-		a.Nodes = int(v)
+	a := &ValidateServeAction{Nodes: cluster.DefaultNodeCount, Speed: 1, Port: cluster.DefaultPort, Address: d.Address.or("")}
+	if d.Nodes != nil {
+		a.Nodes = int(*d.Nodes)
 	}
-	if f, ok := fields["speed"]; ok {
-		if a.Speed, err = l.number(f.val, key+".speed"); err != nil {
-			return nil, err
-		}
+	if d.Speed != nil {
+		a.Speed = float64(*d.Speed)
 	}
-	if f, ok := fields["port"]; ok {
-		v, err := l.integer(f.val, key+".port")
-		if err != nil {
-			return nil, err
-		}
-		a.Port = int(v)
-	}
-	if err := l.optionalStr(fields, key, "address", &a.Address); err != nil {
-		return nil, err
+	if d.Port != nil {
+		a.Port = int(*d.Port)
 	}
 	return a, nil
 }

@@ -57,8 +57,13 @@ const (
 	minPollInterval = 10 * time.Millisecond
 )
 
-// watchCompareKeys are the fields of watchCompare.
-var watchCompareKeys = []string{"kind", "name", "namespace", "changes", "spacing", "pollInterval"}
+// watchCompareDoc is watchCompare as written.
+type watchCompareDoc struct {
+	objectDoc    `yaml:",inline"`
+	Changes      *integer  `yaml:"changes"`
+	Spacing      *duration `yaml:"spacing"`
+	PollInterval *duration `yaml:"pollInterval"`
+}
 
 func (a *WatchCompareAction) Kind() string { return "watchCompare" }
 func (a *WatchCompareAction) String() string {
@@ -70,34 +75,27 @@ func (a *WatchCompareAction) String() string {
 // pollInterval}: the object as patch names it; changes
 // DefaultCompareChanges (1 to maxCompareChanges), spacing and
 // pollInterval their defaults unless given.
-func parseWatchCompare(l *loader, key string, n *yaml.Node) (actionRunner, error) {
-	fields, _, err := l.fields(n, key, watchCompareKeys)
-	if err != nil {
+func parseWatchCompare(l *loader, _ string, n *yaml.Node) (actionRunner, error) {
+	var d watchCompareDoc
+	if err := decode(n, &d); err != nil {
 		return nil, err
 	}
 	a := &WatchCompareAction{Changes: DefaultCompareChanges, Spacing: DefaultCompareSpacing, PollInterval: DefaultComparePollInterval}
-	if a.Object, err = l.object(n, fields, key); err != nil {
+	var err error
+	if a.Object, err = l.objectRef(n, d.objectDoc); err != nil {
 		return nil, err
 	}
-	if f, ok := fields["changes"]; ok {
-		c, err := l.integer(f.val, key+".changes")
-		if err != nil {
-			return nil, err
+	if c := d.Changes; c != nil {
+		if *c < 1 || *c > maxCompareChanges {
+			return nil, errAt(valueOf(n, "changes"), "%d: use 1 to %d", *c, maxCompareChanges)
 		}
-		if c < 1 || c > maxCompareChanges {
-			return nil, l.errAt(f.val, "%s.changes: %d: use 1 to %d", key, c, maxCompareChanges)
-		}
-		a.Changes = int(c)
+		a.Changes = int(*c)
 	}
-	for _, d := range []struct {
-		name string
-		dst  *time.Duration
-	}{{"spacing", &a.Spacing}, {"pollInterval", &a.PollInterval}} {
-		if f, ok := fields[d.name]; ok {
-			if *d.dst, err = l.duration(f.val, key+"."+d.name); err != nil {
-				return nil, err
-			}
-		}
+	if d.Spacing != nil {
+		a.Spacing = time.Duration(*d.Spacing)
+	}
+	if d.PollInterval != nil {
+		a.PollInterval = time.Duration(*d.PollInterval)
 	}
 	return a, nil
 }

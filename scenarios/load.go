@@ -102,13 +102,11 @@ func (l *loader) scenario(root *yaml.Node) (*Scenario, error) {
 	if err := decode(root, &d); err != nil {
 		return nil, err
 	}
-	s := &Scenario{File: l.file, Name: string(d.Name), Title: flow.Text(d.Title), Summary: flow.Text(d.Summary), Level: Levels[0],
+	s := &Scenario{File: l.file, Name: string(d.Name), Title: flow.Text(d.Title), Summary: flow.Text(d.Summary),
 		Cluster: ClusterSpec{Nodes: kubelet.DefaultNodes(cluster.DefaultNodeCount), Scheduler: true, Speed: DefaultSpeed, Topology: TopologySingle}}
-	if d.Level != nil {
-		s.Level = string(*d.Level)
-		if err := oneOf(valueOf(root, "level"), s.Level, Levels); err != nil {
-			return nil, err
-		}
+	var err error
+	if s.Level, err = d.Level.oneOf(valueOf(root, "level"), Levels[0], Levels); err != nil {
+		return nil, err
 	}
 	if d.Cluster != nil {
 		if err := d.Cluster.apply(valueOf(root, "cluster"), &s.Cluster); err != nil {

@@ -34,11 +34,9 @@ func (d *clusterDoc) apply(n *yaml.Node, c *ClusterSpec) error {
 			return errAt(v, "%s is negative", v.Value)
 		}
 	}
-	if d.Topology != nil {
-		c.Topology = string(*d.Topology)
-		return oneOf(valueOf(n, "topology"), c.Topology, Topologies)
-	}
-	return nil
+	var err error
+	c.Topology, err = d.Topology.oneOf(valueOf(n, "topology"), c.Topology, Topologies)
+	return err
 }
 
 // nodeList is cluster.nodes: a number of default nodes (0 to 100), or a

@@ -31,6 +31,13 @@ func decode(n *yaml.Node, dst any) error {
 	return c.decode(n, dst)
 }
 
+// decodeAs is decode of n into a T.
+func decodeAs[T any](n *yaml.Node) (T, error) {
+	var v T
+	err := decode(n, &v)
+	return v, err
+}
+
 // decodeWith is decode of struct *dst from mapping n whose keys must be
 // among allowed (in the order messages list them) instead of dst's
 // fields: the caller reads those dst has no field for (a step's action).

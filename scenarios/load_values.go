@@ -31,6 +31,24 @@ func (s *str) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// or returns the string s points to, def if s is nil (a field not
+// given).
+func (s *str) or(def string) string {
+	if s == nil {
+		return def
+	}
+	return string(*s)
+}
+
+// oneOf returns the string s points to, which must be one of allowed
+// (else an error at n, the node s was read from), or def if s is nil.
+func (s *str) oneOf(n *yaml.Node, def string, allowed []string) (string, error) {
+	if s == nil {
+		return def, nil
+	}
+	return string(*s), oneOf(n, string(*s), allowed)
+}
+
 // strOrNumber is a string or a number, as written (a quantity: cpu: 4).
 type strOrNumber string
 
@@ -136,6 +154,15 @@ func (b *boolean) UnmarshalYAML(n *yaml.Node) error {
 	}
 	*b = boolean(v)
 	return nil
+}
+
+// or returns the boolean b points to, def if b is nil (a field not
+// given).
+func (b *boolean) or(def bool) bool {
+	if b == nil {
+		return def
+	}
+	return bool(*b)
 }
 
 // duration is "2s", "1m30s", "500ms"; 0 may be a bare number.

@@ -71,6 +71,33 @@ var kinds = map[string]kindInfo{
 var kindNames = []string{"Pod", "Node", "Namespace", "Event", "Lease", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService",
 	"Deployment", "ReplicaSet", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount"}
 
+// objectDoc is the kind, name and namespace naming an object, as update,
+// delete, patch and absent write them.
+type objectDoc struct {
+	Kind      str         `yaml:"kind" load:"required"`
+	Name      objectName  `yaml:"name" load:"required"`
+	Namespace *objectName `yaml:"namespace"`
+}
+
+// objectRef returns the object d, read from mapping n, names: of a kind
+// the loader knows (kindOf), in its namespace (DefaultNamespace if it
+// gives none) when the kind is namespaced, in none when not.
+func (l *loader) objectRef(n *yaml.Node, d objectDoc) (ObjectSpec, error) {
+	o := ObjectSpec{Kind: string(d.Kind), Name: string(d.Name)}
+	info, ok := l.kindOf(o.Kind)
+	switch {
+	case !ok:
+		return o, errAt(valueOf(n, "kind"), "unknown kind %q (known: %s)", o.Kind, strings.Join(kindNames, ", "))
+	case d.Namespace != nil && !info.namespaced:
+		return o, errAbout(valueOf(n, "namespace"), keyOf(n, "namespace"), "%s is not namespaced", o.Kind)
+	case d.Namespace != nil:
+		o.Namespace = string(*d.Namespace)
+	case info.namespaced:
+		o.Namespace = DefaultNamespace
+	}
+	return o, nil
+}
+
 // object reads kind, name and namespace of update, delete, patch and absent.
 func (l *loader) object(n *yaml.Node, fields map[string]field, what string) (ObjectSpec, error) {
 	var o ObjectSpec
