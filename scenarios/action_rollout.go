@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,38 +38,6 @@ func (d deploymentDoc) ref() ObjectSpec {
 		o.Namespace = string(*d.Namespace)
 	}
 	return o
-}
-
-// deploymentRef reads the deployment and namespace fields of n (what
-// names the action or expectation in messages).
-func (l *loader) deploymentRef(n *yaml.Node, fields map[string]field, what string) (ObjectSpec, error) {
-	o := ObjectSpec{Kind: "Deployment", Namespace: DefaultNamespace}
-	f, ok := fields["deployment"]
-	if !ok {
-		return o, l.errAt(n, "%s: missing field \"deployment\"", what)
-	}
-	var err error
-	if o.Name, err = l.objectName(f.val, what+".deployment"); err != nil {
-		return o, err
-	}
-	if f, ok := fields["namespace"]; ok {
-		if o.Namespace, err = l.objectName(f.val, what+".namespace"); err != nil {
-			return o, err
-		}
-	}
-	return o, nil
-}
-
-// atLeast reads an integer from least to the largest int32.
-func (l *loader) atLeast(n *yaml.Node, what string, least int64) (int64, error) {
-	v, err := l.integer(n, what)
-	if err != nil {
-		return 0, err
-	}
-	if v < least || v > 1<<31-1 {
-		return 0, l.errAt(n, "%s: %d is out of range (at least %d)", what, v, least)
-	}
-	return v, nil
 }
 
 // deploymentName is "deployment/web" or "deployment/web -n ns", as

@@ -13,19 +13,16 @@ type AbsentExpectation struct{ Object ObjectSpec }
 
 var _ prober = (*AbsentExpectation)(nil)
 
-// absentKeys are the fields of absent.
-var absentKeys = []string{"kind", "name", "namespace"}
-
 func (e *AbsentExpectation) Kind() string   { return "absent" }
 func (e *AbsentExpectation) String() string { return e.Object.String() + " absent" }
 
 // parseAbsent reads {kind, name, namespace}.
-func parseAbsent(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, absentKeys)
+func parseAbsent(l *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[objectDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	o, err := l.object(n, fields, key)
+	o, err := l.objectRef(n, d)
 	if err != nil {
 		return nil, err
 	}

@@ -25,8 +25,15 @@ type CanIExpectation struct {
 
 var _ prober = (*CanIExpectation)(nil)
 
-// canIKeys are the fields of canI.
-var canIKeys = []string{"user", "verb", "resource", "name", "namespace", "allowed"}
+// canIDoc is canI as written.
+type canIDoc struct {
+	User      str      `yaml:"user" load:"required"`
+	Verb      str      `yaml:"verb" load:"required"`
+	Resource  str      `yaml:"resource" load:"required"`
+	Name      *str     `yaml:"name"`
+	Namespace *str     `yaml:"namespace"`
+	Allowed   *boolean `yaml:"allowed"`
+}
 
 func (e *CanIExpectation) Kind() string { return "canI" }
 func (e *CanIExpectation) String() string {
@@ -44,43 +51,15 @@ func (e *CanIExpectation) String() string {
 // parseCanI reads {user, verb, resource, name, namespace, allowed}: user,
 // verb and resource are required, name is none, namespace default and
 // allowed true unless given.
-func parseCanI(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, canIKeys)
+func parseCanI(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[canIDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &CanIExpectation{Namespace: DefaultNamespace, Allowed: true}
-	for _, req := range []string{"user", "verb", "resource"} {
-		if _, ok := fields[req]; !ok {
-			return nil, l.errAt(n, "canI: missing field %q", req)
-		}
-	}
-	if e.User, err = l.str(fields["user"].val, "canI.user"); err != nil {
-		return nil, err
-	}
+	e := &CanIExpectation{User: string(d.User), Verb: string(d.Verb), Resource: string(d.Resource), Name: d.Name.or(""),
+		Namespace: d.Namespace.or(DefaultNamespace), Allowed: d.Allowed.or(true)}
 	if _, err := cluster.IdentityOf(e.User); err != nil {
-		return nil, l.errAt(fields["user"].val, "canI.user: unknown user %q (use admin, student, system:kube-scheduler or system:node:<node>)", e.User)
-	}
-	if e.Verb, err = l.str(fields["verb"].val, "canI.verb"); err != nil {
-		return nil, err
-	}
-	if e.Resource, err = l.str(fields["resource"].val, "canI.resource"); err != nil {
-		return nil, err
-	}
-	if f, ok := fields["name"]; ok {
-		if e.Name, err = l.str(f.val, "canI.name"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fields["namespace"]; ok {
-		if e.Namespace, err = l.str(f.val, "canI.namespace"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fields["allowed"]; ok {
-		if e.Allowed, err = l.boolean(f.val, "canI.allowed"); err != nil {
-			return nil, err
-		}
+		return nil, errAt(valueOf(n, "user"), "unknown user %q (use admin, student, system:kube-scheduler or system:node:<node>)", e.User)
 	}
 	return e, nil
 }

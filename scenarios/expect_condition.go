@@ -19,8 +19,13 @@ type ConditionExpectation struct {
 
 var _ prober = (*ConditionExpectation)(nil)
 
-// conditionKeys are the fields of condition.
-var conditionKeys = []string{"kind", "name", "namespace", "type", "status", "reason"}
+// conditionDoc is condition as written.
+type conditionDoc struct {
+	objectDoc `yaml:",inline"`
+	Type      str  `yaml:"type" load:"required"`
+	Status    *str `yaml:"status"`
+	Reason    *str `yaml:"reason"`
+}
 
 func (e *ConditionExpectation) Kind() string { return "condition" }
 func (e *ConditionExpectation) String() string {
@@ -33,29 +38,16 @@ func (e *ConditionExpectation) String() string {
 
 // parseCondition reads {kind, name, namespace, type, status, reason};
 // status defaults to True.
-func parseCondition(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, conditionKeys)
+func parseCondition(l *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[conditionDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	o, err := l.object(n, fields, key)
-	if err != nil {
+	e := &ConditionExpectation{Type: string(d.Type), Reason: d.Reason.or("")}
+	if e.Object, err = l.objectRef(n, d.objectDoc); err != nil {
 		return nil, err
 	}
-	e := &ConditionExpectation{Object: o, Status: "True"}
-	tf, ok := fields["type"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"type\"", key)
-	}
-	if e.Type, err = l.str(tf.val, key+".type"); err != nil {
-		return nil, err
-	}
-	if f, ok := fields["status"]; ok {
-		if e.Status, err = l.oneOf(f.val, key+".status", []string{"True", "False", "Unknown"}); err != nil {
-			return nil, err
-		}
-	}
-	if err := l.optionalStr(fields, key, "reason", &e.Reason); err != nil {
+	if e.Status, err = d.Status.oneOf(valueOf(n, "status"), "True", []string{"True", "False", "Unknown"}); err != nil {
 		return nil, err
 	}
 	return e, nil

@@ -21,8 +21,13 @@ type ContainerStateExpectation struct {
 
 var _ prober = (*ContainerStateExpectation)(nil)
 
-// containerKeys are the fields of containerState.
-var containerKeys = []string{"pod", "namespace", "container", "reason", "restartsAtLeast"}
+// containerStateDoc is containerState as written.
+type containerStateDoc struct {
+	podDoc          `yaml:",inline"`
+	Container       *str     `yaml:"container"`
+	Reason          *str     `yaml:"reason"`
+	RestartsAtLeast *integer `yaml:"restartsAtLeast"`
+}
 
 func (e *ContainerStateExpectation) Kind() string { return "containerState" }
 func (e *ContainerStateExpectation) String() string {
@@ -42,34 +47,18 @@ func (e *ContainerStateExpectation) String() string {
 
 // parseContainerState reads {pod, namespace, container, reason,
 // restartsAtLeast}, with a reason, restartsAtLeast, or both.
-func parseContainerState(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, containerKeys)
+func parseContainerState(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[containerStateDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &ContainerStateExpectation{}
-	if e.Pod, e.Namespace, err = l.pod(n, fields, key); err != nil {
-		return nil, err
-	}
-	if f, ok := fields["container"]; ok {
-		if e.Container, err = l.str(f.val, "containerState.container"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fields["reason"]; ok {
-		if e.Reason, err = l.str(f.val, "containerState.reason"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fields["restartsAtLeast"]; ok {
-		r, err := l.integer(f.val, "containerState.restartsAtLeast")
-		if err != nil {
-			return nil, err
-		}
-		e.RestartsAtLeast = int32(r)
+	e := &ContainerStateExpectation{Container: d.Container.or(""), Reason: d.Reason.or("")}
+	e.Pod, e.Namespace = d.ref()
+	if d.RestartsAtLeast != nil {
+		e.RestartsAtLeast = int32(*d.RestartsAtLeast)
 	}
 	if e.Reason == "" && e.RestartsAtLeast == 0 {
-		return nil, l.errAt(n, "containerState: give a reason, restartsAtLeast, or both")
+		return nil, errAt(n, "give a reason, restartsAtLeast, or both")
 	}
 	return e, nil
 }

@@ -26,8 +26,18 @@ type DeploymentExpectation struct {
 
 var _ prober = (*DeploymentExpectation)(nil)
 
-// deploymentExpectKeys are the fields of deployment.
-var deploymentExpectKeys = []string{"name", "namespace", "revision", "desired", "current", "upToDate", "ready", "available", "unavailable"}
+// deploymentExpectDoc is deployment as written.
+type deploymentExpectDoc struct {
+	Name        objectName  `yaml:"name" load:"required"`
+	Namespace   *objectName `yaml:"namespace"`
+	Revision    *positive   `yaml:"revision"`
+	Desired     *count      `yaml:"desired"`
+	Current     *count      `yaml:"current"`
+	UpToDate    *count      `yaml:"upToDate"`
+	Ready       *count      `yaml:"ready"`
+	Available   *count      `yaml:"available"`
+	Unavailable *count      `yaml:"unavailable"`
+}
 
 // Kind returns "deployment".
 func (e *DeploymentExpectation) Kind() string { return "deployment" }
@@ -63,51 +73,17 @@ func (e *DeploymentExpectation) wanted() []string {
 // parseDeploymentExpectation reads {name, namespace, revision, desired,
 // current, upToDate, ready, available, unavailable}: name and at least
 // one figure are required; figures are 0 or more (revision 1 or more).
-func parseDeploymentExpectation(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, deploymentExpectKeys)
+func parseDeploymentExpectation(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[deploymentExpectDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &DeploymentExpectation{Deployment: ObjectSpec{Kind: "Deployment", Namespace: DefaultNamespace}}
-	f, ok := fields["name"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"name\"", key)
-	}
-	if e.Deployment.Name, err = l.objectName(f.val, key+".name"); err != nil {
-		return nil, err
-	}
-	if f, ok := fields["namespace"]; ok {
-		if e.Deployment.Namespace, err = l.objectName(f.val, key+".namespace"); err != nil {
-			return nil, err
-		}
-	}
-	for _, fig := range e.figures() {
-		if *fig.want, err = l.optionalCount(fields, key, fig.name, fig.name == "revision"); err != nil {
-			return nil, err
-		}
-	}
+	e := &DeploymentExpectation{Deployment: deploymentDoc{d.Name, d.Namespace}.ref(), Revision: int64Of(d.Revision), Desired: int64Of(d.Desired),
+		Current: int64Of(d.Current), UpToDate: int64Of(d.UpToDate), Ready: int64Of(d.Ready), Available: int64Of(d.Available), Unavailable: int64Of(d.Unavailable)}
 	if len(e.wanted()) == 0 {
-		return nil, l.errAt(n, "%s: give at least one of %s", key, strings.Join(deploymentExpectKeys[2:], ", "))
+		return nil, errAt(n, "give at least one of %s", strings.Join(docKeys[deploymentExpectDoc]()[2:], ", "))
 	}
 	return e, nil
-}
-
-// optionalCount reads fields[name], if given, as an integer of at least
-// 0 (1 if positive).
-func (l *loader) optionalCount(fields map[string]field, what, name string, positive bool) (*int64, error) {
-	f, ok := fields[name]
-	if !ok {
-		return nil, nil
-	}
-	least := int64(0)
-	if positive {
-		least = 1
-	}
-	v, err := l.atLeast(f.val, what+"."+name, least)
-	if err != nil {
-		return nil, err
-	}
-	return &v, nil
 }
 
 // probe reads the Deployment.

@@ -36,11 +36,22 @@ type ReplicaSetWant struct {
 
 var _ prober = (*ReplicaSetsExpectation)(nil)
 
-// replicaSetsKeys are the fields of replicaSets, replicaSetKeys those of
-// one of its sets.
-var (
-	replicaSetsKeys = []string{"deployment", "namespace", "sets"}
-	replicaSetKeys  = []string{"revision", "desired", "current", "ready", "available", "image", "revisionHistory"}
+// replicaSetsDoc is replicaSets as written, replicaSetDoc one of its
+// sets.
+type (
+	replicaSetsDoc struct {
+		deploymentDoc `yaml:",inline"`
+		Sets          []replicaSetDoc `yaml:"sets" load:"required" expected:"a list of at least one ReplicaSet"`
+	}
+	replicaSetDoc struct {
+		Revision        positive    `yaml:"revision" load:"required"`
+		Desired         *count      `yaml:"desired"`
+		Current         *count      `yaml:"current"`
+		Ready           *count      `yaml:"ready"`
+		Available       *count      `yaml:"available"`
+		Image           *str        `yaml:"image"`
+		RevisionHistory *[]positive `yaml:"revisionHistory" expected:"a list of revisions"`
+	}
 )
 
 // Kind returns "replicaSets".
@@ -89,30 +100,21 @@ func (w *ReplicaSetWant) figures() []struct {
 // parseReplicaSets reads {deployment, namespace, sets}: sets is a list
 // of at least one {revision, desired, current, ready, available, image,
 // revisionHistory}, revisions distinct.
-func parseReplicaSets(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, replicaSetsKeys)
+func parseReplicaSets(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[replicaSetsDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &ReplicaSetsExpectation{}
-	if e.Deployment, err = l.deploymentRef(n, fields, key); err != nil {
-		return nil, err
+	sets := valueOf(n, "sets")
+	if len(d.Sets) == 0 {
+		return nil, errAt(sets, "expected a list of at least one ReplicaSet, got %s", describe(sets))
 	}
-	f, ok := fields["sets"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"sets\"", key)
-	}
-	if f.val.Kind != yaml.SequenceNode || len(f.val.Content) == 0 {
-		return nil, l.errAt(f.val, "%s.sets: expected a list of at least one ReplicaSet, got %s", key, describe(f.val))
-	}
-	for i, item := range f.val.Content {
-		w, err := l.replicaSetWant(item, fmt.Sprintf("%s.sets[%d]", key, i))
-		if err != nil {
-			return nil, err
-		}
+	e := &ReplicaSetsExpectation{Deployment: d.ref()}
+	for i, s := range d.Sets {
+		w := s.want()
 		for _, o := range e.Sets {
 			if o.Revision == w.Revision {
-				return nil, l.errAt(item, "%s.sets[%d]: revision %d given twice", key, i, w.Revision)
+				return nil, errAt(sets.Content[i], "revision %d given twice", w.Revision)
 			}
 		}
 		e.Sets = append(e.Sets, w)
@@ -120,51 +122,17 @@ func parseReplicaSets(l *loader, key string, n *yaml.Node) (Expectation, error) 
 	return e, nil
 }
 
-// replicaSetWant reads one item of sets.
-func (l *loader) replicaSetWant(n *yaml.Node, what string) (ReplicaSetWant, error) {
-	var w ReplicaSetWant
-	fields, _, err := l.fields(n, what, replicaSetKeys)
-	if err != nil {
-		return w, err
-	}
-	f, ok := fields["revision"]
-	if !ok {
-		return w, l.errAt(n, "%s: missing field \"revision\"", what)
-	}
-	if w.Revision, err = l.atLeast(f.val, what+".revision", 1); err != nil {
-		return w, err
-	}
-	for _, fig := range w.figures() {
-		if *fig.want, err = l.optionalCount(fields, what, fig.name, false); err != nil {
-			return w, err
+// want returns the ReplicaSet d describes.
+func (d replicaSetDoc) want() ReplicaSetWant {
+	w := ReplicaSetWant{Revision: int64(d.Revision), Desired: int64Of(d.Desired), Current: int64Of(d.Current), Ready: int64Of(d.Ready),
+		Available: int64Of(d.Available), Image: d.Image.or(""), historyGiven: d.RevisionHistory != nil}
+	if d.RevisionHistory != nil {
+		w.RevisionHistory = []int64{}
+		for _, r := range *d.RevisionHistory {
+			w.RevisionHistory = append(w.RevisionHistory, int64(r))
 		}
 	}
-	if err := l.optionalStr(fields, what, "image", &w.Image); err != nil {
-		return w, err
-	}
-	if f, ok := fields["revisionHistory"]; ok {
-		w.historyGiven = true
-		if w.RevisionHistory, err = l.revisionList(f.val, what+".revisionHistory"); err != nil {
-			return w, err
-		}
-	}
-	return w, nil
-}
-
-// revisionList reads a list of revisions ([] for none).
-func (l *loader) revisionList(n *yaml.Node, what string) ([]int64, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, l.errAt(n, "%s: expected a list of revisions, got %s", what, describe(n))
-	}
-	out := []int64{}
-	for i, item := range n.Content {
-		v, err := l.atLeast(item, fmt.Sprintf("%s[%d]", what, i), 1)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return w
 }
 
 // probe lists the Deployment's ReplicaSets and compares them with Sets.

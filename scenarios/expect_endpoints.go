@@ -36,11 +36,20 @@ type EndpointsExpectation struct {
 
 var _ prober = (*EndpointsExpectation)(nil)
 
-// The fields of endpoints, and where it reads them.
-var (
-	endpointsKeys    = []string{"service", "namespace", "from", "ready", "notReady", "readyPods", "port", "slices"}
-	endpointsSources = []string{"EndpointSlice", "Endpoints"}
-)
+// endpointsDoc is endpoints as written.
+type endpointsDoc struct {
+	Service   objectName    `yaml:"service" load:"required"`
+	Namespace *str          `yaml:"namespace"`
+	From      *str          `yaml:"from"`
+	Ready     count         `yaml:"ready" load:"required"`
+	NotReady  *count        `yaml:"notReady"`
+	ReadyPods *[]objectName `yaml:"readyPods"`
+	Port      *positive     `yaml:"port"`
+	Slices    *count        `yaml:"slices"`
+}
+
+// endpointsSources are where endpoints reads them.
+var endpointsSources = []string{"EndpointSlice", "Endpoints"}
 
 // endpointSliceManagedBy is the managed-by label of the endpointslice
 // controller's slices.
@@ -66,70 +75,31 @@ func (e *EndpointsExpectation) String() string {
 
 // parseEndpoints reads {service, namespace, from, ready, notReady,
 // readyPods, port, slices}; ready is required, notReady defaults to 0.
-func parseEndpoints(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, endpointsKeys)
+func parseEndpoints(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[endpointsDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &EndpointsExpectation{Namespace: metav1.NamespaceDefault, From: endpointsSources[0]}
-	sf, ok := fields["service"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"service\"", key)
-	}
-	if e.Service, err = l.objectName(sf.val, key+".service"); err != nil {
+	e := &EndpointsExpectation{Service: string(d.Service), Namespace: d.Namespace.or(metav1.NamespaceDefault), Ready: int64(d.Ready),
+		ReadyPods: sortedNames(d.ReadyPods), Slices: int64Of(d.Slices)}
+	if e.From, err = d.From.oneOf(valueOf(n, "from"), endpointsSources[0], endpointsSources); err != nil {
 		return nil, err
 	}
-	if err := l.optionalStr(fields, key, "namespace", &e.Namespace); err != nil {
-		return nil, err
+	if d.NotReady != nil {
+		e.NotReady = int64(*d.NotReady)
 	}
-	if f, ok := fields["from"]; ok {
-		if e.From, err = l.oneOf(f.val, key+".from", endpointsSources); err != nil {
-			return nil, err
+	if e.ReadyPods != nil && int64(len(e.ReadyPods)) != e.Ready {
+		return nil, errAt(valueOf(n, "readyPods"), "%d pods, but ready is %d", len(e.ReadyPods), e.Ready)
+	}
+	if d.Port != nil {
+		if e.Port = int64(*d.Port); e.Port > 65535 {
+			return nil, errAt(valueOf(n, "port"), "%d is not a port number (1-65535)", e.Port)
 		}
 	}
-	rf, ok := fields["ready"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"ready\"", key)
+	if e.Slices != nil && e.From == "Endpoints" {
+		return nil, errAt(valueOf(n, "slices"), "only with from: EndpointSlice")
 	}
-	if e.Ready, err = l.atLeast(rf.val, key+".ready", 0); err != nil {
-		return nil, err
-	}
-	return e, l.endpointsOptions(n, fields, key, e)
-}
-
-// endpointsOptions reads notReady, readyPods, port and slices.
-func (l *loader) endpointsOptions(n *yaml.Node, fields map[string]field, key string, e *EndpointsExpectation) error {
-	if v, err := l.optionalCount(fields, key, "notReady", false); err != nil {
-		return err
-	} else if v != nil {
-		e.NotReady = *v
-	}
-	if f, ok := fields["readyPods"]; ok {
-		pods, err := l.nameList(f.val, key+".readyPods")
-		if err != nil {
-			return err
-		}
-		if int64(len(pods)) != e.Ready {
-			return l.errAt(f.val, "%s.readyPods: %d pods, but ready is %d", key, len(pods), e.Ready)
-		}
-		e.ReadyPods = pods
-	}
-	if f, ok := fields["port"]; ok {
-		port, err := l.atLeast(f.val, key+".port", 1)
-		if err != nil {
-			return err
-		}
-		if port > 65535 {
-			return l.errAt(f.val, "%s.port: %d is not a port number (1-65535)", key, port)
-		}
-		e.Port = port
-	}
-	v, err := l.optionalCount(fields, key, "slices", false)
-	if v != nil && e.From == "Endpoints" {
-		return l.errAt(fields["slices"].val, "%s.slices: only with from: EndpointSlice", key)
-	}
-	e.Slices = v
-	return err
+	return e, nil
 }
 
 // endpointsSeen is what a probe found: the ready endpoints' pods, the

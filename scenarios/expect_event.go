@@ -17,8 +17,14 @@ type EventExpectation struct {
 
 var _ prober = (*EventExpectation)(nil)
 
-// eventKeys are the fields of event.
-var eventKeys = []string{"object", "kind", "namespace", "reason", "message"}
+// eventDoc is event as written.
+type eventDoc struct {
+	Object    objectName  `yaml:"object" load:"required"`
+	Kind      *str        `yaml:"kind"`
+	Namespace *objectName `yaml:"namespace"`
+	Reason    str         `yaml:"reason" load:"required"`
+	Message   *str        `yaml:"message"`
+}
 
 func (e *EventExpectation) Kind() string { return "event" }
 func (e *EventExpectation) String() string {
@@ -31,40 +37,14 @@ func (e *EventExpectation) String() string {
 
 // parseEvent reads {object, kind, namespace, reason, message}; object
 // and reason are required.
-func parseEvent(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, eventKeys)
+func parseEvent(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[eventDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &EventExpectation{Namespace: DefaultNamespace}
-	of, ok := fields["object"]
-	if !ok {
-		return nil, l.errAt(n, "event: missing field \"object\"")
-	}
-	if e.Object, err = l.objectName(of.val, "event.object"); err != nil {
-		return nil, err
-	}
-	if f, ok := fields["kind"]; ok {
-		if e.ObjectKind, err = l.str(f.val, "event.kind"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fields["namespace"]; ok {
-		if e.Namespace, err = l.objectName(f.val, "event.namespace"); err != nil {
-			return nil, err
-		}
-	}
-	rf, ok := fields["reason"]
-	if !ok {
-		return nil, l.errAt(n, "event: missing field \"reason\"")
-	}
-	if e.Reason, err = l.str(rf.val, "event.reason"); err != nil {
-		return nil, err
-	}
-	if f, ok := fields["message"]; ok {
-		if e.Message, err = l.str(f.val, "event.message"); err != nil {
-			return nil, err
-		}
+	e := &EventExpectation{Object: string(d.Object), ObjectKind: d.Kind.or(""), Namespace: DefaultNamespace, Reason: string(d.Reason), Message: d.Message.or("")}
+	if d.Namespace != nil {
+		e.Namespace = string(*d.Namespace)
 	}
 	return e, nil
 }

@@ -25,8 +25,15 @@ type EventMessageExpectation struct {
 
 var _ prober = (*EventMessageExpectation)(nil)
 
-// eventMessageKeys are the fields of eventMessage.
-var eventMessageKeys = []string{"object", "kind", "namespace", "reason", "equals", "matches"}
+// eventMessageDoc is eventMessage as written.
+type eventMessageDoc struct {
+	Object    objectName  `yaml:"object" load:"required"`
+	Kind      *str        `yaml:"kind"`
+	Namespace *objectName `yaml:"namespace"`
+	Reason    *str        `yaml:"reason"`
+	Equals    *str        `yaml:"equals"`
+	Matches   *str        `yaml:"matches"`
+}
 
 // Kind returns "eventMessage".
 func (e *EventMessageExpectation) Kind() string { return "eventMessage" }
@@ -46,48 +53,23 @@ func (e *EventMessageExpectation) String() string {
 // parseEventMessage reads {object, kind, namespace, reason, equals,
 // matches}: object and one of equals and matches are required; matches
 // must compile.
-func parseEventMessage(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, eventMessageKeys)
+func parseEventMessage(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[eventMessageDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &EventMessageExpectation{Namespace: DefaultNamespace}
-	of, ok := fields["object"]
-	if !ok {
-		return nil, l.errAt(n, "eventMessage: missing field \"object\"")
+	e := &EventMessageExpectation{Object: string(d.Object), ObjectKind: d.Kind.or(""), Namespace: DefaultNamespace, Reason: d.Reason.or(""), Equals: d.Equals.or("")}
+	if d.Namespace != nil {
+		e.Namespace = string(*d.Namespace)
 	}
-	if e.Object, err = l.objectName(of.val, "eventMessage.object"); err != nil {
-		return nil, err
-	}
-	if f, ok := fields["namespace"]; ok {
-		if e.Namespace, err = l.objectName(f.val, "eventMessage.namespace"); err != nil {
-			return nil, err
-		}
-	}
-	for _, s := range []struct {
-		key string
-		dst *string
-	}{{"kind", &e.ObjectKind}, {"reason", &e.Reason}, {"equals", &e.Equals}} {
-		if f, ok := fields[s.key]; ok {
-			if *s.dst, err = l.str(f.val, "eventMessage."+s.key); err != nil {
-				return nil, err
-			}
-		}
-	}
-	_, equals := fields["equals"]
-	mf, matches := fields["matches"]
 	switch {
-	case equals && matches:
-		return nil, l.errAt(mf.key, "eventMessage: give equals or matches, not both")
-	case !equals && !matches:
-		return nil, l.errAt(n, "eventMessage: give equals (the whole message) or matches (a regular expression)")
-	case matches:
-		re, err := l.str(mf.val, "eventMessage.matches")
-		if err != nil {
-			return nil, err
-		}
-		if e.Matches, err = regexp.Compile(re); err != nil {
-			return nil, l.errAt(mf.val, "eventMessage.matches: %v", err)
+	case d.Equals != nil && d.Matches != nil:
+		return nil, errAbout(n, keyOf(n, "matches"), "give equals or matches, not both")
+	case d.Equals == nil && d.Matches == nil:
+		return nil, errAt(n, "give equals (the whole message) or matches (a regular expression)")
+	case d.Matches != nil:
+		if e.Matches, err = regexp.Compile(string(*d.Matches)); err != nil {
+			return nil, errAt(valueOf(n, "matches"), "%v", err)
 		}
 	}
 	return e, nil

@@ -16,12 +16,12 @@ func (e *MessageExpectation) Kind() string   { return "message" }
 func (e *MessageExpectation) String() string { return fmt.Sprintf("message containing %q", e.Contains) }
 
 // parseMessage reads the text the message must contain.
-func parseMessage(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	s, err := l.str(n, key)
+func parseMessage(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	s, err := decodeAs[str](n)
 	if err != nil {
 		return nil, err
 	}
-	return &MessageExpectation{Contains: s}, nil
+	return &MessageExpectation{Contains: string(s)}, nil
 }
 
 // checkResult looks for the text in the action's message, ignoring case.

@@ -17,9 +17,9 @@ func TestParseNodeTaints(t *testing.T) {
 		{name: "no taints", key: "nodeTaints", src: "{node: node-2}", wantErr: `1:1: nodeTaints: missing field "taints" (a list of key:Effect, [] for none)`},
 		{name: "taints a string", key: "nodeTaints", src: "{node: node-2, taints: a:NoExecute}", wantErr: `1:24: nodeTaints.taints: expected a list, got a string ("a:NoExecute")`},
 		{name: "bad effect", key: "nodeTaints", src: "{node: node-2, taints: [a:NoRun]}",
-			wantErr: `1:25: nodeTaints.taints: "a:NoRun" is not key:Effect (Effect NoSchedule, PreferNoSchedule or NoExecute)`},
+			wantErr: `1:25: nodeTaints.taints[0]: "a:NoRun" is not key:Effect (Effect NoSchedule, PreferNoSchedule or NoExecute)`},
 		{name: "no key", key: "nodeTaints", src: "{node: node-2, taints: [':NoExecute']}",
-			wantErr: `1:25: nodeTaints.taints: ":NoExecute" is not key:Effect (Effect NoSchedule, PreferNoSchedule or NoExecute)`},
+			wantErr: `1:25: nodeTaints.taints[0]: ":NoExecute" is not key:Effect (Effect NoSchedule, PreferNoSchedule or NoExecute)`},
 	})
 }
 

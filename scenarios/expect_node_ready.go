@@ -17,12 +17,12 @@ func (e *NodeReadyExpectation) Kind() string   { return "nodeReady" }
 func (e *NodeReadyExpectation) String() string { return "nodeReady " + e.Node }
 
 // parseNodeReady reads a node name.
-func parseNodeReady(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	s, err := l.objectName(n, key)
+func parseNodeReady(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	s, err := decodeAs[objectName](n)
 	if err != nil {
 		return nil, err
 	}
-	return &NodeReadyExpectation{Node: s}, nil
+	return &NodeReadyExpectation{Node: string(s)}, nil
 }
 
 // probe reads the Node's conditions from the API.

@@ -20,8 +20,11 @@ type NodeTaintsExpectation struct {
 
 var _ prober = (*NodeTaintsExpectation)(nil)
 
-// nodeTaintsKeys are the fields of nodeTaints.
-var nodeTaintsKeys = []string{"node", "taints"}
+// nodeTaintsDoc is nodeTaints as written.
+type nodeTaintsDoc struct {
+	Node   objectName `yaml:"node" load:"required"`
+	Taints *[]str     `yaml:"taints"`
+}
 
 // Kind returns "nodeTaints".
 func (e *NodeTaintsExpectation) Kind() string { return "nodeTaints" }
@@ -36,35 +39,20 @@ func (e *NodeTaintsExpectation) String() string {
 
 // parseNodeTaints reads {node, taints}: both are required; each taint is
 // key:Effect with Effect NoSchedule, PreferNoSchedule or NoExecute.
-func parseNodeTaints(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, nodeTaintsKeys)
+func parseNodeTaints(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[nodeTaintsDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &NodeTaintsExpectation{}
-	nf, ok := fields["node"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"node\"", key)
+	if d.Taints == nil {
+		return nil, errAt(n, "missing field \"taints\" (a list of key:Effect, [] for none)")
 	}
-	if e.Node, err = l.objectName(nf.val, key+".node"); err != nil {
-		return nil, err
-	}
-	tf, ok := fields["taints"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"taints\" (a list of key:Effect, [] for none)", key)
-	}
-	if tf.val.Kind != yaml.SequenceNode {
-		return nil, l.errAt(tf.val, "%s.taints: expected a list, got %s", key, describe(tf.val))
-	}
-	e.Taints = []string{}
-	for _, c := range tf.val.Content {
-		s, err := l.str(c, key+".taints")
-		if err != nil {
-			return nil, err
-		}
+	e := &NodeTaintsExpectation{Node: string(d.Node), Taints: []string{}}
+	for i, t := range *d.Taints {
+		s := string(t)
 		k, effect, found := strings.Cut(s, ":")
 		if !found || k == "" || !slices.Contains([]string{"NoSchedule", "PreferNoSchedule", "NoExecute"}, effect) {
-			return nil, l.errAt(c, "%s.taints: %q is not key:Effect (Effect NoSchedule, PreferNoSchedule or NoExecute)", key, s)
+			return nil, errAt(valueOf(n, "taints").Content[i], "%q is not key:Effect (Effect NoSchedule, PreferNoSchedule or NoExecute)", s)
 		}
 		e.Taints = append(e.Taints, s)
 	}

@@ -30,8 +30,18 @@ type ObjectsExpectation struct {
 
 var _ prober = (*ObjectsExpectation)(nil)
 
-// objectsKeys are the fields of objects.
-var objectsKeys = []string{"kind", "namespace", "name", "selector", "count", "terminating", "finalizer", "owner", "blockOwnerDeletion"}
+// objectsDoc is objects as written.
+type objectsDoc struct {
+	Kind               str         `yaml:"kind" load:"required"`
+	Namespace          *objectName `yaml:"namespace"`
+	Name               *objectName `yaml:"name"`
+	Selector           *str        `yaml:"selector"`
+	Count              *integer    `yaml:"count"`
+	Terminating        *boolean    `yaml:"terminating"`
+	Finalizer          *str        `yaml:"finalizer"`
+	Owner              *str        `yaml:"owner"`
+	BlockOwnerDeletion *boolean    `yaml:"blockOwnerDeletion"`
+}
 
 // ownerNone is the owner value of objects with no ownerReferences.
 const ownerNone = "none"
@@ -75,99 +85,58 @@ func (e *ObjectsExpectation) which() string {
 
 // parseObjects reads {kind, namespace, name, selector, count,
 // terminating, finalizer, owner, blockOwnerDeletion}.
-func parseObjects(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	f, _, err := l.fields(n, key, objectsKeys)
+func parseObjects(l *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[objectsDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &ObjectsExpectation{}
-	if err := l.objectsTarget(n, f, key, e); err != nil {
+	e := &ObjectsExpectation{Terminating: boolOf(d.Terminating), BlockOwnerDeletion: boolOf(d.BlockOwnerDeletion), Finalizer: d.Finalizer.or(""), Owner: d.Owner.or("")}
+	if err := l.objectsTarget(n, d, e); err != nil {
 		return nil, err
 	}
-	if cf, ok := f["count"]; ok {
-		c, err := l.integer(cf.val, key+".count")
-		if err != nil {
-			return nil, err
+	if d.Count != nil {
+		if e.Count = int64Of(d.Count); *e.Count < 0 {
+			return nil, errAt(valueOf(n, "count"), "%d is negative", *e.Count)
 		}
-		if c < 0 {
-			return nil, l.errAt(cf.val, "%s.count: %d is negative", key, c)
-		}
-		e.Count = &c
-	}
-	if e.Terminating, err = l.optionalBool(f, key, "terminating"); err != nil {
-		return nil, err
-	}
-	if e.BlockOwnerDeletion, err = l.optionalBool(f, key, "blockOwnerDeletion"); err != nil {
-		return nil, err
-	}
-	if err := l.optionalStr(f, key, "finalizer", &e.Finalizer); err != nil {
-		return nil, err
-	}
-	if err := l.optionalStr(f, key, "owner", &e.Owner); err != nil {
-		return nil, err
 	}
 	if e.Owner != "" && e.Owner != ownerNone {
 		if _, ok := l.kindOf(e.Owner); !ok {
-			return nil, l.errAt(f["owner"].val, "%s.owner: unknown kind %q (a kind, or none)", key, e.Owner)
+			return nil, errAt(valueOf(n, "owner"), "unknown kind %q (a kind, or none)", e.Owner)
 		}
 	}
 	if e.BlockOwnerDeletion != nil && (e.Owner == "" || e.Owner == ownerNone) {
-		return nil, l.errAt(f["blockOwnerDeletion"].key, "%s.blockOwnerDeletion: needs an owner kind", key)
+		return nil, errAbout(valueOf(n, "blockOwnerDeletion"), keyOf(n, "blockOwnerDeletion"), "needs an owner kind")
 	}
 	return e, nil
 }
 
-// objectsTarget reads kind, namespace, name and selector.
-func (l *loader) objectsTarget(n *yaml.Node, f map[string]field, key string, e *ObjectsExpectation) error {
-	kf, ok := f["kind"]
-	if !ok {
-		return l.errAt(n, "%s: missing field \"kind\"", key)
-	}
+// objectsTarget sets in e the kind, namespace, name and selector d, read
+// from n, gives.
+func (l *loader) objectsTarget(n *yaml.Node, d objectsDoc, e *ObjectsExpectation) error {
+	e.ObjectKind = string(d.Kind)
 	var err error
-	if e.ObjectKind, err = l.str(kf.val, key+".kind"); err != nil {
+	if e.Namespace, err = l.namespaceOf(n, e.ObjectKind, d.Namespace); err != nil {
 		return err
 	}
-	info, ok := l.kindOf(e.ObjectKind)
-	if !ok {
-		return l.errAt(kf.val, "%s.kind: unknown kind %q (known: %s)", key, e.ObjectKind, strings.Join(kindNames, ", "))
+	if d.Name != nil {
+		e.Name = string(*d.Name)
 	}
-	if nf, ok := f["namespace"]; ok {
-		if !info.namespaced {
-			return l.errAt(nf.key, "%s.namespace: %s is not namespaced", key, e.ObjectKind)
-		}
-		if e.Namespace, err = l.objectName(nf.val, key+".namespace"); err != nil {
-			return err
-		}
-	} else if info.namespaced {
-		e.Namespace = DefaultNamespace
-	}
-	if nf, ok := f["name"]; ok {
-		if e.Name, err = l.objectName(nf.val, key+".name"); err != nil {
-			return err
-		}
-	}
-	if sf, ok := f["selector"]; ok {
-		if e.Selector, err = l.str(sf.val, key+".selector"); err != nil {
-			return err
-		}
+	if e.Selector = d.Selector.or(""); d.Selector != nil {
 		if _, err := labels.Parse(e.Selector); err != nil {
-			return l.errAt(sf.val, "%s.selector: %v", key, err)
+			return errAt(valueOf(n, "selector"), "%v", err)
 		}
 	}
 	return nil
 }
 
-// optionalBool reads the boolean field name of fields, if present.
-func (l *loader) optionalBool(fields map[string]field, what, name string) (*bool, error) {
-	f, ok := fields[name]
-	if !ok {
-		return nil, nil
+// boolOf returns the boolean b points to as a *bool, nil if b is nil (a
+// field not given).
+func boolOf(b *boolean) *bool {
+	if b == nil {
+		return nil
 	}
-	b, err := l.boolean(f.val, what+"."+name)
-	if err != nil {
-		return nil, err
-	}
-	return &b, nil
+	v := bool(*b)
+	return &v
 }
 
 // probe lists the objects and checks each.

@@ -15,8 +15,7 @@ var _ prober = (*PodPhaseExpectation)(nil)
 
 // The fields of podPhase, and the phases.
 var (
-	podPhaseKeys = []string{"pod", "namespace", "phase"}
-	podPhases    = []string{"Pending", "Running", "Succeeded", "Failed", "Unknown"}
+	podPhases = []string{"Pending", "Running", "Succeeded", "Failed", "Unknown"}
 )
 
 func (e *PodPhaseExpectation) Kind() string { return "podPhase" }
@@ -25,23 +24,23 @@ func (e *PodPhaseExpectation) String() string {
 }
 
 // parsePodPhase reads {pod, namespace, phase}.
-func parsePodPhase(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, podPhaseKeys)
+func parsePodPhase(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[podPhaseDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &PodPhaseExpectation{}
-	if e.Pod, e.Namespace, err = l.pod(n, fields, key); err != nil {
+	e := &PodPhaseExpectation{Phase: string(d.Phase)}
+	if err := oneOf(valueOf(n, "phase"), e.Phase, podPhases); err != nil {
 		return nil, err
 	}
-	pf, ok := fields["phase"]
-	if !ok {
-		return nil, l.errAt(n, "podPhase: missing field \"phase\"")
-	}
-	if e.Phase, err = l.oneOf(pf.val, "podPhase.phase", podPhases); err != nil {
-		return nil, err
-	}
+	e.Pod, e.Namespace = d.ref()
 	return e, nil
+}
+
+// podPhaseDoc is podPhase as written.
+type podPhaseDoc struct {
+	podDoc `yaml:",inline"`
+	Phase  str `yaml:"phase" load:"required"`
 }
 
 // probe reads the pod from the API.

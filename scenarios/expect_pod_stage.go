@@ -25,8 +25,12 @@ type PodStageExpectation struct {
 
 var _ prober = (*PodStageExpectation)(nil)
 
-// podStageKeys are the fields of podStage.
-var podStageKeys = []string{"pod", "namespace", "stage", "instance"}
+// podStageDoc is podStage as written.
+type podStageDoc struct {
+	podDoc   `yaml:",inline"`
+	Stage    stageValue `yaml:"stage" load:"required"`
+	Instance *str       `yaml:"instance"`
+}
 
 func (e *PodStageExpectation) Kind() string { return "podStage" }
 func (e *PodStageExpectation) String() string {
@@ -39,25 +43,13 @@ func (e *PodStageExpectation) String() string {
 
 // parsePodStage reads {pod, namespace, stage}: stage is a number (1-8)
 // or a stage's name.
-func parsePodStage(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, podStageKeys)
+func parsePodStage(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[podStageDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &PodStageExpectation{}
-	if e.Pod, e.Namespace, err = l.pod(n, fields, key); err != nil {
-		return nil, err
-	}
-	sf, ok := fields["stage"]
-	if !ok {
-		return nil, l.errAt(n, "podStage: missing field \"stage\"")
-	}
-	if e.Stage, err = l.stage(sf.val); err != nil {
-		return nil, err
-	}
-	if err := l.optionalStr(fields, key, "instance", &e.Instance); err != nil {
-		return nil, err
-	}
+	e := &PodStageExpectation{Stage: flow.Stage(d.Stage), Instance: d.Instance.or("")}
+	e.Pod, e.Namespace = d.ref()
 	return e, nil
 }
 
@@ -93,26 +85,6 @@ func (s *stageValue) UnmarshalYAML(n *yaml.Node) error {
 		return errAt(n, "%q is not a stage (%s)", n.Value, stageNames())
 	}
 	return errAt(n, "expected a stage number or name, got %s", describe(n))
-}
-
-// stage reads a stage number (1-8) or name ("status-persisted").
-func (l *loader) stage(n *yaml.Node) (flow.Stage, error) {
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
-		v, err := strconv.Atoi(n.Value)
-		if err != nil || v < 1 || v > len(flow.Stages) {
-			return 0, l.errAt(n, "podStage.stage: %s is not a stage (%s)", flow.Printable(n.Value), stageNames())
-		}
-		return flow.Stage(v), nil
-	}
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
-		for _, s := range flow.Stages {
-			if s.Name == n.Value {
-				return s.Stage, nil
-			}
-		}
-		return 0, l.errAt(n, "podStage.stage: %q is not a stage (%s)", n.Value, stageNames())
-	}
-	return 0, l.errAt(n, "podStage.stage: expected a stage number or name, got %s", describe(n))
 }
 
 // probe looks through the flow events recorded so far for the stage, of

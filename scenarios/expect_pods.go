@@ -29,8 +29,18 @@ type PodsExpectation struct {
 
 var _ prober = (*PodsExpectation)(nil)
 
-// podsKeys are the fields of pods.
-var podsKeys = []string{"selector", "namespace", "node", "notOn", "count", "ready", "terminating", "condition", "reason"}
+// podsDoc is pods as written.
+type podsDoc struct {
+	Selector    *str        `yaml:"selector"`
+	Namespace   *objectName `yaml:"namespace"`
+	Node        *str        `yaml:"node"`
+	NotOn       *str        `yaml:"notOn"`
+	Count       integer     `yaml:"count" load:"required"`
+	Ready       *str        `yaml:"ready"`
+	Terminating *boolean    `yaml:"terminating"`
+	Condition   *str        `yaml:"condition"`
+	Reason      *str        `yaml:"reason"`
+}
 
 // Kind returns "pods".
 func (e *PodsExpectation) Kind() string { return "pods" }
@@ -72,69 +82,42 @@ func (e *PodsExpectation) wants() string {
 // parsePods reads {selector, namespace, node, notOn, count, ready,
 // terminating, condition, reason}: selector and count are required;
 // reason needs condition.
-func parsePods(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, podsKeys)
+func parsePods(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[podsDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &PodsExpectation{Namespace: DefaultNamespace}
-	if err := l.podsSelector(n, fields, key, e); err != nil {
-		return nil, err
-	}
-	cf, ok := fields["count"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"count\"", key)
-	}
-	if e.Count, err = l.integer(cf.val, key+".count"); err != nil {
+	e := &PodsExpectation{Namespace: DefaultNamespace, Node: d.Node.or(""), NotOn: d.NotOn.or(""), Count: int64(d.Count),
+		Terminating: boolOf(d.Terminating), Condition: d.Condition.or(""), Reason: d.Reason.or("")}
+	if e.Selector, err = podsSelector(n, d.Selector); err != nil {
 		return nil, err
 	}
 	if e.Count < 0 {
-		return nil, l.errAt(cf.val, "%s.count: %d is negative", key, e.Count)
+		return nil, errAt(valueOf(n, "count"), "%d is negative", e.Count)
 	}
-	for name, dst := range map[string]*string{"node": &e.Node, "notOn": &e.NotOn, "condition": &e.Condition, "reason": &e.Reason} {
-		if err := l.optionalStr(fields, key, name, dst); err != nil {
-			return nil, err
-		}
+	if d.Namespace != nil {
+		e.Namespace = string(*d.Namespace)
 	}
-	if f, ok := fields["namespace"]; ok {
-		if e.Namespace, err = l.objectName(f.val, key+".namespace"); err != nil {
-			return nil, err
-		}
+	if e.Ready, err = d.Ready.oneOf(valueOf(n, "ready"), "", []string{"True", "False"}); err != nil {
+		return nil, err
 	}
-	if f, ok := fields["ready"]; ok {
-		if e.Ready, err = l.oneOf(f.val, key+".ready", []string{"True", "False"}); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fields["terminating"]; ok {
-		b, err := l.boolean(f.val, key+".terminating")
-		if err != nil {
-			return nil, err
-		}
-		e.Terminating = &b
-	}
-	if f, ok := fields["reason"]; ok && e.Condition == "" {
-		return nil, l.errAt(f.key, "%s.reason: needs condition", key)
+	if d.Reason != nil && e.Condition == "" {
+		return nil, errAbout(valueOf(n, "reason"), keyOf(n, "reason"), "needs condition")
 	}
 	return e, nil
 }
 
-// podsSelector reads the required label selector.
-func (l *loader) podsSelector(n *yaml.Node, fields map[string]field, key string, e *PodsExpectation) error {
-	f, ok := fields["selector"]
-	if !ok {
-		return l.errAt(n, "%s: missing field \"selector\" (a label selector such as app=web)", key)
+// podsSelector returns the label selector s of pods n, which must be
+// given and select something, in its canonical form.
+func podsSelector(n *yaml.Node, s *str) (string, error) {
+	if s == nil {
+		return "", errAt(n, "missing field \"selector\" (a label selector such as app=web)")
 	}
-	s, err := l.str(f.val, key+".selector")
-	if err != nil {
-		return err
-	}
-	sel, err := labels.Parse(s)
+	sel, err := labels.Parse(string(*s))
 	if err != nil || sel.Empty() {
-		return l.errAt(f.val, "%s.selector: %q is not a label selector such as app=web", key, s)
+		return "", errAt(valueOf(n, "selector"), "%q is not a label selector such as app=web", *s)
 	}
-	e.Selector = sel.String()
-	return nil
+	return sel.String(), nil
 }
 
 // probe lists the pods from the API and counts those as asked.

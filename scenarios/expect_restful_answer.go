@@ -21,11 +21,17 @@ type RestfulAnswerExpectation struct {
 var _ resultChecker = (*RestfulAnswerExpectation)(nil)
 
 var (
-	restfulAnswerKeys = []string{"container", "status", "body"}
 	// restfulContainers are the values of container, by the names
 	// restfullab gives the Containers.
 	restfulContainers = map[string]string{"DefaultContainer": restfullab.DefaultContainer, "NewContainer": restfullab.NewContainer}
 )
+
+// restfulAnswerDoc is restfulAnswer as written.
+type restfulAnswerDoc struct {
+	Container str      `yaml:"container" load:"required"`
+	Status    *integer `yaml:"status"`
+	Body      *str     `yaml:"body"`
+}
 
 func (e *RestfulAnswerExpectation) Kind() string { return "restfulAnswer" }
 func (e *RestfulAnswerExpectation) String() string {
@@ -34,30 +40,17 @@ func (e *RestfulAnswerExpectation) String() string {
 
 // parseRestfulAnswer reads {container, status, body}: status 200 unless
 // given.
-func parseRestfulAnswer(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, restfulAnswerKeys)
+func parseRestfulAnswer(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[restfulAnswerDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &RestfulAnswerExpectation{Status: 200}
-	f, ok := fields["container"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"container\"", key)
-	}
-	if e.Container, err = l.oneOf(f.val, key+".container", []string{"DefaultContainer", "NewContainer"}); err != nil {
+	e := &RestfulAnswerExpectation{Container: string(d.Container), Status: 200, Body: d.Body.or("")}
+	if err := oneOf(valueOf(n, "container"), e.Container, []string{"DefaultContainer", "NewContainer"}); err != nil {
 		return nil, err
 	}
-	if f, ok := fields["status"]; ok {
-		c, err := l.integer(f.val, key+".status")
-		if err != nil {
-			return nil, err
-		}
-		e.Status = int(c)
-	}
-	if f, ok := fields["body"]; ok {
-		if e.Body, err = l.str(f.val, key+".body"); err != nil {
-			return nil, err
-		}
+	if d.Status != nil {
+		e.Status = int(*d.Status)
 	}
 	return e, nil
 }

@@ -25,7 +25,20 @@ type RestfulRouteExpectation struct {
 
 var _ resultChecker = (*RestfulRouteExpectation)(nil)
 
-var restfulRouteKeys = []string{"router", "webService", "route", "params", "code"}
+// restfulRouteDoc is restfulRoute as written.
+type restfulRouteDoc struct {
+	labTargetDoc `yaml:",inline"`
+	Params       map[mapKey]scalarText `yaml:"params"`
+	Code         *integer              `yaml:"code"`
+}
+
+// labTargetDoc is the router, and the WebService or route, that
+// restfulRoute and restfulScore are about.
+type labTargetDoc struct {
+	Router     *str `yaml:"router"`
+	WebService *str `yaml:"webService"`
+	Route      *str `yaml:"route"`
+}
 
 func (e *RestfulRouteExpectation) Kind() string { return "restfulRoute" }
 func (e *RestfulRouteExpectation) String() string {
@@ -50,50 +63,36 @@ func (e *RestfulRouteExpectation) String() string {
 
 // parseRestfulRoute reads {router, webService, route, params, code}:
 // route or code, not both.
-func parseRestfulRoute(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, restfulRouteKeys)
+func parseRestfulRoute(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[restfulRouteDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &RestfulRouteExpectation{}
-	if e.Router, err = parseLabRouter(l, fields, key); err != nil {
+	e := &RestfulRouteExpectation{WebService: d.WebService.or(""), Route: d.Route.or("")}
+	if e.Router, err = d.router(n); err != nil {
 		return nil, err
 	}
-	if e.WebService, e.Route, err = parseLabTarget(l, fields, key); err != nil {
-		return nil, err
+	if d.Params != nil {
+		e.Params = stringMap(d.Params)
 	}
-	if f, ok := fields["params"]; ok {
-		if e.Params, err = l.stringMap(f.val, key+".params"); err != nil {
-			return nil, err
+	if d.Code != nil {
+		if c := *d.Code; http.StatusText(int(c)) == "" || c < 400 {
+			return nil, errAt(valueOf(n, "code"), "%d is not an HTTP error status", c)
 		}
-	}
-	if f, ok := fields["code"]; ok {
-		c, err := l.integer(f.val, key+".code")
-		if err != nil {
-			return nil, err
-		}
-		if http.StatusText(int(c)) == "" || c < 400 {
-			return nil, l.errAt(f.val, "%s.code: %d is not an HTTP error status", key, c)
-		}
-		e.Code = int(c)
+		e.Code = int(*d.Code)
 	}
 	if (e.Route == "") == (e.Code == 0) {
-		return nil, l.errAt(n, "%s: give exactly one of route and code", key)
+		return nil, errAt(n, "give exactly one of route and code")
 	}
 	if e.Code != 0 && e.Params != nil {
-		return nil, l.errAt(n, "%s: params come with a route, not with a code", key)
+		return nil, errAt(n, "params come with a route, not with a code")
 	}
 	return e, nil
 }
 
-// parseLabRouter reads the optional router field of a restful
-// expectation.
-func parseLabRouter(l *loader, fields map[string]field, key string) (string, error) {
-	f, ok := fields["router"]
-	if !ok {
-		return "", nil
-	}
-	return l.oneOf(f.val, key+".router", restfulRouters[:2])
+// router returns the router d names, "" if it names none.
+func (d labTargetDoc) router(n *yaml.Node) (string, error) {
+	return d.Router.oneOf(valueOf(n, "router"), "", restfulRouters[:2])
 }
 
 // labDispatch returns the dispatch of router ("" for the step's first)
@@ -154,14 +153,4 @@ func formatParams(params map[string]string) string {
 		return "none"
 	}
 	return strings.Join(out, ", ")
-}
-
-// parseLabTarget reads the optional webService and route of a lab
-// expectation (restfulRoute, restfulScore).
-func parseLabTarget(l *loader, fields map[string]field, key string) (webService, route string, err error) {
-	if err = l.optionalStr(fields, key, "webService", &webService); err != nil {
-		return "", "", err
-	}
-	err = l.optionalStr(fields, key, "route", &route)
-	return webService, route, err
 }

@@ -25,10 +25,20 @@ type RestfulScoreExpectation struct {
 
 var _ resultChecker = (*RestfulScoreExpectation)(nil)
 
-var (
-	restfulScoreKeys     = []string{"router", "webService", "route", "score", "static", "vars", "submatches", "literals", "rank"}
-	restfulScoreCounters = restfulScoreKeys[3:]
-)
+// restfulScoreDoc is restfulScore as written.
+type restfulScoreDoc struct {
+	labTargetDoc `yaml:",inline"`
+	Score        *integer `yaml:"score"`
+	Static       *integer `yaml:"static"`
+	Vars         *integer `yaml:"vars"`
+	Submatches   *integer `yaml:"submatches"`
+	Literals     *integer `yaml:"literals"`
+	Rank         *integer `yaml:"rank"`
+}
+
+// restfulScoreCounters are the keys of restfulScore after its target,
+// in the order messages list them.
+var restfulScoreCounters = docKeys[restfulScoreDoc]()[3:]
 
 func (e *RestfulScoreExpectation) Kind() string { return "restfulScore" }
 func (e *RestfulScoreExpectation) String() string {
@@ -52,37 +62,31 @@ func (e *RestfulScoreExpectation) String() string {
 // vars, submatches, literals, rank}: a WebService or a route, and at least
 // one key (score only for a WebService; static and rank only for a
 // route).
-func parseRestfulScore(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, restfulScoreKeys)
+func parseRestfulScore(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[restfulScoreDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &RestfulScoreExpectation{Keys: map[string]int{}}
-	if e.Router, err = parseLabRouter(l, fields, key); err != nil {
-		return nil, err
-	}
-	if e.WebService, e.Route, err = parseLabTarget(l, fields, key); err != nil {
+	e := &RestfulScoreExpectation{WebService: d.WebService.or(""), Route: d.Route.or(""), Keys: map[string]int{}}
+	if e.Router, err = d.router(n); err != nil {
 		return nil, err
 	}
 	if (e.WebService == "") == (e.Route == "") {
-		return nil, l.errAt(n, "%s: give exactly one of webService and route", key)
+		return nil, errAt(n, "give exactly one of webService and route")
 	}
+	counters := map[string]*integer{"score": d.Score, "static": d.Static, "vars": d.Vars, "submatches": d.Submatches, "literals": d.Literals, "rank": d.Rank}
 	for _, k := range restfulScoreCounters {
-		f, ok := fields[k]
-		if !ok {
+		v := counters[k]
+		if v == nil {
 			continue
 		}
-		v, err := l.integer(f.val, key+"."+k)
-		if err != nil {
-			return nil, err
-		}
 		if e.Route == "" && (k == "static" || k == "rank") || e.Route != "" && k == "score" {
-			return nil, l.errAt(f.key, "%s.%s: not a key of a %s", key, k, map[bool]string{true: "route", false: "WebService"}[e.Route != ""])
+			return nil, errAbout(valueOf(n, k), keyOf(n, k), "not a key of a %s", map[bool]string{true: "route", false: "WebService"}[e.Route != ""])
 		}
-		e.Keys[k] = int(v)
+		e.Keys[k] = int(*v)
 	}
 	if len(e.Keys) == 0 {
-		return nil, l.errAt(n, "%s: give at least one of %s", key, strings.Join(restfulScoreCounters, ", "))
+		return nil, errAt(n, "give at least one of %s", strings.Join(restfulScoreCounters, ", "))
 	}
 	return e, nil
 }

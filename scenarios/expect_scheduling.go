@@ -35,8 +35,15 @@ type SchedulingExpectation struct {
 
 var _ prober = (*SchedulingExpectation)(nil)
 
-// schedulingKeys are the fields of scheduling.
-var schedulingKeys = []string{"pod", "namespace", "chosen", "tied", "totals", "scores", "unscored"}
+// schedulingDoc is scheduling as written.
+type schedulingDoc struct {
+	podDoc   `yaml:",inline"`
+	Chosen   *objectName                   `yaml:"chosen"`
+	Tied     *[]objectName                 `yaml:"tied"`
+	Totals   map[mapKey]integer            `yaml:"totals"`
+	Scores   map[mapKey]map[mapKey]integer `yaml:"scores" expected:"a mapping of nodes"`
+	Unscored *boolean                      `yaml:"unscored"`
+}
 
 func (e *SchedulingExpectation) Kind() string { return "scheduling" }
 func (e *SchedulingExpectation) String() string {
@@ -63,95 +70,52 @@ func (e *SchedulingExpectation) String() string {
 
 // parseScheduling reads {pod, namespace, chosen, tied, totals, scores,
 // unscored}; at least one of the outcome fields.
-func parseScheduling(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, schedulingKeys)
+func parseScheduling(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[schedulingDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &SchedulingExpectation{}
-	if e.Pod, e.Namespace, err = l.pod(n, fields, key); err != nil {
-		return nil, err
+	e := &SchedulingExpectation{Tied: sortedNames(d.Tied), Totals: int64Map(d.Totals), Unscored: d.Unscored.or(false)}
+	e.Pod, e.Namespace = d.ref()
+	if d.Chosen != nil {
+		e.Chosen = string(*d.Chosen)
 	}
-	if f, ok := fields["chosen"]; ok {
-		if e.Chosen, err = l.objectName(f.val, key+".chosen"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fields["tied"]; ok {
-		if e.Tied, err = l.nameList(f.val, key+".tied"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fields["totals"]; ok {
-		if e.Totals, err = l.intMap(f.val, key+".totals"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fields["scores"]; ok {
-		if e.Scores, err = l.scoreMap(f.val, key+".scores"); err != nil {
-			return nil, err
-		}
-	}
-	if f, ok := fields["unscored"]; ok {
-		if e.Unscored, err = l.boolean(f.val, key+".unscored"); err != nil {
-			return nil, err
+	if d.Scores != nil {
+		e.Scores = map[string]map[string]int64{}
+		for node, scores := range d.Scores {
+			e.Scores[string(node)] = int64Map(scores)
 		}
 	}
 	if e.Chosen == "" && e.Tied == nil && e.Totals == nil && e.Scores == nil && !e.Unscored {
-		return nil, l.errAt(n, "scheduling: give at least one of chosen, tied, totals, scores, unscored")
+		return nil, errAt(n, "give at least one of chosen, tied, totals, scores, unscored")
 	}
 	return e, nil
 }
 
-// nameList reads a sequence of object names.
-func (l *loader) nameList(n *yaml.Node, what string) ([]string, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, l.errAt(n, "%s: expected a list, got %s", what, describe(n))
+// sortedNames returns the names names points to, sorted; nil if names
+// is nil (a field not given).
+func sortedNames(names *[]objectName) []string {
+	if names == nil {
+		return nil
 	}
 	out := []string{}
-	for _, c := range n.Content {
-		s, err := l.objectName(c, what)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
+	for _, s := range *names {
+		out = append(out, string(s))
 	}
 	sort.Strings(out)
-	return out, nil
+	return out
 }
 
-// intMap reads a mapping of names to integers.
-func (l *loader) intMap(n *yaml.Node, what string) (map[string]int64, error) {
-	if n.Kind != yaml.MappingNode {
-		return nil, l.errAt(n, "%s: expected a mapping, got %s", what, describe(n))
+// int64Map returns m (integers by name) as int64s; nil if m is nil.
+func int64Map(m map[mapKey]integer) map[string]int64 {
+	if m == nil {
+		return nil
 	}
 	out := map[string]int64{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		x, err := l.integer(v, what+"."+flow.Printable(k.Value))
-		if err != nil {
-			return nil, err
-		}
-		out[flow.Printable(k.Value)] = x
+	for k, v := range m {
+		out[string(k)] = int64(v)
 	}
-	return out, nil
-}
-
-// scoreMap reads node → {plugin: score}.
-func (l *loader) scoreMap(n *yaml.Node, what string) (map[string]map[string]int64, error) {
-	if n.Kind != yaml.MappingNode {
-		return nil, l.errAt(n, "%s: expected a mapping of nodes, got %s", what, describe(n))
-	}
-	out := map[string]map[string]int64{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		m, err := l.intMap(v, what+"."+flow.Printable(k.Value))
-		if err != nil {
-			return nil, err
-		}
-		out[flow.Printable(k.Value)] = m
-	}
-	return out, nil
+	return out
 }
 
 // probe looks for the pod's last decision that chose a node among the

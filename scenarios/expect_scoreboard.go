@@ -22,10 +22,20 @@ type ScoreboardExpectation struct {
 
 var _ resultChecker = (*ScoreboardExpectation)(nil)
 
-var (
-	scoreboardKeys   = []string{"client", "seesEvery", "requests", "requestsAtLeast", "requestsAtMost", "connections", "connectionsAtLeast"}
-	scoreboardCounts = scoreboardKeys[2:]
-)
+// scoreboardDoc is scoreboard as written.
+type scoreboardDoc struct {
+	Client             str      `yaml:"client" load:"required"`
+	SeesEvery          *boolean `yaml:"seesEvery"`
+	Requests           *integer `yaml:"requests"`
+	RequestsAtLeast    *integer `yaml:"requestsAtLeast"`
+	RequestsAtMost     *integer `yaml:"requestsAtMost"`
+	Connections        *integer `yaml:"connections"`
+	ConnectionsAtLeast *integer `yaml:"connectionsAtLeast"`
+}
+
+// scoreboardCounts are the keys of scoreboard's counts, in the order
+// messages list them.
+var scoreboardCounts = docKeys[scoreboardDoc]()[2:]
 
 func (e *ScoreboardExpectation) Kind() string { return "scoreboard" }
 func (e *ScoreboardExpectation) String() string {
@@ -44,42 +54,31 @@ func (e *ScoreboardExpectation) String() string {
 // parseScoreboard reads {client, seesEvery, requests, requestsAtLeast,
 // requestsAtMost, connections, connectionsAtLeast}: a client (poll, longpoll or watch) and
 // at least one figure.
-func parseScoreboard(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, scoreboardKeys)
+func parseScoreboard(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[scoreboardDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	f, ok := fields["client"]
-	if !ok {
-		return nil, l.errAt(n, "%s: missing field \"client\"", key)
-	}
-	e := &ScoreboardExpectation{Counts: map[string]int{}}
-	if e.Client, err = l.oneOf(f.val, key+".client", compareClients); err != nil {
+	e := &ScoreboardExpectation{Client: string(d.Client), Counts: map[string]int{}}
+	if err := oneOf(valueOf(n, "client"), e.Client, compareClients); err != nil {
 		return nil, err
 	}
-	if f, ok := fields["seesEvery"]; ok {
-		b, err := l.boolean(f.val, key+".seesEvery")
-		if err != nil {
-			return nil, err
-		}
+	if d.SeesEvery != nil {
+		b := bool(*d.SeesEvery)
 		e.SeesEvery = &b
 	}
+	counts := map[string]*integer{"requests": d.Requests, "requestsAtLeast": d.RequestsAtLeast, "requestsAtMost": d.RequestsAtMost,
+		"connections": d.Connections, "connectionsAtLeast": d.ConnectionsAtLeast}
 	for _, k := range scoreboardCounts {
-		f, ok := fields[k]
-		if !ok {
-			continue
+		if v := counts[k]; v != nil {
+			if *v < 0 {
+				return nil, errAt(valueOf(n, k), "%d: a count is 0 or more", *v)
+			}
+			e.Counts[k] = int(*v)
 		}
-		v, err := l.integer(f.val, key+"."+k)
-		if err != nil {
-			return nil, err
-		}
-		if v < 0 {
-			return nil, l.errAt(f.val, "%s.%s: %d: a count is 0 or more", key, k, v)
-		}
-		e.Counts[k] = int(v)
 	}
 	if e.SeesEvery == nil && len(e.Counts) == 0 {
-		return nil, l.errAt(n, "%s: give at least one of seesEvery, %s", key, strings.Join(scoreboardCounts, ", "))
+		return nil, errAt(n, "give at least one of seesEvery, %s", strings.Join(scoreboardCounts, ", "))
 	}
 	return e, nil
 }

@@ -22,7 +22,12 @@ type SlowWatcherExpectation struct {
 
 var _ resultChecker = (*SlowWatcherExpectation)(nil)
 
-var slowWatcherKeys = []string{"dropped", "missed", "bufferSize"}
+// slowWatcherDoc is slowWatcher as written.
+type slowWatcherDoc struct {
+	Dropped    *boolean `yaml:"dropped"`
+	Missed     *integer `yaml:"missed"`
+	BufferSize *integer `yaml:"bufferSize"`
+}
 
 func (e *SlowWatcherExpectation) Kind() string { return "slowWatcher" }
 func (e *SlowWatcherExpectation) String() string {
@@ -31,36 +36,23 @@ func (e *SlowWatcherExpectation) String() string {
 
 // parseSlowWatcher reads {dropped, missed, bufferSize}: dropped true
 // and missed 0 unless given; bufferSize 1 or more, only with dropped.
-func parseSlowWatcher(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	fields, _, err := l.fields(n, key, slowWatcherKeys)
+func parseSlowWatcher(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	d, err := decodeAs[slowWatcherDoc](n)
 	if err != nil {
 		return nil, err
 	}
-	e := &SlowWatcherExpectation{Dropped: true}
-	if f, ok := fields["dropped"]; ok {
-		if e.Dropped, err = l.boolean(f.val, key+".dropped"); err != nil {
-			return nil, err
+	e := &SlowWatcherExpectation{Dropped: d.Dropped.or(true)}
+	if m := d.Missed; m != nil {
+		if *m < 0 {
+			return nil, errAt(valueOf(n, "missed"), "%d: a count of changes is 0 or more", *m)
 		}
+		e.Missed = int(*m)
 	}
-	if f, ok := fields["missed"]; ok {
-		m, err := l.integer(f.val, key+".missed")
-		if err != nil {
-			return nil, err
+	if b := d.BufferSize; b != nil {
+		if *b < 1 || !e.Dropped {
+			return nil, errAt(valueOf(n, "bufferSize"), "%d: the size of a dropped watcher's buffers is 1 or more", *b)
 		}
-		if m < 0 {
-			return nil, l.errAt(f.val, "%s.missed: %d: a count of changes is 0 or more", key, m)
-		}
-		e.Missed = int(m)
-	}
-	if f, ok := fields["bufferSize"]; ok {
-		b, err := l.integer(f.val, key+".bufferSize")
-		if err != nil {
-			return nil, err
-		}
-		if b < 1 || !e.Dropped {
-			return nil, l.errAt(f.val, "%s.bufferSize: %d: the size of a dropped watcher's buffers is 1 or more", key, b)
-		}
-		e.BufferSize = int(b)
+		e.BufferSize = int(*b)
 	}
 	return e, nil
 }

@@ -15,13 +15,13 @@ func (e *StatusExpectation) Kind() string   { return "status" }
 func (e *StatusExpectation) String() string { return fmt.Sprintf("status %d", e.Code) }
 
 // parseStatus reads an HTTP status code (100-599).
-func parseStatus(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	c, err := l.integer(n, key)
+func parseStatus(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	c, err := decodeAs[integer](n)
 	if err != nil {
 		return nil, err
 	}
 	if c < 100 || c > 599 {
-		return nil, l.errAt(n, "status: %d is not an HTTP status code", c)
+		return nil, errAt(n, "%d is not an HTTP status code", c)
 	}
 	return &StatusExpectation{Code: int(c)}, nil
 }

@@ -21,15 +21,15 @@ func (e *TranscriptExpectation) String() string {
 }
 
 // parseTranscript reads the text a transcript line must contain.
-func parseTranscript(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	s, err := l.str(n, key)
+func parseTranscript(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	s, err := decodeAs[str](n)
 	if err != nil {
 		return nil, err
 	}
 	if s == "" {
-		return nil, l.errAt(n, "transcript: the text is empty")
+		return nil, errAt(n, "the text is empty")
 	}
-	return &TranscriptExpectation{Contains: s}, nil
+	return &TranscriptExpectation{Contains: string(s)}, nil
 }
 
 // checkResult looks for the text in each line of the transcript.

@@ -24,17 +24,17 @@ func (e *WatchEventsExpectation) String() string {
 }
 
 // parseWatchEvents reads a list of event types (it may be empty).
-func parseWatchEvents(l *loader, key string, n *yaml.Node) (Expectation, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, l.errAt(n, "watchEvents: expected a list, got %s", describe(n))
+func parseWatchEvents(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
+	types, err := decodeAs[[]str](n)
+	if err != nil {
+		return nil, err
 	}
 	e := &WatchEventsExpectation{Types: []string{}}
-	for _, t := range n.Content {
-		s, err := l.oneOf(t, key, watchEventTypes)
-		if err != nil {
+	for i, t := range types {
+		if err := oneOf(n.Content[i], string(t), watchEventTypes); err != nil {
 			return nil, err
 		}
-		e.Types = append(e.Types, s)
+		e.Types = append(e.Types, string(t))
 	}
 	return e, nil
 }

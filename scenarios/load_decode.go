@@ -140,7 +140,8 @@ func (c *checker) checkStruct(n *yaml.Node, t reflect.Type, allowed []string, wa
 	return nil
 }
 
-// checkMap looks at n as a map t: a mapping, each key once.
+// checkMap looks at n as a map t: a mapping, each key once and none a
+// merge key.
 func (c *checker) checkMap(n *yaml.Node, t reflect.Type, want string) error {
 	if n.Kind != yaml.MappingNode {
 		return errAt(n, "expected %s, got %s", cmp.Or(want, "a mapping"), describe(n))
@@ -148,8 +149,12 @@ func (c *checker) checkMap(n *yaml.Node, t reflect.Type, want string) error {
 	given := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if given[k.Value] {
+		switch {
+		case given[k.Value]:
 			return errAbout(n, k, "key %q given twice", k.Value)
+		case k.ShortTag() == "!!merge":
+			// yaml.v3 would merge v's mapping here, or fail at no line.
+			return errAbout(n, k, "a merge key (<<) is not supported")
 		}
 		given[k.Value] = true
 		if err := c.check(k, t.Key(), ""); err != nil {

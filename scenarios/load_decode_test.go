@@ -53,6 +53,7 @@ func TestDecode(t *testing.T) {
 		{name: "nothing in a list", src: "{kind: Pod, items: [~]}", wantErr: `1:21: k.items[0]: expected a mapping, got nothing`},
 		{name: "an alias", src: "{kind: &p Pod, name: *p}", wantErr: `1:22: k.name: expected a string, got an alias`},
 		{name: "a map's key twice", src: "{kind: Pod, labels: {a: 1, a: 2}}", wantErr: `1:28: k.labels: key "a" given twice`},
+		{name: "a merge key", src: "{kind: Pod, labels: {<<: {a: b}}}", wantErr: `1:22: k.labels: a merge key (<<) is not supported`},
 		{name: "a map's value", src: "{kind: Pod, labels: {a: [1]}}", wantErr: `1:25: k.labels.a: expected a string, got a list`},
 		{name: "yaml.v3's own error gets a column", src: "kind: Pod\nplain:\n  - x\n  - {a: b}\n", wantErr: `4:5: k.plain[1]: cannot unmarshal !!map into string`},
 	}

@@ -114,6 +114,16 @@ func (p *positive) UnmarshalYAML(n *yaml.Node) error {
 	return err
 }
 
+// int64Of returns the integer p points to as an *int64, nil if p is nil
+// (a field not given).
+func int64Of[T ~int64](p *T) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := int64(*p)
+	return &v
+}
+
 // atLeast reads an integer from least to 2^31-1.
 func atLeast(n *yaml.Node, least int64) (int64, error) {
 	var v integer

@@ -79,75 +79,46 @@ type objectDoc struct {
 	Namespace *objectName `yaml:"namespace"`
 }
 
-// objectRef returns the object d, read from mapping n, names: of a kind
-// the loader knows (kindOf), in its namespace (DefaultNamespace if it
-// gives none) when the kind is namespaced, in none when not.
+// objectRef returns the object d, read from mapping n, names (see
+// namespaceOf).
 func (l *loader) objectRef(n *yaml.Node, d objectDoc) (ObjectSpec, error) {
 	o := ObjectSpec{Kind: string(d.Kind), Name: string(d.Name)}
-	info, ok := l.kindOf(o.Kind)
+	var err error
+	o.Namespace, err = l.namespaceOf(n, o.Kind, d.Namespace)
+	return o, err
+}
+
+// namespaceOf checks that kind, of mapping n, is one the loader knows
+// (kindOf), and returns the namespace its objects are in: ns, which only
+// a namespaced kind may give, or DefaultNamespace for a namespaced kind;
+// none for a cluster-scoped one.
+func (l *loader) namespaceOf(n *yaml.Node, kind string, ns *objectName) (string, error) {
+	info, ok := l.kindOf(kind)
 	switch {
 	case !ok:
-		return o, errAt(valueOf(n, "kind"), "unknown kind %q (known: %s)", o.Kind, strings.Join(kindNames, ", "))
-	case d.Namespace != nil && !info.namespaced:
-		return o, errAbout(valueOf(n, "namespace"), keyOf(n, "namespace"), "%s is not namespaced", o.Kind)
-	case d.Namespace != nil:
-		o.Namespace = string(*d.Namespace)
+		return "", errAt(valueOf(n, "kind"), "unknown kind %q (known: %s)", kind, strings.Join(kindNames, ", "))
+	case ns != nil && !info.namespaced:
+		return "", errAbout(valueOf(n, "namespace"), keyOf(n, "namespace"), "%s is not namespaced", kind)
+	case ns != nil:
+		return string(*ns), nil
 	case info.namespaced:
-		o.Namespace = DefaultNamespace
+		return DefaultNamespace, nil
 	}
-	return o, nil
+	return "", nil
 }
 
-// object reads kind, name and namespace of update, delete, patch and absent.
-func (l *loader) object(n *yaml.Node, fields map[string]field, what string) (ObjectSpec, error) {
-	var o ObjectSpec
-	kf, ok := fields["kind"]
-	if !ok {
-		return o, l.errAt(n, "%s: missing field \"kind\"", what)
-	}
-	kind, err := l.str(kf.val, what+".kind")
-	if err != nil {
-		return o, err
-	}
-	info, ok := l.kindOf(kind)
-	if !ok {
-		return o, l.errAt(kf.val, "%s.kind: unknown kind %q (known: %s)", what, kind, strings.Join(kindNames, ", "))
-	}
-	o.Kind = kind
-	nf, ok := fields["name"]
-	if !ok {
-		return o, l.errAt(n, "%s: missing field \"name\"", what)
-	}
-	if o.Name, err = l.objectName(nf.val, what+".name"); err != nil {
-		return o, err
-	}
-	if f, ok := fields["namespace"]; ok {
-		if !info.namespaced {
-			return o, l.errAt(f.key, "%s.namespace: %s is not namespaced", what, kind)
-		}
-		if o.Namespace, err = l.objectName(f.val, what+".namespace"); err != nil {
-			return o, err
-		}
-	} else if info.namespaced {
-		o.Namespace = DefaultNamespace
-	}
-	return o, nil
+// podDoc is the pod and namespace naming the pod of an expectation.
+type podDoc struct {
+	Pod       objectName  `yaml:"pod" load:"required"`
+	Namespace *objectName `yaml:"namespace"`
 }
 
-// pod reads the pod and namespace of a pod expectation.
-func (l *loader) pod(n *yaml.Node, fields map[string]field, what string) (name, namespace string, err error) {
-	f, ok := fields["pod"]
-	if !ok {
-		return "", "", l.errAt(n, "%s: missing field \"pod\"", what)
-	}
-	if name, err = l.objectName(f.val, what+".pod"); err != nil {
-		return "", "", err
-	}
+// ref returns the pod's name and namespace (DefaultNamespace if d gives
+// none).
+func (d podDoc) ref() (name, namespace string) {
 	namespace = DefaultNamespace
-	if f, ok := fields["namespace"]; ok {
-		if namespace, err = l.objectName(f.val, what+".namespace"); err != nil {
-			return "", "", err
-		}
+	if d.Namespace != nil {
+		namespace = string(*d.Namespace)
 	}
-	return name, namespace, nil
+	return string(d.Pod), namespace
 }
