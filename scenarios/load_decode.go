@@ -13,7 +13,8 @@ import (
 // exported fields carry yaml tags (a field tagged load:"required" must
 // be given, an embedded struct tagged ",inline" adds its fields in its
 // place, a list or mapping field tagged expected:"..." says what it must
-// be in messages), a slice or map of one, or a value of load_values.go.
+// be in messages), a slice or map of one, or a value type that reads
+// itself (load_values.go); a yaml.Node field is left for the caller.
 //
 // Before yaml.v3 decodes n (Node.Decode), a checker walks it against
 // the type and reports, at a node, what yaml.v3 would report at a line
@@ -21,8 +22,9 @@ import (
 // kind, an unknown key, a key given twice, an alias or nothing (null)
 // where a value is due. A missing required field is reported after the
 // values are decoded, so that a bad value earlier in the mapping is
-// reported first. Errors are *nodeError, or *FileError from a value that
-// reads a manifest; the caller names them (scope.fileError).
+// reported first. Errors are *nodeError, or yaml.v3's *yaml.TypeError
+// for a field of a plain Go type; the caller names them
+// (scope.fileError).
 func decode(n *yaml.Node, dst any) error {
 	var c checker
 	if err := c.check(n, reflect.TypeOf(dst).Elem(), ""); err != nil {
@@ -40,7 +42,9 @@ func decodeAs[T any](n *yaml.Node) (T, error) {
 
 // decodeWith is decode of struct *dst from mapping n whose keys must be
 // among allowed (in the order messages list them) instead of dst's
-// fields: the caller reads those dst has no field for (a step's action).
+// fields: the caller reads those dst has no field for (a step's action),
+// and a field of dst not allowed is not given (a question's fact fields
+// other than its fact's).
 func decodeWith(n *yaml.Node, dst any, allowed []string) error {
 	var c checker
 	if err := c.checkStruct(n, reflect.TypeOf(dst).Elem(), allowed, ""); err != nil {

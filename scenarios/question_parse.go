@@ -23,7 +23,7 @@ const (
 // a fact takes (factKind.fields says which its fact may have).
 type questionDoc struct {
 	Ask       text        `yaml:"ask" load:"required"`
-	Choices   []choiceDoc `yaml:"choices" load:"required"`
+	Choices   []yaml.Node `yaml:"choices" load:"required"` // []choiceDoc, read after their count
 	Fact      str         `yaml:"fact"`
 	Index     *integer    `yaml:"index"`
 	Pod       *objectName `yaml:"pod"`
@@ -69,7 +69,7 @@ func readQuestion(n *yaml.Node) (*Question, error) {
 	}
 	q := &Question{Fact: string(key), Ask: flow.Text(d.Ask)}
 	var err error
-	if q.Choices, err = choices(valueOf(n, "choices"), d.Choices, kind); err != nil {
+	if q.Choices, err = choices(valueOf(n, "choices"), kind); err != nil {
 		return nil, err
 	}
 	if q.fact, err = kind.parse(&d, n); err != nil {
@@ -79,16 +79,21 @@ func readQuestion(n *yaml.Node) (*Question, error) {
 	return q, nil
 }
 
-// choices checks the choices docs, read from list n: MinChoices to
-// MaxChoices, the values distinct and each one the fact could have.
-func choices(n *yaml.Node, docs []choiceDoc, kind factKind) ([]Choice, error) {
-	if c := len(docs); c < MinChoices || c > MaxChoices {
+// choices reads the list n of a question's choices: MinChoices to
+// MaxChoices (counted before any is read), each a choiceDoc, the values
+// distinct and each one the fact could have.
+func choices(n *yaml.Node, kind factKind) ([]Choice, error) {
+	if c := len(n.Content); c < MinChoices || c > MaxChoices {
 		return nil, errAt(n, "%d choices: a question has %d to %d", c, MinChoices, MaxChoices)
 	}
 	var out []Choice
-	for i, d := range docs {
+	for _, item := range n.Content {
+		d, err := decodeAs[choiceDoc](item)
+		if err != nil {
+			return nil, err
+		}
 		c := Choice{Text: flow.Text(d.Text), Value: strings.TrimSpace(string(d.Value))}
-		vn := valueOf(n.Content[i], "value")
+		vn := valueOf(item, "value")
 		if !kind.valid(c.Value) {
 			return nil, errAt(vn, "%q can never be the fact %s (its values: %s)", c.Value, kind.key, kind.values)
 		}
