@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/controlplane"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/storage"
 	"github.com/kubesim/kubesim/internal/flow"
@@ -170,10 +171,10 @@ type Config struct {
 
 	// EndpointReconcilerInterval is how often this server renews its key
 	// in /registry/masterleases and reconciles the kubernetes Endpoints
-	// (0: DefaultEndpointReconcilerInterval, upstream's 10 s);
+	// (0: controlplane.DefaultEndpointReconcilerInterval, upstream's 10 s);
 	// EndpointReconcilerTTL is how long that key outlives its last
-	// renewal (0: DefaultEndpointReconcilerTTL, upstream's 15 s; whole
-	// seconds). See endpoint_reconciler.go.
+	// renewal (0: controlplane.DefaultEndpointReconcilerTTL, upstream's
+	// 15 s; whole seconds). See controlplane.LeaseEndpointReconciler.
 	EndpointReconcilerInterval time.Duration
 	EndpointReconcilerTTL      time.Duration
 	// IdentityLease configures this server's identity Lease in
@@ -259,14 +260,14 @@ func (c *Config) endpointReconcilerInterval() time.Duration {
 	if c.EndpointReconcilerInterval > 0 {
 		return c.EndpointReconcilerInterval
 	}
-	return DefaultEndpointReconcilerInterval
+	return controlplane.DefaultEndpointReconcilerInterval
 }
 
 func (c *Config) endpointReconcilerTTL() time.Duration {
 	if c.EndpointReconcilerTTL > 0 {
 		return c.EndpointReconcilerTTL
 	}
-	return DefaultEndpointReconcilerTTL
+	return controlplane.DefaultEndpointReconcilerTTL
 }
 
 func (c *Config) errorLog() *log.Logger {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubesim/kubesim/apiserver/controlplane"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
@@ -17,7 +18,7 @@ import (
 const HookBootstrapController = "bootstrap-controller"
 
 // bootstrapControllerHook creates the kubernetes Service (10.96.0.1:443)
-// and runs the lease endpoint reconciler (endpoint_reconciler.go) every
+// and runs the lease endpoint reconciler (controlplane.LeaseEndpointReconciler) every
 // EndpointReconcilerInterval, retrying until the first pass has worked,
 // so that `kubectl cluster-info` finds the control plane; the first pass
 // also sets the Endpoints' port, later ones keep it (upstream's
@@ -39,7 +40,7 @@ func (s *Server) bootstrapControllerHook(ctx PostStartHookContext) error {
 	if err != nil {
 		return err
 	}
-	rec := newLeaseEndpointReconciler(s.reg, leases)
+	rec := controlplane.NewLeaseEndpointReconciler(s.reg, leases)
 	interval := s.cfg.endpointReconcilerInterval()
 	s.addPreShutdownHook(HookBootstrapController, func() error {
 		return stopEndpointReconciler(rec, host, int32(port), 2*interval)
@@ -60,7 +61,7 @@ func (s *Server) bootstrapControllerHook(ctx PostStartHookContext) error {
 
 // stopEndpointReconciler stops rec and removes host from the Endpoints,
 // giving up after timeout (etcd unreachable: the key then expires).
-func stopEndpointReconciler(rec *leaseEndpointReconciler, host string, port int32, timeout time.Duration) error {
+func stopEndpointReconciler(rec *controlplane.LeaseEndpointReconciler, host string, port int32, timeout time.Duration) error {
 	rec.StopReconciling()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

@@ -1,4 +1,4 @@
-package apiserver
+package controlplane
 
 import (
 	"context"
@@ -15,9 +15,8 @@ import (
 	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
-// waitTimeout is the deadline of the package's internal tests' waits for
-// a state (the external tests' is in helpers_test.go): generous, so that
-// only a hang reaches it, never a slow machine.
+// waitTimeout is the deadline of the package's tests' waits for a state:
+// generous, so that only a hang reaches it, never a slow machine.
 const waitTimeout = waitfor.Bound
 
 // until calls cond until it holds, failing the test after waitTimeout.
@@ -37,7 +36,7 @@ func until(t *testing.T, what string, cond func() bool) {
 type reconcilerPair struct {
 	reg    *registry.Registry
 	leases *registry.MasterLeases
-	a, b   *leaseEndpointReconciler
+	a, b   *LeaseEndpointReconciler
 }
 
 func newReconcilerPair(t *testing.T, ttl time.Duration) *reconcilerPair {
@@ -52,7 +51,7 @@ func newReconcilerPair(t *testing.T, ttl time.Duration) *reconcilerPair {
 		t.Fatal(err)
 	}
 	return &reconcilerPair{reg: reg, leases: leases,
-		a: newLeaseEndpointReconciler(reg, leases), b: newLeaseEndpointReconciler(reg, leases)}
+		a: NewLeaseEndpointReconciler(reg, leases), b: NewLeaseEndpointReconciler(reg, leases)}
 }
 
 // endpointIPs returns the kubernetes Endpoints' addresses and port, and
@@ -102,7 +101,7 @@ func TestLeaseEndpointReconcilerListsLiveServers(t *testing.T) {
 	var port int32
 	until(t, "the Endpoints to list both servers", func() bool {
 		for _, r := range []struct {
-			rec *leaseEndpointReconciler
+			rec *LeaseEndpointReconciler
 			ip  string
 		}{{p.b, "127.0.0.2"}, {p.a, "127.0.0.1"}} {
 			if err := r.rec.ReconcileEndpoints(ctx, r.ip, 6443, true); err != nil {
@@ -180,7 +179,7 @@ func TestLeaseEndpointReconcilerPorts(t *testing.T) {
 		t.Errorf("port %d after a reconcilePorts pass with 7443", port)
 	}
 	for _, r := range []struct {
-		rec *leaseEndpointReconciler
+		rec *LeaseEndpointReconciler
 		ip  string
 	}{{p.a, "127.0.0.1"}, {p.b, "127.0.0.2"}} {
 		r.rec.StopReconciling()

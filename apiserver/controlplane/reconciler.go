@@ -1,4 +1,4 @@
-package apiserver
+package controlplane
 
 import (
 	"context"
@@ -27,7 +27,7 @@ const (
 // the listing holds no server, not even the one that just wrote its key.
 var errNoMasterLeases = errors.New("no API server IP addresses were listed in storage, refusing to erase all endpoints for the kubernetes Service")
 
-// leaseEndpointReconciler keeps the kubernetes Endpoints and EndpointSlice
+// LeaseEndpointReconciler keeps the kubernetes Endpoints and EndpointSlice
 // listing every live API server, as upstream's lease reconciler
 // (kube-apiserver's default --endpoint-reconciler-type=lease,
 // pkg/controlplane/reconcilers/lease.go) does: each server renews its
@@ -39,7 +39,7 @@ var errNoMasterLeases = errors.New("no API server IP addresses were listed in st
 //
 // Safe for concurrent use: reconciles and the removal are serialized,
 // and after StopReconciling no reconcile writes again.
-type leaseEndpointReconciler struct {
+type LeaseEndpointReconciler struct {
 	reg    *registry.Registry
 	leases *registry.MasterLeases
 
@@ -47,15 +47,18 @@ type leaseEndpointReconciler struct {
 	stopped atomic.Bool
 }
 
-func newLeaseEndpointReconciler(reg *registry.Registry, leases *registry.MasterLeases) *leaseEndpointReconciler {
-	return &leaseEndpointReconciler{reg: reg, leases: leases}
+// NewLeaseEndpointReconciler returns the reconciler that writes the
+// kubernetes Endpoints and EndpointSlice through reg from the API servers
+// listed in leases (kube-apiserver's NewLeaseEndpointReconciler).
+func NewLeaseEndpointReconciler(reg *registry.Registry, leases *registry.MasterLeases) *LeaseEndpointReconciler {
+	return &LeaseEndpointReconciler{reg: reg, leases: leases}
 }
 
 // ReconcileEndpoints renews ip's key, then writes the Endpoints from the
 // keys listed. With reconcilePorts the port is set to port (upstream
 // does so on a server's first pass only); otherwise the stored port is
 // kept. After StopReconciling it does nothing.
-func (r *leaseEndpointReconciler) ReconcileEndpoints(ctx context.Context, ip string, port int32, reconcilePorts bool) error {
+func (r *LeaseEndpointReconciler) ReconcileEndpoints(ctx context.Context, ip string, port int32, reconcilePorts bool) error {
 	if r.stopped.Load() {
 		return nil
 	}
@@ -75,7 +78,7 @@ func (r *leaseEndpointReconciler) ReconcileEndpoints(ctx context.Context, ip str
 // RemoveEndpoints deletes ip's key and writes the Endpoints without it,
 // as a server shutting down gracefully does (upstream's
 // RemoveEndpoints, called after StopReconciling).
-func (r *leaseEndpointReconciler) RemoveEndpoints(ctx context.Context, ip string, port int32) error {
+func (r *LeaseEndpointReconciler) RemoveEndpoints(ctx context.Context, ip string, port int32) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.leases.RemoveLease(ctx, ip); err != nil {
@@ -85,10 +88,10 @@ func (r *leaseEndpointReconciler) RemoveEndpoints(ctx context.Context, ip string
 }
 
 // StopReconciling makes every later ReconcileEndpoints a no-op.
-func (r *leaseEndpointReconciler) StopReconciling() { r.stopped.Store(true) }
+func (r *LeaseEndpointReconciler) StopReconciling() { r.stopped.Store(true) }
 
 // doReconcile writes the Endpoints from the listed keys; r.mu is held.
-func (r *leaseEndpointReconciler) doReconcile(ctx context.Context, port int32, reconcilePorts bool) error {
+func (r *LeaseEndpointReconciler) doReconcile(ctx context.Context, port int32, reconcilePorts bool) error {
 	cur, err := r.reg.KubernetesEndpoints(ctx)
 	switch {
 	case apierrors.IsNotFound(err):

@@ -1,0 +1,13 @@
+// Package controlplane holds the controllers kube-apiserver runs beside
+// its API for the control plane itself, as upstream keeps them under
+// pkg/controlplane/controller and pkg/controlplane/reconcilers: the lease
+// endpoint reconciler, which lists every live API server in the
+// kubernetes Endpoints and EndpointSlice (reconciler.go).
+//
+// It depends on package registry, not on package apiserver: the
+// controllers read and write through the registry's stores, in the
+// process, where upstream's use a loopback client. Package apiserver
+// starts them from its post-start hooks with the server's configuration
+// and owns their goroutines. Each type's doc says who may call it and
+// from how many goroutines.
+package controlplane
