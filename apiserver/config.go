@@ -178,9 +178,10 @@ type Config struct {
 	EndpointReconcilerInterval time.Duration
 	EndpointReconcilerTTL      time.Duration
 	// IdentityLease configures this server's identity Lease in
-	// kube-system and its garbage collector (identity_lease.go; the zero
-	// value: upstream's durations).
-	IdentityLease IdentityLeaseConfig
+	// kube-system and its garbage collector (the zero value: upstream's
+	// durations). See controlplane.IdentityLeaseController and
+	// controlplane.APIServerLeaseGC.
+	IdentityLease controlplane.IdentityLeaseConfig
 }
 
 // NewConfig returns a Config with defaults on etcd.
@@ -235,7 +236,7 @@ func (c *Config) Validate() error {
 	case c.EndpointReconcilerTTL != 0 && c.EndpointReconcilerTTL < time.Second:
 		return fmt.Errorf("apiserver: endpoint reconciler TTL %s is below one second, etcd's smallest lease", c.EndpointReconcilerTTL)
 	}
-	if err := c.IdentityLease.validate(); err != nil {
+	if err := c.IdentityLease.Validate(); err != nil {
 		return err
 	}
 	if err := registry.ValidateStorageMediaType(c.StorageMediaType); err != nil {

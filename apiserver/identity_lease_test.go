@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/controlplane"
 )
 
 // identityLeaseOf waits for the identity Lease of ts and returns it.
@@ -27,7 +28,7 @@ func identityLeaseOf(t *testing.T, ts *testServer) *coordinationv1.Lease {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := apiserver.IdentityLeaseName(host, u.Host)
+	name := controlplane.IdentityLeaseName(host, u.Host)
 	var l *coordinationv1.Lease
 	waitFor(t, waitTimeout, "identity lease "+name, func() bool {
 		l, err = ts.client.CoordinationV1().Leases("kube-system").Get(context.Background(), name, metav1.GetOptions{})
@@ -43,8 +44,8 @@ func TestIdentityLease(t *testing.T) {
 	ts := startServer(t)
 	l := identityLeaseOf(t, ts)
 	host, _ := os.Hostname()
-	if got := l.Labels[apiserver.IdentityLeaseComponentLabelKey]; got != "kube-apiserver" {
-		t.Errorf("label %s = %q, want kube-apiserver", apiserver.IdentityLeaseComponentLabelKey, got)
+	if got := l.Labels[controlplane.IdentityLeaseComponentLabelKey]; got != "kube-apiserver" {
+		t.Errorf("label %s = %q, want kube-apiserver", controlplane.IdentityLeaseComponentLabelKey, got)
 	}
 	if got := l.Labels[corev1.LabelHostname]; got != host {
 		t.Errorf("label %s = %q, want %q", corev1.LabelHostname, got, host)
@@ -85,7 +86,7 @@ func TestIdentityLeaseGarbageCollector(t *testing.T) {
 	leases := ts.client.CoordinationV1().Leases("kube-system")
 	old := metav1.NewMicroTime(time.Now().Add(-2 * time.Hour))
 	seconds := int32(3600)
-	identity := map[string]string{apiserver.IdentityLeaseComponentLabelKey: "kube-apiserver"}
+	identity := map[string]string{controlplane.IdentityLeaseComponentLabelKey: "kube-apiserver"}
 	for _, l := range []*coordinationv1.Lease{
 		{ObjectMeta: metav1.ObjectMeta{Name: "apiserver-expired", Labels: identity}, Spec: coordinationv1.LeaseSpec{RenewTime: &old, LeaseDurationSeconds: &seconds}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "apiserver-never-renewed", Labels: identity}},

@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/controlplane"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/cluster/clustertest"
@@ -135,7 +135,7 @@ func TestHAAPIServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leases, err := p.client.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: apiserver.IdentityLeaseComponentLabelKey + "=kube-apiserver"})
+	leases, err := p.client.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: controlplane.IdentityLeaseComponentLabelKey + "=kube-apiserver"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestHAAPIServers(t *testing.T) {
 		names = append(names, l.Name)
 	}
 	for _, ip := range []string{"127.0.0.1", "127.0.0.2"} {
-		if want := apiserver.IdentityLeaseName(host, net.JoinHostPort(ip, strconv.Itoa(p.port))); !slices.Contains(names, want) {
+		if want := controlplane.IdentityLeaseName(host, net.JoinHostPort(ip, strconv.Itoa(p.port))); !slices.Contains(names, want) {
 			eventually(t, "identity lease of "+ip, func() (bool, string) {
 				_, err := p.client.CoordinationV1().Leases("kube-system").Get(ctx, want, metav1.GetOptions{})
 				return err == nil, fmt.Sprintf("%s: %v (listed %v)", want, err, names)

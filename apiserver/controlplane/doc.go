@@ -1,10 +1,15 @@
 // Package controlplane holds the controllers kube-apiserver runs beside
 // its API for the control plane itself, as upstream keeps them under
-// pkg/controlplane/controller and pkg/controlplane/reconcilers: the
-// kubernetes service controller, which keeps the kubernetes Service in
-// default (kubernetesservice.go), and the lease endpoint reconciler it
-// calls, which lists every live API server in that Service's Endpoints and
-// EndpointSlice (reconciler.go).
+// pkg/controlplane/controller and pkg/controlplane/reconcilers:
+//
+//   - the identity lease controller, which keeps an API server's Lease in
+//     kube-system (identitylease.go);
+//   - the garbage collector of expired identity Leases (leasegc.go, as
+//     upstream's apiserverleasegc);
+//   - the kubernetes service controller, which keeps the kubernetes
+//     Service in default (kubernetesservice.go);
+//   - the lease endpoint reconciler it calls, which lists every live API
+//     server in that Service's Endpoints and EndpointSlice (reconciler.go).
 //
 // It depends on package registry, not on package apiserver: the
 // controllers read and write through the registry's stores, in the

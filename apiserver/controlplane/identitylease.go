@@ -1,4 +1,4 @@
-package apiserver
+package controlplane
 
 import (
 	"context"
@@ -19,13 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
-)
-
-// The identity lease hooks, under kube-apiserver's names
-// (pkg/controlplane/apiserver/server.go).
-const (
-	HookIdentityLeaseController     = "start-kube-apiserver-identity-lease-controller"
-	HookIdentityLeaseGarbageCollect = "start-kube-apiserver-identity-lease-garbage-collector"
 )
 
 // IdentityLeaseComponentLabelKey labels an API server's identity Lease
@@ -55,7 +48,9 @@ type IdentityLeaseConfig struct {
 	GCPeriod time.Duration
 }
 
-func (c IdentityLeaseConfig) validate() error {
+// Validate reports the first problem with c: a negative period, or a
+// duration below one second.
+func (c IdentityLeaseConfig) Validate() error {
 	if c.Duration < 0 || c.RenewInterval < 0 || c.GCPeriod < 0 {
 		return errors.New("apiserver: identity lease periods must not be negative")
 	}
@@ -100,32 +95,34 @@ func IdentityLeaseName(hostname, address string) string {
 	return "apiserver-" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:16]))
 }
 
-// identityLease is the controller that keeps one server's Lease, as
-// upstream's component-helpers lease controller: it creates the Lease
-// (holder: the name, "_", a UUID made at start; the duration; the
-// renew time) and renews spec.renewTime every RenewInterval, asserting
-// the labels each time. As upstream, an existing Lease keeps the holder
-// it has (a restarted server renews its old Lease). It runs in one
-// goroutine.
-type identityLease struct {
+// IdentityLeaseController keeps one API server's identity Lease in
+// kube-system, as upstream's component-helpers lease controller, which
+// kube-apiserver's start-kube-apiserver-identity-lease-controller hook
+// starts: it creates the Lease (holder: the name, "_", a UUID made by
+// NewIdentityLeaseController; the duration; the renew time) and renews
+// spec.renewTime every RenewInterval, asserting the labels each time. As
+// upstream, an existing Lease keeps the holder it has (a restarted server
+// renews its old Lease). Run is called once, by the controller's owner.
+type IdentityLeaseController struct {
 	reg                *registry.Registry
 	name, holder, host string
 	cfg                IdentityLeaseConfig
-	latest             *coordinationv1.Lease
+	logf               func(format string, args ...any)
+	latest             *coordinationv1.Lease // only Run's goroutine touches it
 }
 
-// identityLeaseHook starts the identity lease controller and returns,
-// as upstream's hook does.
-func (s *Server) identityLeaseHook(ctx PostStartHookContext) error {
+// NewIdentityLeaseController returns the controller of the identity Lease
+// of the API server listening on address (host:port) on this machine,
+// which writes through reg and reports failures to logf. A zero field of
+// cfg takes upstream's default.
+func NewIdentityLeaseController(reg *registry.Registry, address string, cfg IdentityLeaseConfig, logf func(format string, args ...any)) (*IdentityLeaseController, error) {
 	host, err := hostname()
 	if err != nil {
-		return fmt.Errorf("hostname for the apiserver identity: %w", err)
+		return nil, fmt.Errorf("hostname for the apiserver identity: %w", err)
 	}
-	name := IdentityLeaseName(host, s.ln.Addr().String())
-	c := &identityLease{reg: s.reg, name: name, holder: name + "_" + string(uuid.NewUUID()), host: host,
-		cfg: s.cfg.IdentityLease.withDefaults()}
-	ctx.Go(func(ctx context.Context) { c.run(ctx, s.cfg.errorLog().Printf) })
-	return nil
+	name := IdentityLeaseName(host, address)
+	return &IdentityLeaseController{reg: reg, name: name, holder: name + "_" + string(uuid.NewUUID()), host: host,
+		cfg: cfg.withDefaults(), logf: logf}, nil
 }
 
 // Backoff of a failed create or read, as upstream's backoffEnsureLease
@@ -135,9 +132,9 @@ const (
 	identityLeaseMaxBackoff = 7 * time.Second
 )
 
-// run syncs at once, then every RenewInterval, until ctx is done; a
-// failed sync is retried with backoff.
-func (c *identityLease) run(ctx context.Context, logf func(string, ...any)) {
+// Run syncs at once, then every RenewInterval, until ctx is done; a
+// failed sync is logged and retried with backoff.
+func (c *IdentityLeaseController) Run(ctx context.Context) {
 	backoff := identityLeaseBackoff
 	for {
 		wait := c.cfg.RenewInterval
@@ -145,7 +142,7 @@ func (c *identityLease) run(ctx context.Context, logf func(string, ...any)) {
 			if ctx.Err() != nil {
 				return
 			}
-			logf("identity lease %s: %v", c.name, err)
+			c.logf("identity lease %s: %v", c.name, err)
 			wait, backoff = min(backoff, c.cfg.RenewInterval), min(2*backoff, identityLeaseMaxBackoff)
 		} else {
 			backoff = identityLeaseBackoff
@@ -159,7 +156,7 @@ func (c *identityLease) run(ctx context.Context, logf func(string, ...any)) {
 }
 
 // sync renews the Lease, creating it if it is missing.
-func (c *identityLease) sync(ctx context.Context) error {
+func (c *IdentityLeaseController) sync(ctx context.Context) error {
 	if c.latest != nil {
 		if err := c.update(ctx, c.latest); err == nil {
 			return nil
@@ -182,7 +179,7 @@ func (c *identityLease) sync(ctx context.Context) error {
 
 // update writes base renewed, with base's resourceVersion (a conflict
 // makes the next sync read it again).
-func (c *identityLease) update(ctx context.Context, base *coordinationv1.Lease) error {
+func (c *IdentityLeaseController) update(ctx context.Context, base *coordinationv1.Lease) error {
 	want := c.desired(base)
 	out, _, err := c.reg.Leases.Update(ctx, metav1.NamespaceSystem, c.name,
 		func(context.Context, runtime.Object) (runtime.Object, error) { return want, nil }, nil, nil, registry.Options{})
@@ -196,7 +193,7 @@ func (c *identityLease) update(ctx context.Context, base *coordinationv1.Lease) 
 
 // desired is base (nil: a new Lease) with the duration, the renew time
 // now and the labels set.
-func (c *identityLease) desired(base *coordinationv1.Lease) *coordinationv1.Lease {
+func (c *IdentityLeaseController) desired(base *coordinationv1.Lease) *coordinationv1.Lease {
 	var l *coordinationv1.Lease
 	if base == nil {
 		holder := c.holder
