@@ -9,8 +9,9 @@ import (
 
 // HookBootstrapController keeps the kubernetes Service in default and its
 // Endpoints listing every live API server, as kube-apiserver's
-// bootstrap-controller post-start hook (and its pre-shutdown hook of the
-// same name) does.
+// bootstrap-controller post-start hook does. kubesim registers its
+// pre-shutdown hook under the same name; kube-apiserver v1.37 names that
+// one stop-kubernetes-service-controller.
 const HookBootstrapController = "bootstrap-controller"
 
 // bootstrapControllerHook runs the kubernetes service controller

@@ -55,9 +55,12 @@ func NewLeaseEndpointReconciler(reg *registry.Registry, leases *registry.MasterL
 }
 
 // ReconcileEndpoints renews ip's key, then writes the Endpoints from the
-// keys listed. With reconcilePorts the port is set to port (upstream
-// does so on a server's first pass only); otherwise the stored port is
-// kept. After StopReconciling it does nothing.
+// keys listed. With reconcilePorts the port is set to port; otherwise the
+// stored port is kept. kubesim asks for it on a server's first pass;
+// kube-apiserver v1.37's kubernetes service controller never does (it
+// passes false on every pass), so there the port is written only when the
+// Endpoints are made or found malformed. After StopReconciling it does
+// nothing.
 func (r *LeaseEndpointReconciler) ReconcileEndpoints(ctx context.Context, ip string, port int32, reconcilePorts bool) error {
 	if r.stopped.Load() {
 		return nil

@@ -157,9 +157,9 @@ func TestLeaseEndpointReconcilerListsLiveServers(t *testing.T) {
 	}
 }
 
-// TestLeaseEndpointReconcilerPorts: the first pass (reconcilePorts) sets
-// the port, later ones keep the stored one, as upstream's; the last
-// server leaving empties the Endpoints.
+// TestLeaseEndpointReconcilerPorts: a pass with reconcilePorts (kubesim's
+// first) sets the port, later ones keep the stored one; the last server
+// leaving empties the Endpoints.
 func TestLeaseEndpointReconcilerPorts(t *testing.T) {
 	p := newReconcilerPair(t, 15*time.Second)
 	ctx := context.Background()
