@@ -6,11 +6,11 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/cluster"
 )
 
 // AddNodeAction starts a kubelet for a new node; it registers its Node.
-type AddNodeAction struct{ Node kubelet.NodeSpec }
+type AddNodeAction struct{ Node cluster.NodeSpec }
 
 var _ actionRunner = (*AddNodeAction)(nil)
 

@@ -6,7 +6,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/cluster"
 )
 
 // NodeAction is removeNode, stopKubelet or startKubelet of one node.
@@ -33,7 +33,7 @@ func parseNodeAction(_ *loader, key string, n *yaml.Node) (actionRunner, error) 
 
 // run stops the node's kubelet and deletes the Node (removeNode), stops
 // the kubelet only (stopKubelet), or starts it (startKubelet) with the
-// spec the node was started with, or kubelet.DefaultNodeSpec for a node
+// spec the node was started with, or cluster.DefaultNodeSpec for a node
 // this run did not start.
 func (a *NodeAction) run(ctx context.Context, p *player, _ string) (StepResult, error) {
 	switch a.Verb {
@@ -44,7 +44,7 @@ func (a *NodeAction) run(ctx context.Context, p *player, _ string) (StepResult, 
 	case "startKubelet":
 		spec, ok := p.nodeSpecs[a.Node]
 		if !ok {
-			spec = kubelet.DefaultNodeSpec(a.Node)
+			spec = cluster.DefaultNodeSpec(a.Node)
 		}
 		return StepResult{}, p.cluster.StartKubelet(spec)
 	}

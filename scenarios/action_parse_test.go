@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/cluster"
 )
 
 // podManifest is a pod manifest and what it decodes to.
@@ -55,13 +55,13 @@ func TestParseApplyFile(t *testing.T) {
 }
 
 func TestParseAddNode(t *testing.T) {
-	big := kubelet.DefaultNodeSpec("node-big")
+	big := cluster.DefaultNodeSpec("node-big")
 	big.CPU = resource.MustParse("16")
 	big.Labels = map[string]string{"size": "big"}
 	tainted := big
 	tainted.Taints = []corev1.Taint{{Key: "gpu", Value: "1", Effect: corev1.TaintEffectNoSchedule}}
 	checkParse(t, parseAddNode, []parseCase[actionRunner]{
-		{name: "defaults", key: "addNode", src: "{name: node-4}", want: &AddNodeAction{Node: kubelet.DefaultNodeSpec("node-4")}},
+		{name: "defaults", key: "addNode", src: "{name: node-4}", want: &AddNodeAction{Node: cluster.DefaultNodeSpec("node-4")}},
 		{name: "cpu and labels", key: "addNode", src: "{name: node-big, cpu: 16, labels: {size: big}}", want: &AddNodeAction{Node: big}},
 		{name: "no name", key: "addNode", src: "{cpu: 4}", wantErr: `1:1: addNode: missing field "name"`},
 		{name: "tainted", key: "addNode", src: "{name: node-big, cpu: 16, labels: {size: big}, taints: [{key: gpu, value: 1, effect: NoSchedule}]}", want: &AddNodeAction{Node: tainted}},
@@ -105,7 +105,7 @@ func TestActionStrings(t *testing.T) {
 		{&UpdateAction{Object: web, ResourceVersion: "stale"}, "update", "update Pod default/web (resourceVersion stale)"},
 		{&DeleteAction{Object: web, GracePeriodSeconds: &grace, Wait: true}, "delete", "delete Pod default/web --grace-period=5 --wait"},
 		{&PatchAction{Object: web, Subresource: "status", Type: "merge", Patch: "{}"}, "patch", "patch Pod default/web (status) --type=merge -p '{}'"},
-		{&AddNodeAction{Node: kubelet.DefaultNodeSpec("node-4")}, "addNode", "add node node-4 (cpu 4, memory 8Gi, pods 110)"},
+		{&AddNodeAction{Node: cluster.DefaultNodeSpec("node-4")}, "addNode", "add node node-4 (cpu 4, memory 8Gi, pods 110)"},
 		{&NodeAction{Verb: "stopKubelet", Node: "node-1"}, "stopKubelet", "stopKubelet node-1"},
 		{&ControlAction{Verb: "compactEtcd"}, "compactEtcd", "compactEtcd"},
 		{&HTTPAction{Method: "GET", Path: "/api", Mode: ModePoll, Proto: ProtoHTTP1, Count: 3, Interval: 2e9}, "http", "http GET /api (poll, HTTP/1.1, 3 requests 2s apart)"},

@@ -4,15 +4,14 @@ import (
 	"slices"
 
 	"github.com/kubesim/kubesim/cluster"
-	"github.com/kubesim/kubesim/kubelet"
 )
 
 // Configure makes cfg the cluster s runs on: its nodes (node-1..N of
-// kubelet.DefaultNodeSpec, or the listed ones), whether the scheduler
+// cluster.DefaultNodeSpec, or the listed ones), whether the scheduler
 // starts, its topology (cluster.DefaultHAConfig for ha), and its speed (the caller sets cfg.Speed afterwards to
 // override it). The other fields of cfg are left alone.
 func (s *Scenario) Configure(cfg *cluster.Config) {
-	cfg.Nodes = make([]kubelet.NodeSpec, 0, len(s.Cluster.Nodes))
+	cfg.Nodes = make([]cluster.NodeSpec, 0, len(s.Cluster.Nodes))
 	for _, n := range s.Cluster.Nodes {
 		n.Labels = cloneMap(n.Labels)
 		n.Taints = slices.Clone(n.Taints)

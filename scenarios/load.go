@@ -10,7 +10,6 @@ import (
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
-	"github.com/kubesim/kubesim/kubelet"
 )
 
 // FileError is a problem with a scenario file (or a manifest it names),
@@ -103,7 +102,7 @@ func (l *loader) scenario(root *yaml.Node) (*Scenario, error) {
 		return nil, err
 	}
 	s := &Scenario{File: l.file, Name: string(d.Name), Title: flow.Text(d.Title), Summary: flow.Text(d.Summary),
-		Cluster: ClusterSpec{Nodes: kubelet.DefaultNodes(cluster.DefaultNodeCount), Scheduler: true, Speed: DefaultSpeed, Topology: TopologySingle}}
+		Cluster: ClusterSpec{Nodes: cluster.DefaultNodes(cluster.DefaultNodeCount), Scheduler: true, Speed: DefaultSpeed, Topology: TopologySingle}}
 	var err error
 	if s.Level, err = d.Level.oneOf(valueOf(root, "level"), Levels[0], Levels); err != nil {
 		return nil, err

@@ -5,7 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/cluster"
 )
 
 // clusterDoc is a scenario's cluster section as written.
@@ -41,7 +41,7 @@ func (d *clusterDoc) apply(n *yaml.Node, c *ClusterSpec) error {
 
 // nodeList is cluster.nodes: a number of default nodes (0 to 100), or a
 // list of nodes, each named once.
-type nodeList []kubelet.NodeSpec
+type nodeList []cluster.NodeSpec
 
 func (l *nodeList) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.SequenceNode {
@@ -74,7 +74,7 @@ func (l *nodeList) UnmarshalYAML(n *yaml.Node) error {
 	if count < 0 || count > 100 {
 		return errAt(n, "%d nodes: use 0 to 100", count)
 	}
-	*l = kubelet.DefaultNodes(int(count))
+	*l = cluster.DefaultNodes(int(count))
 	return nil
 }
 
@@ -96,9 +96,9 @@ type taintDoc struct {
 }
 
 // spec returns the node d (read from n) describes: a default node
-// (kubelet.DefaultNodeSpec) with what d gives.
-func (d *nodeDoc) spec(n *yaml.Node) (kubelet.NodeSpec, error) {
-	spec := kubelet.DefaultNodeSpec(string(d.Name))
+// (cluster.DefaultNodeSpec) with what d gives.
+func (d *nodeDoc) spec(n *yaml.Node) (cluster.NodeSpec, error) {
+	spec := cluster.DefaultNodeSpec(string(d.Name))
 	if d.CPU != nil {
 		spec.CPU = resource.Quantity(*d.CPU)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
-	"github.com/kubesim/kubesim/kubelet"
 )
 
 // Options says how Play runs a scenario.
@@ -156,7 +155,7 @@ func Play(ctx context.Context, c *cluster.Cluster, s *Scenario, opts Options) er
 		speed = s.Cluster.Speed
 	}
 	p := &player{cluster: c, scenario: s, speed: speed, gate: opts.Gate, patience: max(opts.Patience, 1), changed: make(chan struct{}),
-		dynamicClients: map[string]dynamic.Interface{}, reviewClients: map[string]kubernetes.Interface{}, versionsSeen: map[string][]string{}, nodeSpecs: map[string]kubelet.NodeSpec{}}
+		dynamicClients: map[string]dynamic.Interface{}, reviewClients: map[string]kubernetes.Interface{}, versionsSeen: map[string][]string{}, nodeSpecs: map[string]cluster.NodeSpec{}}
 	for _, n := range s.Cluster.Nodes {
 		p.nodeSpecs[n.Name] = n
 	}
@@ -225,7 +224,7 @@ type player struct {
 	dynamicClients map[string]dynamic.Interface    // by user (see client)
 	reviewClients  map[string]kubernetes.Interface // by user (see reviewClient)
 	versionsSeen   map[string][]string             // resourceVersions seen, by object (see remember)
-	nodeSpecs      map[string]kubelet.NodeSpec     // nodes this run knows, for startKubelet
+	nodeSpecs      map[string]cluster.NodeSpec     // nodes this run knows, for startKubelet
 	stoppedEtcd    string                          // the etcd member stopEtcdMember stopped last
 	actionServer   int                             // the API server of the running step's action (Step.Server)
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
-	"github.com/kubesim/kubesim/kubelet"
 )
 
 // Defaults of the scenario format.
@@ -51,7 +51,7 @@ type Scenario struct {
 // ClusterSpec is the cluster a scenario runs on (see Configure).
 type ClusterSpec struct {
 	// Nodes are the simulated nodes started with the cluster.
-	Nodes []kubelet.NodeSpec
+	Nodes []cluster.NodeSpec
 	// Scheduler says whether the scheduler runs from the start.
 	Scheduler bool
 	// Speed is the scenario's speed (simulated delays, pauses and the
