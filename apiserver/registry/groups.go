@@ -22,9 +22,10 @@ type Group struct {
 // Groups are the built-in group-versions of kube-apiserver, in the order
 // discovery lists them, each with its stored resources in the order of
 // its resource list. Adding a built-in kind is a file that declares its
-// Resource (types, strategy, status, scale, printer columns, short names,
-// categories, scope) and one entry here: the stores, the watch cache,
-// the routes, discovery, OpenAPI and `kubectl explain` follow from it.
+// Resource (types, strategy, status, scale, short names, categories,
+// scope, and its printer columns: a Handler of apiserver/printers) and
+// one entry here: the stores, the watch cache, the routes, discovery,
+// OpenAPI and `kubectl explain` follow from it.
 // The authentication and authorization groups store nothing: their
 // reviews are computed by the server.
 var Groups = []Group{
