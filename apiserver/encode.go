@@ -200,8 +200,8 @@ func transform(r *http.Request, obj runtime.Object, o output, noHeaders bool, no
 	return obj, nil
 }
 
-// asTableObject converts to a Table with o's conversion and fills each row's object according
-// to includeObject (Metadata by default).
+// asTableObject converts to a Table with o's conversion and fills each
+// row's object according to includeObject (Metadata by default).
 func asTableObject(r *http.Request, obj runtime.Object, o output, noHeaders bool, now time.Time) (runtime.Object, error) {
 	include := metav1.IncludeObjectPolicy(r.URL.Query().Get("includeObject"))
 	switch include {
