@@ -294,8 +294,9 @@ func TestWatchSingleKey(t *testing.T) {
 // read nothing until the end would hold more than its buffers and be
 // dropped by the watch cache (TestWatchCacheDropsASlowWatcher). On a
 // starved machine even a reading watcher can fall behind and be dropped;
-// it then watches again from the last resourceVersion it read, as a
-// client-go reflector does, and the order must still be the same.
+// it then watches again from the last resourceVersion it read, as
+// client-go's RetryWatcher (which the conformance test uses) does, and
+// the order must still be the same.
 func TestConcurrentWatchesSameOrder(t *testing.T) {
 	ctx := context.Background()
 	e := newStore(t)
