@@ -63,6 +63,17 @@ var rules = []rule{
 	// (300s, 3607s, 10s) or written with a space (100 ms) and stay.
 	{"measured durations", replace(`\b\d+(\.\d+)?(ns|µs|ms)\b|\b\d+\.\d+s\b`, `<dur>`)},
 
+	// RBAC names the first binding that allows a request, and visits the
+	// ClusterRoleBindings in the order of its informer's cache, a map's:
+	// a request that several of the default bindings allow (admin asking
+	// for /readyz) is allowed by any of them.
+	{"rbac default bindings", replace(`ClusterRoleBinding "(?:cluster-admin|system:discovery|system:public-info-viewer|system:basic-user)" of ClusterRole "[^"]+" to Group "[^"]+"`, `ClusterRoleBinding "<one of the default bindings>"`)},
+
+	// The post-start hooks run each in a goroutine: the order in which
+	// they finish, and the result listing them, vary.
+	{"post-start hooks", inPlay(sortFinishedHooks)},
+	{"post-start hook result", inPlay(replace(`(?m)^→ poststarthook/.*$`, `→ poststarthook/... finished (in the order they finished, cut at 200 characters)`))},
+
 	// The goroutine net/http runs a request on: a counter of the process.
 	{"goroutine ids", replace(`\bgoroutine \d+`, `goroutine <n>`)},
 
@@ -70,10 +81,10 @@ var rules = []rule{
 	// minutes), and sends it in the watch's URL.
 	{"watch timeouts", replace(`timeout=\d+m\d+s&timeoutSeconds=\d+`, `timeout=<random>&timeoutSeconds=<random>`)},
 
-	// Generated names end in 5 random characters: the pods of a
-	// ReplicaSet, the service account token volume of a pod.
-	{"generated pod names", replace(`\b([a-z0-9-]+-[0-9a-f]{8,10}-)[bcdfghjklmnpqrstvwxz2456789]{5}\b`, `$1<suffix>`)},
-	{"token volumes", replace(`\bkube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}\b`, `kube-api-access-<suffix>`)},
+	// Generated names (metadata.generateName) end in 5 random characters
+	// of an alphabet without vowels: the pods of a ReplicaSet, a Service's
+	// EndpointSlices, a pod's service account token volume.
+	{"generated names", replace(`\b([a-z0-9][a-z0-9.-]*-)[bcdfghjklmnpqrstvwxz2456789]{5}\b`, `$1<suffix>`)},
 
 	// The fake container runtime's container IDs are random.
 	{"container ids", replace(`\bkubesim://[0-9a-f]{64}\b`, `kubesim://<container-id>`)},
@@ -87,6 +98,10 @@ var rules = []rule{
 	// shows no change any more; whether the second had turned between the
 	// two writes is chance.
 	{"time-only changes", replace(`(?m)^ *~ [^:]+: "<time>" → "<time>"\n`, ``)},
+	// A list of changes is cut at 20; the time-only changes taken out
+	// above may have pushed real ones past the cut: a cut list keeps its
+	// first 10 changes.
+	{"cut change lists", trimCutChanges},
 
 	// A Service's cluster IP is picked at random from the service range
 	// 10.96.0.0/12, as kube-apiserver does; 10.96.0.1, the kubernetes
@@ -114,6 +129,13 @@ var rules = []rule{
 	{"chunk sizes", inPlay(replace(`chunk "[0-9a-f]+\\r\\n"`, `chunk "<hex>\r\n"`))},
 	{"data frame lengths", inPlay(replace(`\blength=\d+ type=DATA\b`, `length=<n> type=DATA`))},
 	{"window increments", inPlay(replace(`\bincrement=\d+`, `increment=<n>`))},
+
+	// Among nodes that tie on the highest score the scheduler draws one
+	// at random, as kube-scheduler does: in a play where it drew, which
+	// node each pod went to varies, so the nodes' names, their IPs and
+	// their pod IP ranges are blanked, and the nodes' lines of a
+	// scheduling attempt sorted.
+	{"random nodes", inPlay(blankDrawnNodes)},
 
 	// Where a pod's stage blocks fall among the steps, and how the blocks
 	// of several pods interleave, depends on timing at speed 0: each
@@ -241,6 +263,102 @@ func blankRevisions(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// tieLine says the scheduler drew a node among several.
+var tieLine = regexp.MustCompile(`(?m)^ *(?:a tie: \d+ nodes|平分：\d+ 个节点)`)
+
+// nodeLine is a line of a scheduling attempt, one per node, once the
+// node's name is blanked.
+var nodeLine = regexp.MustCompile(`^ {4}[ *] node-<n> `)
+
+// nodeName, nodeIP and podIP are a numbered node's name (node-2), its IP
+// (192.168.0.12) and an IP of its pod range (10.244.2.7).
+var (
+	nodeName = regexp.MustCompile(`node-\d+\b`)
+	nodeIP   = regexp.MustCompile(`\b192\.168\.0\.\d+\b`)
+	podIP    = regexp.MustCompile(`\b10\.244\.\d+\.(\d+)\b`)
+)
+
+// blankDrawnNodes blanks the numbered nodes of s when s has a tie.
+func blankDrawnNodes(s string) string {
+	if !tieLine.MatchString(s) {
+		return s
+	}
+	s = nodeName.ReplaceAllString(s, "node-<n>")
+	s = nodeIP.ReplaceAllString(s, "192.168.0.<n>")
+	s = podIP.ReplaceAllString(s, "10.244.<n>.$1")
+	lines := strings.Split(s, "\n")
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && nodeLine.MatchString(lines[j]) {
+			j++
+		}
+		sort.Strings(lines[i:j])
+		i = max(j, i+1)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// moreChanges ends a list of changes cut short.
+var moreChanges = regexp.MustCompile(`^( *)(?:… and \d+ more|… 另有 \d+ 处)$`)
+
+// changeLine is one change of such a list.
+var changeLine = regexp.MustCompile(`^ *[+~-] `)
+
+// keptChanges is how many changes a cut list keeps.
+const keptChanges = 10
+
+// trimCutChanges keeps the first keptChanges changes of each list of
+// changes that ends in "… and N more", and says "… and more".
+func trimCutChanges(s string) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	for i, line := range lines {
+		m := moreChanges.FindStringSubmatch(line)
+		if m == nil {
+			out = append(out, line)
+			continue
+		}
+		first := i // the first change of the list
+		for first > 0 && changeLine.MatchString(lines[first-1]) && strings.HasPrefix(lines[first-1], m[1]) {
+			first--
+		}
+		if i-first > keptChanges {
+			out = out[:len(out)-(i-first-keptChanges)]
+		}
+		out = append(out, m[1]+"… (more)")
+	}
+	return strings.Join(out, "\n")
+}
+
+// hookLine is a post-start hook's line in the startup trace.
+var hookLine = regexp.MustCompile(`^ *\+<dur>  Run +poststarthook +(started|finished) +(\S+)$`)
+
+// sortFinishedHooks moves, in each run of hook lines, the "finished"
+// lines after the "started" ones, sorted by name; the "started" lines keep
+// their order, which is the order the hooks were registered in.
+func sortFinishedHooks(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := 0; i < len(lines); {
+		if !hookLine.MatchString(lines[i]) {
+			i++
+			continue
+		}
+		j := i
+		var started, finished []string
+		for ; j < len(lines) && hookLine.MatchString(lines[j]); j++ {
+			if hookLine.FindStringSubmatch(lines[j])[1] == "started" {
+				started = append(started, lines[j])
+			} else {
+				finished = append(finished, lines[j])
+			}
+		}
+		sort.Strings(finished)
+		copy(lines[i:j], append(started, finished...))
+		i = j
+	}
+	return strings.Join(lines, "\n")
 }
 
 // inPlay applies f only to the capture of a scenario's play.

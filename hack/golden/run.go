@@ -80,7 +80,11 @@ func captureAll(ctx context.Context, o options, w *writer) error {
 
 // environment is the whole environment of every command: nothing of the
 // caller's but PATH, so that its locale, kubeconfig or terminal change
-// nothing; temporary files and caches go under base.
+// nothing; temporary files and caches go under base. kubesim runs on one
+// OS thread at a time (GOMAXPROCS=1): at speed 0 its components race
+// the scenario's steps, and with one thread the same run wins them far
+// more often (a pod's last stages printed or not before the play ends);
+// what it prints is the same, and the shared machine is spared.
 func environment(base string) []string {
 	return []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -90,6 +94,7 @@ func environment(base string) []string {
 		"TZ=UTC",
 		"TERM=dumb",
 		"NO_COLOR=1",
+		"GOMAXPROCS=1",
 	}
 }
 
