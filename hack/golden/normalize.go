@@ -34,17 +34,19 @@ var rules = []rule{
 	{"raw JSON", func(s string) string { return mapKubectlStdout(s, isRawGet, indentJSON) }},
 
 	// The temporary directory of a run (os.MkdirTemp: a random number),
-	// and the data dirs kubesim play makes in it for each scenario.
+	// and the directories made in it the same way: the data dir of each
+	// play, the member dirs of ha-control-plane.
 	{"temp dirs", replace(`[^\s"'=]*/`+tempPrefix+`\d+`, `<tmp>`)},
-	{"play data dirs", replace(`<tmp>/kubesim-\d+`, `<tmp>/kubesim-<n>`)},
+	{"temp dirs within", replace(`<tmp>/([A-Za-z.-]+)-\d+\b`, `<tmp>/$1-<n>`)},
 
 	// Ports on loopback: serve and play listen on a free port (--port 0),
 	// and clients connect from ephemeral ports.
 	{"loopback ports", replace(`\b(127\.0\.0\.\d+|localhost):\d{2,5}\b`, `$1:<port>`)},
 
-	// UIDs are random (uuid v4), also where a line is cut short within
-	// one ("…").
-	{"uids", replace(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`, `<uid>`)},
+	// UIDs are random (uuid v4), also within a name (a leader election
+	// identity, kubesim-scheduler-2_<uid>) and where a line is cut short
+	// within one ("…").
+	{"uids", replace(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`, `<uid>`)},
 	{"cut uids", replace(`\b[0-9a-f]{8}-[0-9a-f-]{0,27}…`, `<uid>…`)},
 	{"cut uid fields", replace(`("uid":")[0-9a-f-]{1,35}…`, `$1<uid>…`)},
 
@@ -53,6 +55,9 @@ var rules = []rule{
 	{"rfc3339 times", replace(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`, `<time>`)},
 	{"http dates", replace(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT`, `<time>`)},
 	{"describe times", replace(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d [+-]\d{4}`, `<time>`)},
+	// What is left of a time: a time of day alone (a taint eviction
+	// "scheduled at 04:57:38").
+	{"times of day", replace(`\b\d\d:\d\d:\d\d\b`, `<time>`)},
 
 	// Elapsed times in a request's trace (the "+12µs" column, right
 	// aligned) and the duration of each request of a step.
@@ -90,6 +95,19 @@ var rules = []rule{
 	{"container ids", replace(`\bkubesim://[0-9a-f]{64}\b`, `kubesim://<container-id>`)},
 	{"cut container ids", replace(`\bkubesim://[0-9a-f]{0,63}…`, `kubesim://<container-id>…`)},
 
+	// A container that keeps failing restarts at once at speed 0 (no
+	// back-off): how many times it has restarted by a given step is
+	// chance.
+	{"restart counts", inPlay(replace(`\brestartCount: \d+ → \d+`, `restartCount: <n> → <n>`))},
+	{"restarts", inPlay(replace(`\b\d+ container restarts?\b`, `<n> container restarts`))},
+	{"restarts zh", inPlay(replace(`容器共重启 \d+ 次`, `容器共重启 <n> 次`))},
+
+	// In an HTTP/2 transcript, the server's frames on the connection
+	// (stream 0: its SETTINGS, their ACK, WINDOW_UPDATE) and on different
+	// streams come in any order: they are sorted by stream, stream 0's by
+	// text, each stream's others in the order they came.
+	{"http2 frame order", inPlay(sortFrames)},
+
 	// An HTTP/2 HEADERS frame's length depends on HPACK: on the date it
 	// carries and on what the connection's header table already holds.
 	{"headers frame lengths", replace(`\blength=\d+ type=HEADERS\b`, `length=<n> type=HEADERS`)},
@@ -99,9 +117,14 @@ var rules = []rule{
 	// two writes is chance.
 	{"time-only changes", replace(`(?m)^ *~ [^:]+: "<time>" → "<time>"\n`, ``)},
 	// A list of changes is cut at 20; the time-only changes taken out
-	// above may have pushed real ones past the cut: a cut list keeps its
-	// first 10 changes.
-	{"cut change lists", trimCutChanges},
+	// above may have pushed real ones past the cut, or made a list cut in
+	// one run and not in the other: every list keeps its first 10
+	// changes.
+	{"change lists", trimChanges},
+
+	// A controller's writes are listed in the order they completed, and
+	// it sends several at once (a ReplicaSet's pod creates).
+	{"controller writes", inPlay(sortWrites)},
 
 	// A Service's cluster IP is picked at random from the service range
 	// 10.96.0.0/12, as kube-apiserver does; 10.96.0.1, the kubernetes
@@ -129,6 +152,11 @@ var rules = []rule{
 	{"chunk sizes", inPlay(replace(`chunk "[0-9a-f]+\\r\\n"`, `chunk "<hex>\r\n"`))},
 	{"data frame lengths", inPlay(replace(`\blength=\d+ type=DATA\b`, `length=<n> type=DATA`))},
 	{"window increments", inPlay(replace(`\bincrement=\d+`, `increment=<n>`))},
+
+	// etcd's members: which one leads is raft's random pick, their IDs
+	// are random, their raft index and db size grow with time
+	// (members.go).
+	{"etcd members", inPlay(etcdMembers)},
 
 	// Among nodes that tie on the highest score the scheduler draws one
 	// at random, as kube-scheduler does: in a play where it drew, which
@@ -225,7 +253,7 @@ var revisionPatterns = []*regexp.Regexp{
 	// resourceVersion: "147", "resourceVersion":"1", resourceVersion=12,
 	// Resource Version:  189, resourceVersions 111 to 160, resourceVersion
 	// 99 → 103), any number is one.
-	regexp.MustCompile(`(?i)\bresource ?versions?(?:[=:]|":)? *"?(\d+)\b(?:"? (?:to|到|→) "?(\d+)\b)?`),
+	regexp.MustCompile(`(?i)\bresource ?versions?(?:[=:]|":)? *(?:是 |从 )?"?(\d+)\b(?:"? (?:to|到|→) "?(\d+)\b)?`),
 	// After "revision" (revision 121, revisions 122 to 123, previous 109,
 	// 上一个 109, 修订版本 121), a number of at least two digits: a
 	// Deployment's revisions (1, 2, 3) are called so too, and a fresh
@@ -301,35 +329,58 @@ func blankDrawnNodes(s string) string {
 }
 
 // moreChanges ends a list of changes cut short.
-var moreChanges = regexp.MustCompile(`^( *)(?:… and \d+ more|… 另有 \d+ 处)$`)
+var moreChanges = regexp.MustCompile(`^ *(?:… and \d+ more|… 另有 \d+ 处)$`)
 
-// changeLine is one change of such a list.
-var changeLine = regexp.MustCompile(`^ *[+~-] `)
+// changesHead starts a list of changes ("changed since revision 5:").
+var changesHead = regexp.MustCompile(`^( *)(?:changed since revision \S+:|相对 revision \S+ 的变化：)$`)
 
-// keptChanges is how many changes a cut list keeps.
+// keptChanges is how many changes a list keeps.
 const keptChanges = 10
 
-// trimCutChanges keeps the first keptChanges changes of each list of
-// changes that ends in "… and N more", and says "… and more".
-func trimCutChanges(s string) string {
+// trimChanges keeps the first keptChanges changes of each list of
+// changes, and says "… (more)" where it cut one.
+func trimChanges(s string) string {
 	lines := strings.Split(s, "\n")
 	var out []string
-	for i, line := range lines {
-		m := moreChanges.FindStringSubmatch(line)
+	for i := 0; i < len(lines); i++ {
+		out = append(out, lines[i])
+		m := changesHead.FindStringSubmatch(lines[i])
 		if m == nil {
-			out = append(out, line)
 			continue
 		}
-		first := i // the first change of the list
-		for first > 0 && changeLine.MatchString(lines[first-1]) && strings.HasPrefix(lines[first-1], m[1]) {
-			first--
+		j, n := i+1, 0
+		for ; j < len(lines) && strings.HasPrefix(lines[j], m[1]+"  "); j++ {
+			if moreChanges.MatchString(lines[j]) {
+				n = keptChanges + 1 // cut by the printer
+				continue
+			}
+			if n++; n <= keptChanges {
+				out = append(out, lines[j])
+			}
 		}
-		if i-first > keptChanges {
-			out = out[:len(out)-(i-first-keptChanges)]
+		if n > keptChanges {
+			out = append(out, m[1]+"  … (more)")
 		}
-		out = append(out, m[1]+"… (more)")
+		i = j - 1
 	}
 	return strings.Join(out, "\n")
+}
+
+// writeLine is one write in a controller's list of them.
+var writeLine = regexp.MustCompile(`^ +(?:POST|PUT|PATCH|DELETE) [a-z][a-z.]* `)
+
+// sortWrites sorts each run of write lines.
+func sortWrites(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && writeLine.MatchString(lines[j]) {
+			j++
+		}
+		sort.Strings(lines[i:j])
+		i = max(j, i+1)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // hookLine is a post-start hook's line in the startup trace.

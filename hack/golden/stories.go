@@ -64,10 +64,7 @@ func splitChunks(lines []string) []chunk {
 			lastPod = podName(stageHeading.FindStringSubmatch(line)[1])
 			start(podBlock, lastPod)
 		case asideLine.MatchString(line):
-			if m := podKey.FindStringSubmatch(line); m != nil {
-				lastPod = m[1]
-			}
-			start(podBlock, lastPod)
+			start(podBlock, asideOf(line, &lastPod))
 		case strings.HasPrefix(line, "    ") && cur.kind != ended:
 			// Continues the chunk: a block's evidence, a question's
 			// choices, a request of the step's result.
@@ -83,6 +80,28 @@ func splitChunks(lines []string) []chunk {
 		}
 	}
 	return chunks
+}
+
+// controllers is the story of the asides about no pod: a controller's
+// action on another object (a Service's EndpointSlices, a namespace).
+const controllers = "~ controllers"
+
+// runtimeAside starts an aside of the container runtime, which names the
+// container but not its pod.
+var runtimeAside = regexp.MustCompile(`^  · (?:runtime|运行时) `)
+
+// asideOf returns the story an aside belongs to: the pod whose etcd key
+// it names (which becomes *lastPod), the pod printed last for a runtime
+// aside, or controllers.
+func asideOf(line string, lastPod *string) string {
+	if m := podKey.FindStringSubmatch(line); m != nil {
+		*lastPod = m[1]
+		return m[1]
+	}
+	if runtimeAside.MatchString(line) {
+		return *lastPod
+	}
+	return controllers
 }
 
 // podName is the name of a pod as a heading gives it (NAME or NS/NAME).
@@ -106,11 +125,11 @@ func podStories(text string) string {
 	}
 	var b strings.Builder
 	b.WriteString(head + "--- stdout\n")
-	stories := map[string][]chunk{}
+	book := storyBook{}
 	for _, c := range splitChunks(strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")) {
 		switch {
 		case c.kind == podBlock:
-			stories[c.pod] = append(stories[c.pod], c)
+			book.add(c)
 		case len(c.lines) == 0:
 		case c.kind == stepStart:
 			b.WriteString("\n" + strings.Join(c.lines, "\n") + "\n")
@@ -118,37 +137,138 @@ func podStories(text string) string {
 			b.WriteString(strings.Join(c.lines, "\n") + "\n")
 		}
 	}
-	writeStories(&b, stories)
+	book.write(&b)
 	b.WriteString(stderr)
 	return b.String()
 }
 
-// writeStories writes each pod's blocks under one heading, a stage's
-// heading once where the printer repeated it after step text.
-func writeStories(b *strings.Builder, stories map[string][]chunk) {
-	var texts []string
-	for _, chunks := range stories {
-		var s strings.Builder
-		last := ""
-		for _, c := range chunks {
-			lines := c.lines
-			if stageHeading.MatchString(lines[0]) {
-				if lines[0] == last {
-					lines = lines[1:]
-				} else {
-					last = lines[0]
-					s.WriteString("\n")
-				}
-			}
-			s.WriteString(strings.Join(lines, "\n") + "\n")
+// storyBook collects the pods' stories: for each pod, the paragraphs of
+// each of its stages, as sets.
+type storyBook struct {
+	sections map[string]map[string]map[string]bool // pod → heading → paragraphs
+	last     map[string]string                     // pod → its last stage heading
+}
+
+// podPath finds the pod a paragraph is about in a request's path.
+var podPath = regexp.MustCompile(`/pods/([^/\s]+)`)
+
+// add files the paragraphs of c under the stage its pod was in when it
+// was printed. The printer gives a pod's next event of the same stage no
+// heading, so a paragraph may follow another pod's block: one that names
+// a pod with a story (in a request's path) is filed under that pod, and
+// the paragraphs after it in c with it.
+func (sb *storyBook) add(c chunk) {
+	if sb.sections == nil {
+		sb.sections, sb.last = map[string]map[string]map[string]bool{}, map[string]string{}
+	}
+	body := c.lines
+	if stageHeading.MatchString(c.lines[0]) {
+		sb.last[c.pod], body = c.lines[0], c.lines[1:]
+		sb.section(c.pod) // a heading alone still opens its section
+	}
+	pod := c.pod
+	for _, p := range paragraphs(body) {
+		if m := podPath.FindStringSubmatch(p); m != nil && sb.sections[m[1]] != nil {
+			pod = m[1]
 		}
-		texts = append(texts, s.String())
+		sb.section(pod)[p] = true
+	}
+}
+
+// section returns the paragraphs of pod's last stage (or of what came
+// before its first), made if need be.
+func (sb *storyBook) section(pod string) map[string]bool {
+	heading, ok := sb.last[pod]
+	if !ok {
+		heading = asides
+	}
+	if sb.sections[pod] == nil {
+		sb.sections[pod] = map[string]map[string]bool{}
+	}
+	if sb.sections[pod][heading] == nil {
+		sb.sections[pod][heading] = map[string]bool{}
+	}
+	return sb.sections[pod][heading]
+}
+
+// write writes the stories, sorted, under one heading. Within a story,
+// the paragraphs of each stage come under the stage's heading, in the
+// order of the stages, with the asides (a pod's other writes, its
+// container's restarts) printed while it was the pod's last stage (those
+// printed before any stage come first). Each distinct paragraph is
+// written once, sorted: how a stage's events and asides interleave
+// varies, and a container that keeps failing at speed 0 repeats the same
+// ones as often as time allows, and the pods of one controller, whose
+// names normalization made equal, have one story.
+func (sb *storyBook) write(b *strings.Builder) {
+	var texts []string
+	for _, sections := range sb.sections {
+		texts = append(texts, storyText(sections))
 	}
 	sort.Strings(texts)
 	if len(texts) > 0 {
-		b.WriteString("\n=== (golden: each pod's stage blocks, moved here from among the steps; at speed 0 where they fall varies) ===\n")
+		b.WriteString("\n=== (golden: the pods' stage blocks, moved here from among the steps; each distinct paragraph once, sorted) ===\n")
 	}
 	for _, t := range texts {
 		b.WriteString(t)
 	}
+}
+
+// paragraphs cuts a block's lines into paragraphs: a line indented by 4
+// spaces or less with the lines indented deeper after it (a request's
+// trace under its route, a write's changes under its heading). The
+// printer gives no sign where one event's lines end and the next one's
+// begin when both are of the same stage, so the events of a stage are
+// compared paragraph by paragraph.
+func paragraphs(lines []string) []string {
+	var out []string
+	for _, line := range lines {
+		if len(out) == 0 || indent(line) <= 4 {
+			out = append(out, "")
+		}
+		out[len(out)-1] += line + "\n"
+	}
+	return out
+}
+
+// indent is the number of spaces a line starts with.
+func indent(line string) int { return len(line) - len(strings.TrimLeft(line, " ")) }
+
+// asides is the heading of what a story printed before its first stage.
+const asides = "  (before any stage)"
+
+// storyText lays out the sections of one story in the order of the
+// stages, each section's paragraphs sorted.
+func storyText(sections map[string]map[string]bool) string {
+	var headings []string
+	for h := range sections {
+		headings = append(headings, h)
+	}
+	sort.Slice(headings, func(i, j int) bool { return stageOrder(headings[i]) < stageOrder(headings[j]) })
+	var s strings.Builder
+	for _, h := range headings {
+		s.WriteString("\n" + h + "\n")
+		var blocks []string
+		for body := range sections[h] {
+			blocks = append(blocks, body)
+		}
+		sort.Strings(blocks)
+		s.WriteString(strings.Join(blocks, ""))
+	}
+	return s.String()
+}
+
+// stageNumber is the stage a heading names ("[3/8]").
+var stageNumber = regexp.MustCompile(`^\[(\d+)/\d+\] `)
+
+// stageOrder orders headings: what came before any stage, who created
+// the pod, stages 1 to 8.
+func stageOrder(heading string) string {
+	if heading == asides {
+		return ""
+	}
+	if m := stageNumber.FindStringSubmatch(heading); m != nil {
+		return m[1] + heading
+	}
+	return "0" + heading
 }
