@@ -153,6 +153,14 @@ var rules = []rule{
 	{"data frame lengths", inPlay(replace(`\blength=\d+ type=DATA\b`, `length=<n> type=DATA`))},
 	{"window increments", inPlay(replace(`\bincrement=\d+`, `increment=<n>`))},
 
+	// watchCompare's scoreboard measures a race between a writer and
+	// three clients (measured.go).
+	{"scoreboards", inPlay(blankScoreboard)},
+
+	// A step's requests as the API server traced them: each distinct one
+	// once, sorted (traces.go).
+	{"step requests", inPlay(setOfTraces)},
+
 	// etcd's members: which one leads is raft's random pick, their IDs
 	// are random, their raft index and db size grow with time
 	// (members.go).

@@ -82,24 +82,27 @@ func splitChunks(lines []string) []chunk {
 	return chunks
 }
 
-// controllers is the story of the asides about no pod: a controller's
-// action on another object (a Service's EndpointSlices, a namespace).
-const controllers = "~ controllers"
+// The stories of the asides that name no pod: a controller's action on
+// another object (a Service's EndpointSlices, a namespace), and the
+// container runtime's actions (a restart), which name the container and
+// the node but not the pod.
+const (
+	controllers = "~ controllers"
+	containers  = "~ container runtime"
+)
 
-// runtimeAside starts an aside of the container runtime, which names the
-// container but not its pod.
+// runtimeAside starts an aside of the container runtime.
 var runtimeAside = regexp.MustCompile(`^  · (?:runtime|运行时) `)
 
 // asideOf returns the story an aside belongs to: the pod whose etcd key
-// it names (which becomes *lastPod), the pod printed last for a runtime
-// aside, or controllers.
+// it names (which becomes *lastPod), containers or controllers.
 func asideOf(line string, lastPod *string) string {
 	if m := podKey.FindStringSubmatch(line); m != nil {
 		*lastPod = m[1]
 		return m[1]
 	}
 	if runtimeAside.MatchString(line) {
-		return *lastPod
+		return containers
 	}
 	return controllers
 }
@@ -152,11 +155,14 @@ type storyBook struct {
 // podPath finds the pod a paragraph is about in a request's path.
 var podPath = regexp.MustCompile(`/pods/([^/\s]+)`)
 
-// add files the paragraphs of c under the stage its pod was in when it
-// was printed. The printer gives a pod's next event of the same stage no
-// heading, so a paragraph may follow another pod's block: one that names
-// a pod with a story (in a request's path) is filed under that pod, and
-// the paragraphs after it in c with it.
+// add files the paragraphs of c. A stage's paragraphs go under the
+// stage the pod was in when they were printed; the printer gives a pod's
+// next event of the same stage no heading, so a paragraph may follow
+// another pod's block or an aside: one that names a pod with a story (in
+// a request's path) is filed under that pod, and the paragraphs after it
+// in c with it. An aside (its line, and the changes under an etcd
+// write's) goes under the pod's asides, since when it comes among the
+// stages varies.
 func (sb *storyBook) add(c chunk) {
 	if sb.sections == nil {
 		sb.sections, sb.last = map[string]map[string]map[string]bool{}, map[string]string{}
@@ -164,24 +170,26 @@ func (sb *storyBook) add(c chunk) {
 	body := c.lines
 	if stageHeading.MatchString(c.lines[0]) {
 		sb.last[c.pod], body = c.lines[0], c.lines[1:]
-		sb.section(c.pod) // a heading alone still opens its section
+		sb.section(c.pod, sb.last[c.pod]) // a heading alone still opens its section
 	}
 	pod := c.pod
-	for _, p := range paragraphs(body) {
+	for i, p := range paragraphs(body) {
 		if m := podPath.FindStringSubmatch(p); m != nil && sb.sections[m[1]] != nil {
 			pod = m[1]
 		}
-		sb.section(pod)[p] = true
+		heading, ok := sb.last[pod]
+		switch {
+		case i == 0 && asideLine.MatchString(p), i > 0 && asideLine.MatchString(body[0]) && changesHead.MatchString(strings.SplitN(p, "\n", 2)[0]):
+			heading = asides
+		case !ok:
+			heading = beforeStages
+		}
+		sb.section(pod, heading)[p] = true
 	}
 }
 
-// section returns the paragraphs of pod's last stage (or of what came
-// before its first), made if need be.
-func (sb *storyBook) section(pod string) map[string]bool {
-	heading, ok := sb.last[pod]
-	if !ok {
-		heading = asides
-	}
+// section returns the paragraphs of pod under heading, made if need be.
+func (sb *storyBook) section(pod, heading string) map[string]bool {
 	if sb.sections[pod] == nil {
 		sb.sections[pod] = map[string]map[string]bool{}
 	}
@@ -193,13 +201,12 @@ func (sb *storyBook) section(pod string) map[string]bool {
 
 // write writes the stories, sorted, under one heading. Within a story,
 // the paragraphs of each stage come under the stage's heading, in the
-// order of the stages, with the asides (a pod's other writes, its
-// container's restarts) printed while it was the pod's last stage (those
-// printed before any stage come first). Each distinct paragraph is
-// written once, sorted: how a stage's events and asides interleave
-// varies, and a container that keeps failing at speed 0 repeats the same
-// ones as often as time allows, and the pods of one controller, whose
-// names normalization made equal, have one story.
+// order of the stages, then the asides (a pod's other writes, its
+// container's restarts). Each distinct paragraph is written once,
+// sorted: how a stage's events interleave varies, a container that keeps
+// failing at speed 0 repeats the same ones as often as time allows, and
+// the pods of one controller, whose names normalization made equal, have
+// one story.
 func (sb *storyBook) write(b *strings.Builder) {
 	var texts []string
 	for _, sections := range sb.sections {
@@ -234,8 +241,12 @@ func paragraphs(lines []string) []string {
 // indent is the number of spaces a line starts with.
 func indent(line string) int { return len(line) - len(strings.TrimLeft(line, " ")) }
 
-// asides is the heading of what a story printed before its first stage.
-const asides = "  (before any stage)"
+// beforeStages and asides are the headings of what a story printed
+// before its first stage, and of its asides.
+const (
+	beforeStages = "  (before any stage)"
+	asides       = "  (asides)"
+)
 
 // storyText lays out the sections of one story in the order of the
 // stages, each section's paragraphs sorted.
@@ -262,10 +273,13 @@ func storyText(sections map[string]map[string]bool) string {
 var stageNumber = regexp.MustCompile(`^\[(\d+)/\d+\] `)
 
 // stageOrder orders headings: what came before any stage, who created
-// the pod, stages 1 to 8.
+// the pod, stages 1 to 8, the asides.
 func stageOrder(heading string) string {
-	if heading == asides {
+	switch heading {
+	case beforeStages:
 		return ""
+	case asides:
+		return "9"
 	}
 	if m := stageNumber.FindStringSubmatch(heading); m != nil {
 		return m[1] + heading
