@@ -27,6 +27,13 @@ type rule struct {
 
 // rules are the normalization rules; each says what varies and why.
 var rules = []rule{
+	// Where a pod's stage blocks fall among the steps, and how the blocks
+	// of several pods interleave, depends on timing at speed 0. First,
+	// while the pods' names still tell them apart, every paragraph of a
+	// stage is given its pod's heading (stories.go); "pod stories" below
+	// then moves them after the steps.
+	{"stage headings", headStages},
+
 	// kubectl get --raw prints the server's JSON on one line: laid out one
 	// value a line with sorted keys (the order of a JSON object's keys
 	// means nothing to a client), so that the rules below and a diff see
@@ -125,6 +132,10 @@ var rules = []rule{
 	// A controller's writes are listed in the order they completed, and
 	// it sends several at once (a ReplicaSet's pod creates).
 	{"controller writes", inPlay(sortWrites)},
+	// A controller's write refused with 409 Conflict lost a race with
+	// another writer, and the sync that follows it ("no new informer
+	// event: a retry") is there because of it: both come as timing has it.
+	{"controller retries", inPlay(dropRetries)},
 
 	// A Service's cluster IP is picked at random from the service range
 	// 10.96.0.0/12, as kube-apiserver does; 10.96.0.1, the kubernetes
@@ -169,13 +180,12 @@ var rules = []rule{
 	// Among nodes that tie on the highest score the scheduler draws one
 	// at random, as kube-scheduler does: in a play where it drew, which
 	// node each pod went to varies, so the nodes' names, their IPs and
-	// their pod IP ranges are blanked, and the nodes' lines of a
-	// scheduling attempt sorted.
+	// their pods' IPs (a node hands them out in the order its pods come)
+	// are blanked, and the nodes' lines of a scheduling attempt sorted.
 	{"random nodes", inPlay(blankDrawnNodes)},
 
-	// Where a pod's stage blocks fall among the steps, and how the blocks
-	// of several pods interleave, depends on timing at speed 0: each
-	// pod's blocks are moved after the steps (stories.go).
+	// The pods' paragraphs are moved after the steps, each pod's as sets
+	// by stage (stories.go).
 	{"pod stories", podStories},
 
 	// kubectl's tables: ages (AGE, LAST SEEN, an event's Age) are times
@@ -313,7 +323,7 @@ var nodeLine = regexp.MustCompile(`^ {4}[ *] node-<n> `)
 var (
 	nodeName = regexp.MustCompile(`node-\d+\b`)
 	nodeIP   = regexp.MustCompile(`\b192\.168\.0\.\d+\b`)
-	podIP    = regexp.MustCompile(`\b10\.244\.\d+\.(\d+)\b`)
+	podIP    = regexp.MustCompile(`\b10\.244\.\d+\.\d+\b`)
 )
 
 // blankDrawnNodes blanks the numbered nodes of s when s has a tie.
@@ -323,7 +333,7 @@ func blankDrawnNodes(s string) string {
 	}
 	s = nodeName.ReplaceAllString(s, "node-<n>")
 	s = nodeIP.ReplaceAllString(s, "192.168.0.<n>")
-	s = podIP.ReplaceAllString(s, "10.244.<n>.$1")
+	s = podIP.ReplaceAllString(s, "10.244.<n>.<n>")
 	lines := strings.Split(s, "\n")
 	for i := 0; i < len(lines); {
 		j := i
@@ -389,6 +399,30 @@ func sortWrites(s string) string {
 		i = max(j, i+1)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Lines of a controller's retries: a write refused with 409, the sync
+// of a key taken again without an informer event, and a "wrote:" whose
+// writes were all taken out.
+var (
+	conflictWrite = regexp.MustCompile(`^ +(?:POST|PUT|PATCH|DELETE) [a-z][a-z.]* \S+ → 409\b`)
+	retrySync     = regexp.MustCompile(`came off the workqueue "[^"]*" with no new informer event|从工作队列 "[^"]*" 中取出，没有新的 informer 事件`)
+	wroteLine     = regexp.MustCompile(`^ +(?:wrote:|写入：)$`)
+)
+
+// dropRetries takes out the lines of controllers' retries.
+func dropRetries(s string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if conflictWrite.MatchString(line) || retrySync.MatchString(line) {
+			continue
+		}
+		if n := len(out); n > 0 && wroteLine.MatchString(out[n-1]) && indent(line) <= indent(out[n-1]) {
+			out = out[:n-1] // its writes were all taken out
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 // hookLine is a post-start hook's line in the startup trace.

@@ -6,197 +6,127 @@ import (
 	"strings"
 )
 
-// The plain output of a scenario interleaves two things: the steps (each
-// one's narration, action, question, then its result) in their fixed
-// order, and the pods' stage blocks, printed as the cluster makes them.
-// At speed 0 the cluster races the steps, so where a block falls among
-// the steps, and how the blocks of several pods interleave, differ from
-// run to run. podStories keeps the steps where they are and moves every
-// pod's blocks, in the order printed, to the end of the output, one pod
-// after the other.
-
-// chunkKind says what printed a chunk of the plain output.
-type chunkKind int
-
-const (
-	preamble   chunkKind = iota // what play prints before the first step
-	stepStart                   // a step's heading, narration, action, question
-	stepFinish                  // a step's transcript, requests, result, answer, ✓ or ✗
-	podBlock                    // a pod's stage block or aside
-	ended                       // after a step's ✓ or ✗, until the next chunk
-)
-
-// chunk is a run of lines printed together.
-type chunk struct {
-	kind  chunkKind
-	pod   string // for podBlock
-	lines []string
-}
-
-var (
-	stepHeading = regexp.MustCompile(`^=== `)
-	// stageHeading is "[3/8] Scheduler notified by watch — pod nginx",
-	// "[before 1/8] Who created it — pod ...", in both languages.
-	stageHeading = regexp.MustCompile(`^\[(?:\d+/\d+|before 1/8|1/8 之前)\] .* — (?:pod|Pod) (\S+)$`)
-	finishLine   = regexp.MustCompile(`^(?:→|answer:|答案：|✓|✗)`)
-	stepEnd      = regexp.MustCompile(`^(?:✓|✗)`)
-	asideLine    = regexp.MustCompile(`^  · `)
-	// podKey finds the pod an aside is about in the etcd key it names.
-	podKey = regexp.MustCompile(`/registry/pods/[^/\s]+/([^,\s]+)`)
-)
-
-// splitChunks cuts the lines of a plain output into chunks.
-func splitChunks(lines []string) []chunk {
-	chunks := []chunk{{kind: preamble}}
-	cur := &chunks[0]
-	start := func(kind chunkKind, pod string) {
-		chunks = append(chunks, chunk{kind: kind, pod: pod})
-		cur = &chunks[len(chunks)-1]
-	}
-	lastPod := ""
-	for _, line := range lines {
-		switch {
-		case line == "":
-			continue
-		case stepHeading.MatchString(line):
-			start(stepStart, "")
-		case stageHeading.MatchString(line):
-			lastPod = podName(stageHeading.FindStringSubmatch(line)[1])
-			start(podBlock, lastPod)
-		case asideLine.MatchString(line):
-			start(podBlock, asideOf(line, &lastPod))
-		case strings.HasPrefix(line, "    ") && cur.kind != ended:
-			// Continues the chunk: a block's evidence, a question's
-			// choices, a request of the step's result.
-		case cur.kind == preamble || cur.kind == stepFinish:
-		case cur.kind == stepStart && !strings.HasPrefix(line, "  ") && !finishLine.MatchString(line):
-			// The step's narration, action and question.
-		default:
-			start(stepFinish, "")
-		}
-		cur.lines = append(cur.lines, line)
-		if stepEnd.MatchString(line) {
-			start(ended, "") // nothing of the step follows its ✓ or ✗
-		}
-	}
-	return chunks
-}
-
-// The stories of the asides that name no pod: a controller's action on
-// another object (a Service's EndpointSlices, a namespace), and the
-// container runtime's actions (a restart), which name the container and
-// the node but not the pod.
-const (
-	controllers = "~ controllers"
-	containers  = "~ container runtime"
-)
-
-// runtimeAside starts an aside of the container runtime.
-var runtimeAside = regexp.MustCompile(`^  · (?:runtime|运行时) `)
-
-// asideOf returns the story an aside belongs to: the pod whose etcd key
-// it names (which becomes *lastPod), containers or controllers.
-func asideOf(line string, lastPod *string) string {
-	if m := podKey.FindStringSubmatch(line); m != nil {
-		*lastPod = m[1]
-		return m[1]
-	}
-	if runtimeAside.MatchString(line) {
-		return containers
-	}
-	return controllers
-}
-
-// podName is the name of a pod as a heading gives it (NAME or NS/NAME).
-func podName(s string) string { return s[strings.LastIndex(s, "/")+1:] }
-
-// podStories lays out a scenario's plain output (the stdout of a capture
-// of kubesim play) again: the steps in their order, then each pod's
-// blocks, pods sorted by name, then by their blocks (pods of one
-// controller have names made equal by normalization).
-func podStories(text string) string {
-	if !strings.HasPrefix(text, "$ kubesim play ") {
-		return text
-	}
-	head, rest, ok := strings.Cut(text, "--- stdout\n")
-	if !ok {
-		return text
-	}
-	stdout, stderr := rest, ""
-	if i := strings.Index(rest, "\n--- stderr\n"); i >= 0 {
-		stdout, stderr = rest[:i+1], rest[i+1:]
-	}
-	var b strings.Builder
-	b.WriteString(head + "--- stdout\n")
-	book := storyBook{}
-	for _, c := range splitChunks(strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")) {
-		switch {
-		case c.kind == podBlock:
-			book.add(c)
-		case len(c.lines) == 0:
-		case c.kind == stepStart:
-			b.WriteString("\n" + strings.Join(c.lines, "\n") + "\n")
-		default:
-			b.WriteString(strings.Join(c.lines, "\n") + "\n")
-		}
-	}
-	book.write(&b)
-	b.WriteString(stderr)
-	return b.String()
-}
-
-// storyBook collects the pods' stories: for each pod, the paragraphs of
-// each of its stages, as sets.
-type storyBook struct {
-	sections map[string]map[string]map[string]bool // pod → heading → paragraphs
-	last     map[string]string                     // pod → its last stage heading
-}
+// The plain output of a scenario interleaves the steps (each one's
+// narration, action, question, then its result), in their fixed order,
+// with the pods' stage blocks, printed as the cluster makes them. At
+// speed 0 the cluster races the steps: where a block falls among the
+// steps, how the blocks of several pods and a pod's events and asides
+// interleave, differ from run to run. Two rules lay such an output out
+// again: headStages, before the pods' names are normalized, gives every
+// stage paragraph its pod's heading; podStories, after, keeps the steps
+// where they are and moves the pods' paragraphs after them, as sets.
 
 // podPath finds the pod a paragraph is about in a request's path.
 var podPath = regexp.MustCompile(`/pods/([^/\s]+)`)
 
-// add files the paragraphs of c. A stage's paragraphs go under the
-// stage the pod was in when they were printed; the printer gives a pod's
-// next event of the same stage no heading, so a paragraph may follow
-// another pod's block or an aside: one that names a pod with a story (in
-// a request's path) is filed under that pod, and the paragraphs after it
-// in c with it. An aside (its line, and the changes under an etcd
-// write's) goes under the pod's asides, since when it comes among the
-// stages varies.
-func (sb *storyBook) add(c chunk) {
-	if sb.sections == nil {
-		sb.sections, sb.last = map[string]map[string]map[string]bool{}, map[string]string{}
+// headStages writes each pod block of a play's output again so that
+// every paragraph of a stage comes after its pod's heading of that stage.
+// The printer gives a pod's next event of the same stage no heading, so
+// such a paragraph may follow another pod's block or an aside: one that
+// names a pod with a heading (in a request's path) is that pod's, and
+// the paragraphs after it in its chunk too. An aside keeps its line and
+// the changes under it; a controller's aside all its paragraphs.
+func headStages(text string) string {
+	head, lines, rest, ok := splitPlay(text)
+	if !ok {
+		return text
 	}
-	body := c.lines
-	if stageHeading.MatchString(c.lines[0]) {
-		sb.last[c.pod], body = c.lines[0], c.lines[1:]
-		sb.section(c.pod, sb.last[c.pod]) // a heading alone still opens its section
-	}
-	pod := c.pod
-	for i, p := range paragraphs(body) {
-		if m := podPath.FindStringSubmatch(p); m != nil && sb.sections[m[1]] != nil {
-			pod = m[1]
+	var b strings.Builder
+	b.WriteString(head)
+	last := map[string]string{} // pod → its last stage heading
+	lastPod := ""               // the pod headed last
+	for _, c := range splitChunks(lines) {
+		if c.kind != podBlock {
+			if c.kind == stepStart {
+				b.WriteString("\n")
+			}
+			b.WriteString(joinLines(c.lines))
+			continue
 		}
-		heading, ok := sb.last[pod]
-		switch {
-		case i == 0 && asideLine.MatchString(p), i > 0 && asideLine.MatchString(body[0]) && changesHead.MatchString(strings.SplitN(p, "\n", 2)[0]):
-			heading = asides
-		case !ok:
-			heading = beforeStages
+		body, pod, headed := c.lines, c.pod, ""
+		if stageHeading.MatchString(body[0]) {
+			last[pod], lastPod, headed, body = body[0], pod, body[0], body[1:]
+			b.WriteString("\n" + headed + "\n")
 		}
-		sb.section(pod, heading)[p] = true
+		for i, p := range paragraphs(body) {
+			if m := podPath.FindStringSubmatch(p); m != nil && last[m[1]] != "" {
+				pod = m[1]
+			} else if last[pod] == "" && pod != controllers {
+				pod = lastPod // after a runtime aside, which names no pod
+			}
+			aside := asideLine.MatchString(body[0]) && (i == 0 || pod == controllers || changesHead.MatchString(firstLine(p)))
+			if h := last[pod]; !aside && h != "" && h != headed {
+				b.WriteString("\n" + h + "\n")
+				headed = h
+			}
+			b.WriteString(p)
+		}
 	}
+	b.WriteString(rest)
+	return b.String()
 }
 
-// section returns the paragraphs of pod under heading, made if need be.
-func (sb *storyBook) section(pod, heading string) map[string]bool {
-	if sb.sections[pod] == nil {
-		sb.sections[pod] = map[string]map[string]bool{}
+// joinLines joins lines, each with its newline.
+func joinLines(lines []string) string {
+	if len(lines) == 0 {
+		return ""
 	}
-	if sb.sections[pod][heading] == nil {
-		sb.sections[pod][heading] = map[string]bool{}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+// podStories lays out a play's output again: the steps in their order,
+// then the pods' stories (see storyBook.write).
+func podStories(text string) string {
+	head, lines, rest, ok := splitPlay(text)
+	if !ok {
+		return text
 	}
-	return sb.sections[pod][heading]
+	var b strings.Builder
+	b.WriteString(head)
+	book := storyBook{}
+	for _, c := range splitChunks(lines) {
+		switch {
+		case c.kind == podBlock:
+			book.add(c)
+		case c.kind == stepStart:
+			b.WriteString("\n" + joinLines(c.lines))
+		default:
+			b.WriteString(joinLines(c.lines))
+		}
+	}
+	book.write(&b)
+	b.WriteString(rest)
+	return b.String()
+}
+
+// storyBook collects the pods' stories: for each pod, the paragraphs of
+// each of its stages and of its asides, as sets.
+type storyBook struct {
+	sections map[string]map[string]map[string]bool // pod → heading → paragraphs
+}
+
+// add files the paragraphs of c (headed by headStages) under its pod's
+// stage, or its asides.
+func (sb *storyBook) add(c chunk) {
+	heading, body := asides, c.lines
+	if stageHeading.MatchString(c.lines[0]) {
+		heading, body = c.lines[0], c.lines[1:]
+	}
+	if sb.sections == nil {
+		sb.sections = map[string]map[string]map[string]bool{}
+	}
+	if sb.sections[c.pod] == nil {
+		sb.sections[c.pod] = map[string]map[string]bool{}
+	}
+	if sb.sections[c.pod][heading] == nil {
+		sb.sections[c.pod][heading] = map[string]bool{}
+	}
+	for _, p := range paragraphs(body) {
+		sb.sections[c.pod][heading][p] = true
+	}
 }
 
 // write writes the stories, sorted, under one heading. Within a story,
@@ -220,26 +150,6 @@ func (sb *storyBook) write(b *strings.Builder) {
 		b.WriteString(t)
 	}
 }
-
-// paragraphs cuts a block's lines into paragraphs: a line indented by 4
-// spaces or less with the lines indented deeper after it (a request's
-// trace under its route, a write's changes under its heading). The
-// printer gives no sign where one event's lines end and the next one's
-// begin when both are of the same stage, so the events of a stage are
-// compared paragraph by paragraph.
-func paragraphs(lines []string) []string {
-	var out []string
-	for _, line := range lines {
-		if len(out) == 0 || indent(line) <= 4 {
-			out = append(out, "")
-		}
-		out[len(out)-1] += line + "\n"
-	}
-	return out
-}
-
-// indent is the number of spaces a line starts with.
-func indent(line string) int { return len(line) - len(strings.TrimLeft(line, " ")) }
 
 // beforeStages and asides are the headings of what a story printed
 // before its first stage, and of its asides.
