@@ -10,7 +10,8 @@ import (
 var (
 	// memberRow is a row of the table kubesim etcd members prints: name,
 	// ID, leader mark, raft term, raft index, db size, client URL.
-	memberRow = regexp.MustCompile(`^  (m\d+) +([0-9a-f]{16}) +([*?]?) +(\S+) +(\S+) +(\S+) +(\S+)$`)
+	// An ID is printed in hex without leading zeros.
+	memberRow = regexp.MustCompile(`^  (m\d+) +([0-9a-f]{1,16}) +([*?]?) +(\S+) +(\S+) +(\S+) +(\S+)$`)
 	// memberNamed is a line naming members: who leads, who was killed,
 	// who did not answer.
 	memberNamed = regexp.MustCompile(`(?m)^(?:→ .*raft term.*|  m\d+ did not answer: .*)$`)

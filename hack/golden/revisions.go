@@ -32,10 +32,13 @@ func otherKeys(s string) string {
 // digits of a match is one.
 var revisionPatterns = []*regexp.Regexp{
 	// After "resourceVersion" (resourceVersion 4, resourceVersion "121",
+	// resourceVersion：120,
 	// resourceVersion: "147", "resourceVersion":"1", resourceVersion=12,
 	// Resource Version:  189, resourceVersions 111 to 160, resourceVersion
 	// 99 → 103), any number is one.
-	regexp.MustCompile(`(?i)\bresource ?versions?(?:[=:]|":)? *(?:是 |从 )?"?(\d+)\b(?:"? (?:to|到|→) "?(\d+)\b)?`),
+	regexp.MustCompile(`(?i)\bresource ?versions?(?:[=:：]|":)? *(?:是 |从 )?"?(\d+)\b(?:"? (?:to|到|→) "?(\d+)\b)?`),
+	// the last resourceVersion the client read: 120
+	regexp.MustCompile(`resourceVersion the client read: (\d+)`),
 	// After "revision" (revision 121, revisions 122 to 123, previous 109,
 	// 上一个 109, 修订版本 121), a number of at least two digits: a
 	// Deployment's revisions (1, 2, 3) are called so too, and a fresh

@@ -24,7 +24,8 @@ var podPath = regexp.MustCompile(`/pods/([^/\s]+)`)
 // The printer gives a pod's next event of the same stage no heading, so
 // such a paragraph may follow another pod's block or an aside: one that
 // names a pod with a heading (in a request's path) is that pod's, and
-// the paragraphs after it in its chunk too. An aside keeps its line and
+// the paragraphs after it in its chunk too. The runtime's lines of a
+// container started again go under stage 6. An aside keeps its line and
 // the changes under it; a controller's aside all its paragraphs.
 func headStages(text string) string {
 	head, lines, rest, ok := splitPlay(text)
@@ -33,8 +34,9 @@ func headStages(text string) string {
 	}
 	var b strings.Builder
 	b.WriteString(head)
-	last := map[string]string{} // pod → its last stage heading
-	lastPod := ""               // the pod headed last
+	last := map[string]string{}  // pod → its last stage heading
+	sixth := map[string]string{} // pod → its heading of stage 6
+	lastPod := ""                // the pod headed last
 	for _, c := range splitChunks(lines) {
 		if c.kind != podBlock {
 			if c.kind == stepStart {
@@ -46,6 +48,9 @@ func headStages(text string) string {
 		body, pod, headed := c.lines, c.pod, ""
 		if stageHeading.MatchString(body[0]) {
 			last[pod], lastPod, headed, body = body[0], pod, body[0], body[1:]
+			if strings.HasPrefix(headed, "[6/") {
+				sixth[pod] = headed
+			}
 			b.WriteString("\n" + headed + "\n")
 		}
 		for i, p := range paragraphs(body) {
@@ -55,7 +60,11 @@ func headStages(text string) string {
 				pod = lastPod // after a runtime aside, which names no pod
 			}
 			aside := asideLine.MatchString(body[0]) && (i == 0 || pod == controllers || changesHead.MatchString(firstLine(p)))
-			if h := last[pod]; !aside && h != "" && h != headed {
+			h := last[pod]
+			if runtimeStage.MatchString(p) && sixth[pod] != "" {
+				h = sixth[pod] // a container started again: stage 6's work
+			}
+			if !aside && h != "" && h != headed {
 				b.WriteString("\n" + h + "\n")
 				headed = h
 			}
@@ -65,6 +74,9 @@ func headStages(text string) string {
 	b.WriteString(rest)
 	return b.String()
 }
+
+// runtimeStage is a line of the container runtime in a stage block.
+var runtimeStage = regexp.MustCompile(`^    (?:runtime|运行时) `)
 
 // joinLines joins lines, each with its newline.
 func joinLines(lines []string) string {
