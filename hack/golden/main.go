@@ -20,10 +20,18 @@
 //     at speed 0, in English and in Chinese.
 //
 // What varies from run to run (ports, UIDs, times, generated names...) is
-// replaced by the rules of normalize.go. With -raw, the outputs are also
-// written as captured; -from re-normalizes such a directory without
-// running anything, to try new rules on old captures. It is a tool to run
-// by hand, not part of go test; a full run takes a few minutes.
+// replaced by the rules of normalize.go. A scenario's output keeps its
+// steps in order, and its pods' stage blocks follow them, each pod's as
+// sets of paragraphs by stage: at speed 0 the cluster races the steps,
+// and where a block falls varies. Even so, the scenarios whose
+// controllers race each other (deployment-rollout above all, and now and
+// then cascading-delete, namespace-delete, crashloop-backoff) can differ
+// between two runs of one build; read those diffs, or run twice.
+//
+// With -raw, the outputs are also written as captured; -from
+// re-normalizes such a directory without running anything, to try new
+// rules on old captures. It is a tool to run by hand, not part of go
+// test; a run takes 5 to 7 minutes here.
 package main
 
 import (
