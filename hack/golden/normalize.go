@@ -73,6 +73,9 @@ var rules = []rule{
 	// fraction. The narration's and the API's own durations are whole
 	// (300s, 3607s, 10s) or written with a space (100 ms) and stay.
 	{"measured durations", replace(`\b\d+(\.\d+)?(ns|µs|ms)\b|\b\d+\.\d+s\b`, `<dur>`)},
+	// How long a standby scheduler took to take the Lease over, which
+	// may come out whole (19s).
+	{"lease takeover", replace(`holds it now, \S+ later`, `holds it now, <dur> later`)},
 
 	// RBAC names the first binding that allows a request, and visits the
 	// ClusterRoleBindings in the order of its informer's cache, a map's:
@@ -133,7 +136,8 @@ var rules = []rule{
 	{"controller writes", inPlay(sortWrites)},
 	// A controller's write refused with 409 Conflict lost a race with
 	// another writer, and the sync that follows it ("no new informer
-	// event: a retry") is there because of it: both come as timing has it.
+	// event: a retry") is there because of it; the garbage collector may
+	// pass again over an object it orphaned: all come as timing has it.
 	{"controller retries", inPlay(dropRetries)},
 
 	// A Service's cluster IP is picked at random from the service range
