@@ -28,7 +28,7 @@ func sortWrites(s string) string {
 // collector's pass over an orphaned object it had already orphaned (0
 // dependents left), and a "wrote:" whose writes were all taken out.
 var (
-	conflictWrite = regexp.MustCompile(`^ +(?:POST|PUT|PATCH|DELETE) [a-z][a-z.]* \S+ → 409\b`)
+	conflictWrite = regexp.MustCompile(`^ +(?:POST|PUT|PATCH|DELETE) [a-z][a-z./]* [^→]*→ 409\b`)
 	retrySync     = regexp.MustCompile(`came off the workqueue "[^"]*" with no new informer event|从工作队列 "[^"]*" 中取出，没有新的 informer 事件|removing its ownerReference from 0 dependents|先从 0 个依赖对象上去掉`)
 	wroteLine     = regexp.MustCompile(`^ +(?:wrote:|写入：)$`)
 )
