@@ -6,14 +6,11 @@ import (
 )
 
 // isRawGet, isTableGet, isWatch and isDescribe tell the kubectl command
-// lines whose stdout a rule rewrites: get --raw; get or api-resources
-// printing a table; get --watch; describe.
+// lines whose stdout a rule rewrites: get --raw; get printing a table;
+// get --watch; describe.
 func isRawGet(cmd string) bool { return strings.HasPrefix(cmd, "kubectl get --raw ") }
 
 func isTableGet(cmd string) bool {
-	if strings.HasPrefix(cmd, "kubectl api-resources") {
-		return true
-	}
 	return strings.HasPrefix(cmd, "kubectl get ") && !isRawGet(cmd) && !isWatch(cmd) && !strings.Contains(cmd, " -o yaml")
 }
 

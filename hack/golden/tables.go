@@ -29,19 +29,50 @@ type table struct {
 // dashes matches the cells of the line under a header ("----").
 var dashes = regexp.MustCompile(`^-+$`)
 
+// headerCell is a cell of a header: words with one space between them
+// ("NOMINATED NODE").
+var headerCell = regexp.MustCompile(`\S+(?: \S+)*`)
+
 // parseTable reads lines (without their newlines) as a table whose
-// first line is the header; each line's indent is cut first.
+// first line is the header; each line's indent is cut first. A row is cut
+// where the header's cells start, so that an empty cell stays one; a row
+// not aligned with the header is cut at its runs of spaces.
 func parseTable(lines []string, indent string, padding int) table {
 	t := table{indent: indent, padding: padding}
+	var starts []int
 	for i, line := range lines {
-		cells := cellSep.Split(strings.TrimPrefix(line, indent), -1)
+		line = strings.TrimPrefix(line, indent)
 		if i == 0 {
-			t.header = cells
+			for _, m := range headerCell.FindAllStringIndex(line, -1) {
+				starts = append(starts, m[0])
+			}
+			t.header = cellSep.Split(line, -1)
 			continue
 		}
-		t.rows = append(t.rows, cells)
+		t.rows = append(t.rows, cutRow(line, starts))
 	}
 	return t
+}
+
+// cutRow cuts line into cells starting at starts, or at its runs of
+// spaces when a cell runs into the next one's start.
+func cutRow(line string, starts []int) []string {
+	var cells []string
+	for i, start := range starts {
+		if start > len(line) {
+			cells = append(cells, "")
+			continue
+		}
+		end := len(line)
+		if i+1 < len(starts) && starts[i+1] < len(line) {
+			end = starts[i+1]
+			if line[end-1] != ' ' {
+				return cellSep.Split(line, -1)
+			}
+		}
+		cells = append(cells, strings.TrimRight(line[start:end], " "))
+	}
+	return cells
 }
 
 // blankAges replaces every cell of an age column by <age>.
