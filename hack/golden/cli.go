@@ -24,7 +24,11 @@ func captureCLI(ctx context.Context, k kubesim, w *writer) error {
 		}{"help-" + sub + ".txt", []string{sub, "--help"}})
 	}
 	for _, o := range outputs {
-		if err := w.write(path.Join("cli", o.file), k.run(ctx, o.args...).render()); err != nil {
+		c := k.run(ctx, o.args...)
+		if err := ctx.Err(); err != nil {
+			return err // interrupted: a command cut short is no output
+		}
+		if err := w.write(path.Join("cli", o.file), c.render()); err != nil {
 			return err
 		}
 	}

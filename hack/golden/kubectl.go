@@ -44,7 +44,11 @@ func captureKubectl(ctx context.Context, k kubectl, w *writer) error {
 		}
 	}
 	for _, kd := range kinds {
-		if err := w.write(path.Join("kubectl", kd.dir, "get-watch.txt"), k.watch(ctx, kd)); err != nil {
+		text := k.watch(ctx, kd)
+		if err := ctx.Err(); err != nil {
+			return err // interrupted: what was cut short is no output
+		}
+		if err := w.write(path.Join("kubectl", kd.dir, "get-watch.txt"), text); err != nil {
 			return err
 		}
 	}
@@ -140,7 +144,11 @@ func captureKind(ctx context.Context, k kubectl, kd kind, w *writer) error {
 		{"apply-invalid.txt", []string{"apply", "-f", kd.invalid}},
 	}
 	for _, o := range outputs {
-		if err := w.write(path.Join("kubectl", kd.dir, o.file), k.run(ctx, o.args...).render()); err != nil {
+		c := k.run(ctx, o.args...)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := w.write(path.Join("kubectl", kd.dir, o.file), c.render()); err != nil {
 			return err
 		}
 	}
@@ -161,7 +169,11 @@ func captureDiscovery(ctx context.Context, k kubectl, w *writer) error {
 		{"raw-openapi-v3.txt", []string{"get", "--raw", "/openapi/v3"}},
 	}
 	for _, o := range outputs {
-		if err := w.write(path.Join("kubectl", o.file), k.run(ctx, o.args...).render()); err != nil {
+		c := k.run(ctx, o.args...)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := w.write(path.Join("kubectl", o.file), c.render()); err != nil {
 			return err
 		}
 	}

@@ -49,6 +49,9 @@ func captureScenarios(ctx context.Context, k kubesim, only *regexp.Regexp, w *wr
 		}
 		for _, lang := range langs {
 			c := k.run(ctx, "play", name, "--plain", "--speed", "0", "--lang", lang)
+			if err := ctx.Err(); err != nil {
+				return err // interrupted: a play cut short is no output
+			}
 			if err := w.write(path.Join("scenarios", name+"."+lang+".txt"), c.render()); err != nil {
 				return err
 			}
