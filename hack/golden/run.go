@@ -12,7 +12,7 @@ import (
 )
 
 // manifests are the objects the kubectl part creates, and the invalid
-// ones it has refused.
+// ones the API server must refuse, one of each kind.
 //
 //go:embed manifests/*.yaml
 var manifests embed.FS
