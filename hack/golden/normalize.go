@@ -39,6 +39,14 @@ var rules = []rule{
 	// each value.
 	{"raw JSON", func(s string) string { return mapKubectlStdout(s, isRawGet, indentJSON) }},
 
+	// kubectl's tables are cut into cells while their columns still line
+	// up with their headers; "get tables" below lays them out again once
+	// the cells are normalized (tables.go).
+	{"table cells", func(s string) string {
+		s = mapKubectlStdout(s, func(cmd string) bool { return isTableGet(cmd) || isWatch(cmd) }, toCells)
+		return mapKubectlStdout(s, isDescribe, eventsToCells)
+	}},
+
 	// The temporary directory of a run (os.MkdirTemp: a random number),
 	// and the directories made in it the same way: the data dir of each
 	// play, the member dirs of ha-control-plane.
@@ -191,18 +199,18 @@ var rules = []rule{
 	// by stage (stories.go).
 	{"pod stories", podStories},
 
-	// kubectl's tables: ages (AGE, LAST SEEN, an event's Age) are times
-	// since something happened; rows whose names became equal above are
-	// sorted (not a watch's, whose order is the order of the events);
-	// then every table is laid out again, since a normalized cell may be
-	// wider or narrower than the value it replaced.
+	// kubectl's tables, cut into cells above, are laid out again: ages
+	// (AGE, LAST SEEN, an event's Age) blanked, as times since something
+	// happened; rows whose names became equal sorted (not a watch's,
+	// whose order is the order of the events); each column as wide as
+	// its widest normalized cell (tables.go).
 	{"get tables", func(s string) string {
-		return mapKubectlStdout(s, isTableGet, func(b string) string { return realignTable(b, true) })
+		return mapKubectlStdout(s, isTableGet, func(b string) string { return layOutTable(b, true) })
 	}},
 	{"watch tables", func(s string) string {
-		return mapKubectlStdout(s, isWatch, func(b string) string { return realignTable(b, false) })
+		return mapKubectlStdout(s, isWatch, func(b string) string { return layOutTable(b, false) })
 	}},
-	{"describe events", func(s string) string { return mapKubectlStdout(s, isDescribe, realignEvents) }},
+	{"describe events", func(s string) string { return mapKubectlStdout(s, isDescribe, layOutEvents) }},
 }
 
 // replace is a rule that replaces each match of pattern by repl (with
