@@ -10,11 +10,15 @@ import (
 var writeLine = regexp.MustCompile(`^ +(?:POST|PUT|PATCH|DELETE) [a-z][a-z.]* `)
 
 // sortWrites sorts each run of write lines.
-func sortWrites(s string) string {
+func sortWrites(s string) string { return sortRuns(s, writeLine) }
+
+// sortRuns sorts each run of consecutive lines of s that re matches,
+// leaving every other line where it is.
+func sortRuns(s string, re *regexp.Regexp) string {
 	lines := strings.Split(s, "\n")
 	for i := 0; i < len(lines); {
 		j := i
-		for j < len(lines) && writeLine.MatchString(lines[j]) {
+		for j < len(lines) && re.MatchString(lines[j]) {
 			j++
 		}
 		sort.Strings(lines[i:j])

@@ -2,8 +2,6 @@ package main
 
 import (
 	"regexp"
-	"sort"
-	"strings"
 )
 
 // tieLine says the scheduler drew a node among several.
@@ -29,14 +27,5 @@ func blankDrawnNodes(s string) string {
 	s = nodeName.ReplaceAllString(s, "node-<n>")
 	s = nodeIP.ReplaceAllString(s, "192.168.0.<n>")
 	s = podIP.ReplaceAllString(s, "10.244.<n>.<n>")
-	lines := strings.Split(s, "\n")
-	for i := 0; i < len(lines); {
-		j := i
-		for j < len(lines) && nodeLine.MatchString(lines[j]) {
-			j++
-		}
-		sort.Strings(lines[i:j])
-		i = max(j, i+1)
-	}
-	return strings.Join(lines, "\n")
+	return sortRuns(s, nodeLine)
 }
