@@ -108,8 +108,7 @@ func (s *Server) buildCRDVersion(crd *apiextensionsv1.CustomResourceDefinition, 
 	e.delete = e.store.Delete
 	v := &crdVersion{crd: crd, s: s, endpoint: e, stores: stores}
 	if stores.Status != nil {
-		e.subresources = append(e.subresources, subresource{name: subStatus, kind: res.Kind,
-			verbs: []string{verbGet, verbPatch, verbUpdate}, store: stores.Status})
+		e.subresources = append(e.subresources, statusSubresource(res, stores.Status))
 		v.status = &e.subresources[len(e.subresources)-1]
 	}
 	if ver.Subresources != nil && ver.Subresources.Scale != nil {

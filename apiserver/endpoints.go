@@ -160,13 +160,18 @@ func newEndpoint(gv schema.GroupVersion, res *registry.Resource, reg *registry.R
 	e := &endpoint{gv: gv, res: res, store: reg.Store(res), verbs: res.ServedVerbs()}
 	e.delete = e.store.Delete
 	if res.Status != nil {
-		e.subresources = append(e.subresources, subresource{name: subStatus, kind: res.Kind,
-			verbs: []string{verbGet, verbPatch, verbUpdate}, store: reg.StatusStore(res)})
+		e.subresources = append(e.subresources, statusSubresource(res, reg.StatusStore(res)))
 	}
 	if res.Scale != nil {
 		e.subresources = append(e.subresources, scaleSubresource())
 	}
 	return e
+}
+
+// statusSubresource is {plural}/status of res: get, update and patch
+// through store, the status strategy's store on res's data.
+func statusSubresource(res *registry.Resource, store *registry.Store) subresource {
+	return subresource{name: subStatus, kind: res.Kind, verbs: []string{verbGet, verbPatch, verbUpdate}, store: store}
 }
 
 // endpoint returns the group's endpoint of res, nil if it has none.

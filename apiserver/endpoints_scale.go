@@ -22,9 +22,10 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
-// scaleSubresource is deployments/scale or replicasets/scale: an
-// autoscaling/v1 Scale read from and written to spec.replicas, as
-// upstream's scale storage serves it.
+// scaleSubresource is {plural}/scale of a resource whose registration
+// has Scale accessors (deployments, replicasets): an autoscaling/v1 Scale
+// read from and written to its replicas, as upstream's scale storage
+// serves it.
 func scaleSubresource() subresource {
 	return subresource{name: subScale, kind: scaleGVK, verbs: []string{verbGet, verbPatch, verbUpdate},
 		newFunc: func() runtime.Object { return &autoscalingv1.Scale{} },

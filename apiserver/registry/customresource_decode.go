@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,7 +41,7 @@ func coerceBy(sch *apiextensions.Schema) func(obj runtime.Object, validation str
 		}
 		errs := make([]error, len(msgs))
 		for i, m := range msgs {
-			errs[i] = fmt.Errorf("%s", m)
+			errs[i] = errors.New(m)
 		}
 		return nil, runtime.NewStrictDecodingError(errs)
 	}
