@@ -66,7 +66,7 @@ func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.
 
 // admissionAttributes describes a write for the admission plugins.
 func (h *handlers) admissionAttributes(r *http.Request, op admission.Operation, subresource, namespace, name string, dryRun bool) *admission.Attributes {
-	a, _ := requestAttributes(r.Context())
+	a, _ := RequestAttributes(r.Context())
 	var user admission.UserInfo
 	if a.User != nil {
 		user = admission.UserInfo{Name: a.User.Name, Groups: a.User.Groups}

@@ -24,11 +24,3 @@ type AggregatorConfig struct {
 	// aggregator.DefaultProbePeriod, upstream's 30 s).
 	ProbePeriod time.Duration
 }
-
-// resolver returns c.Resolver, or an empty table.
-func (c *AggregatorConfig) resolver() aggregator.Resolver {
-	if c.Resolver == nil {
-		return aggregator.NewStaticResolver()
-	}
-	return c.Resolver
-}

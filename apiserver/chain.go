@@ -35,14 +35,21 @@ func (s *Server) buildHandlerChain(apiHandler http.Handler) http.Handler {
 
 type attrsKey struct{}
 
-// requestAttributes returns what withRequestInfo resolved (with the user
+// RequestAttributes returns what withRequestInfo resolved (with the user
 // filled in once authenticated).
-func requestAttributes(ctx context.Context) (auth.Attributes, bool) {
+func RequestAttributes(ctx context.Context) (auth.Attributes, bool) {
 	a, ok := ctx.Value(attrsKey{}).(*auth.Attributes)
 	if !ok {
 		return auth.Attributes{}, false
 	}
 	return *a, true
+}
+
+// WithRequestAttributes returns ctx carrying a, as withRequestInfo's
+// requests do: for a request a server of the chain makes in the process
+// (the aggregator's discovery fetches), which passes no filter.
+func WithRequestAttributes(ctx context.Context, a auth.Attributes) context.Context {
+	return context.WithValue(ctx, attrsKey{}, &a)
 }
 
 // withRequestInfo resolves the request's verb and resource, as
@@ -51,7 +58,7 @@ func withRequestInfo(h http.Handler, s *Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, err := auth.ResolveRequest(r)
 		if err != nil {
-			s.writeError(w, r, apierrors.NewInternalError(fmt.Errorf("%q: failed to create RequestInfo: %w", r.URL.RequestURI(), err)))
+			s.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("%q: failed to create RequestInfo: %w", r.URL.RequestURI(), err)))
 			return
 		}
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attrsKey{}, &a)))
@@ -63,7 +70,7 @@ func withRequestInfo(h http.Handler, s *Server) http.Handler {
 // kube-apiserver's BasicLongRunningRequestCheck says, a request on a
 // subresource that streams (a followed log, exec, attach, portforward).
 func isLongRunning(r *http.Request) bool {
-	a, _ := requestAttributes(r.Context())
+	a, _ := RequestAttributes(r.Context())
 	return a.Verb == auth.VerbWatch || longRunningSubresources[a.Subresource]
 }
 
@@ -110,10 +117,10 @@ func withAuthentication(h http.Handler, s *Server) http.Handler {
 			unauthorized := apierrors.NewUnauthorized("Unauthorized")
 			st := unauthorized.Status()
 			s.audit(r, nil, auditResponseStarted, http.StatusUnauthorized, &st)
-			s.writeError(w, r, unauthorized)
+			s.WriteError(w, r, unauthorized)
 			return
 		}
-		a, _ := requestAttributes(r.Context())
+		a, _ := RequestAttributes(r.Context())
 		a.User = res.User
 		t.setUser(res.User.Name, res.User.Groups)
 		t.setVerb(a.Verb)
@@ -129,7 +136,7 @@ func withAuthentication(h http.Handler, s *Server) http.Handler {
 // user may do this; a denial is 403 with kube-apiserver's message.
 func withAuthorization(h http.Handler, s *Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a, _ := requestAttributes(r.Context())
+		a, _ := RequestAttributes(r.Context())
 		t := traceFrom(r.Context())
 		res, err := s.authorizer.Authorize(r.Context(), a)
 		ac := auditFrom(r.Context())
@@ -149,7 +156,7 @@ func withAuthorization(h http.Handler, s *Server) http.Handler {
 		t.step("authorized", "denied", auth.ForbiddenMessage(a), "reason", reason)
 		ac.annotate("authorization.k8s.io/decision", "forbid")
 		ac.annotate("authorization.k8s.io/reason", reason)
-		s.writeError(w, r, auth.Forbidden(a, reason))
+		s.WriteError(w, r, auth.Forbidden(a, reason))
 	})
 }
 
@@ -169,7 +176,7 @@ func withPanicRecovery(h http.Handler, s *Server) http.Handler {
 			s.cfg.errorLog().Printf("panic serving %s %s: %v", r.Method, r.URL.Path, v)
 			traceFrom(r.Context()).step("panicked", "failed", fmt.Sprint(v))
 			if !rw.started {
-				s.writeError(w, r, apierrors.NewInternalError(fmt.Errorf("this request caused the server to panic: %v", v)))
+				s.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("this request caused the server to panic: %v", v)))
 			}
 		}()
 		h.ServeHTTP(rw, r)
@@ -293,7 +300,7 @@ func (s *Server) audit(r *http.Request, ac *auditContext, stage string, code int
 	if s.auditLog == nil {
 		return
 	}
-	a, _ := requestAttributes(r.Context())
+	a, _ := RequestAttributes(r.Context())
 	received := time.Now()
 	if ac != nil {
 		received = ac.received

@@ -30,15 +30,15 @@ func (c *crdHandler) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	crds := c.establishedCRDs(parts[1])
 	if len(parts) == 2 {
 		if g := crdAPIGroup(parts[1], crds); g != nil {
-			traceHop(r, serverAPIExtensions, "served", "discovery of CRD group "+parts[1])
-			c.s.writeJSON(w, http.StatusOK, g)
+			TraceHop(r, ServerAPIExtensions, "served", "discovery of CRD group "+parts[1])
+			c.s.WriteJSON(w, http.StatusOK, g)
 			return
 		}
 		c.pass(w, r, "no CRD serves group "+parts[1])
 		return
 	}
 	gv := schema.GroupVersion{Group: parts[1], Version: parts[2]}
-	g := &group{gv: gv}
+	g := &Group{gv: gv}
 	for _, crd := range crds {
 		if !apihelpers.HasServedCRDVersion(crd, gv.Version) {
 			continue
@@ -53,7 +53,7 @@ func (c *crdHandler) serveNonResource(w http.ResponseWriter, r *http.Request) {
 		c.pass(w, r, "no CRD serves "+gv.String())
 		return
 	}
-	traceHop(r, serverAPIExtensions, "served", "discovery of CRD group-version "+gv.String())
+	TraceHop(r, ServerAPIExtensions, "served", "discovery of CRD group-version "+gv.String())
 	c.s.serveResourceList(w, r, g)
 }
 

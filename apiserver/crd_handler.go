@@ -53,9 +53,9 @@ func (c *crdHandler) crd(name string) *apiextensionsv1.CustomResourceDefinition 
 
 // ServeHTTP implements http.Handler.
 func (c *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	a, ok := requestAttributes(r.Context())
+	a, ok := RequestAttributes(r.Context())
 	if !ok {
-		c.s.writeError(w, r, apierrors.NewInternalError(fmt.Errorf("no RequestInfo found in the context")))
+		c.s.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("no RequestInfo found in the context")))
 		return
 	}
 	if !a.ResourceRequest {
@@ -69,11 +69,11 @@ func (c *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	serving, err := c.servingFor(crd)
 	if err != nil {
-		c.s.writeError(w, r, apierrors.NewInternalError(fmt.Errorf("error resolving resource")))
+		c.s.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("error resolving resource")))
 		return
 	}
 	v := serving.versions[a.APIVersion]
-	traceHop(r, serverAPIExtensions, "served", "served by CRD "+crd.Name)
+	TraceHop(r, ServerAPIExtensions, "served", "served by CRD "+crd.Name)
 	traceFrom(r.Context()).setRoute(r.Method + " " + crRouteTemplate(a) + " (crdHandler)")
 	c.serveResource(w, r, a, crd, v)
 }
@@ -101,7 +101,7 @@ func crRouteTemplate(a auth.Attributes) string {
 // pass records why the request is not the apiextensions server's and
 // hands it to the delegate.
 func (c *crdHandler) pass(w http.ResponseWriter, r *http.Request, reason string) {
-	traceHop(r, serverAPIExtensions, "delegated", reason+", delegated")
+	TraceHop(r, ServerAPIExtensions, "delegated", reason+", delegated")
 	c.delegate.ServeHTTP(w, r)
 }
 
@@ -140,7 +140,7 @@ var crBodyTypes = []string{mediaJSON, mediaYAML}
 func (c *crdHandler) serveResource(w http.ResponseWriter, r *http.Request, a auth.Attributes, crd *apiextensionsv1.CustomResourceDefinition, v *crdVersion) {
 	r, err := v.prepareRequest(r)
 	if err != nil {
-		c.s.writeError(w, r, err)
+		c.s.WriteError(w, r, err)
 		return
 	}
 	p := params{namespace: a.Namespace, name: a.Name}
@@ -163,11 +163,11 @@ func (c *crdHandler) serveResource(w http.ResponseWriter, r *http.Request, a aut
 		if a.Subresource == "" || v.hasSubresource(a.Subresource) {
 			err = apierrors.NewMethodNotSupported(schema.GroupResource{Group: a.APIGroup, Resource: a.Resource}, a.Verb)
 		}
-		c.s.writeError(w, r, err)
+		c.s.WriteError(w, r, err)
 		return
 	}
 	if err := h(w, r, p); err != nil {
-		c.s.writeError(w, r, err)
+		c.s.WriteError(w, r, err)
 	}
 }
 

@@ -14,25 +14,15 @@ import (
 // audit, authz, ...) run once, around the aggregator, as upstream's run in
 // the aggregator's handler chain only.
 const (
-	serverAggregator    = "aggregator"
-	serverKubeAPIServer = "kube-apiserver"
-	serverAPIExtensions = "apiextensions"
-	serverNotFound      = "not-found"
+	ServerAggregator    = "aggregator"
+	ServerKubeAPIServer = "kube-apiserver"
+	ServerAPIExtensions = "apiextensions"
+	ServerNotFound      = "not-found"
 )
 
-// buildDelegationChain builds the chain inside out: each server gets the
-// next one as its delegate.
-func (s *Server) buildDelegationChain() http.Handler {
-	h := s.notFoundHandler()
-	h = s.apiExtensionsServer(h) // CRDs and custom resources
-	h = s.kubeAPIServer(h)       // the built-in groups
-	h = s.aggregatorServer(h)    // APIServices: local ones delegate, others are proxied
-	return h
-}
-
-// traceHop records in the request's trace what one server of the chain
+// TraceHop records in the request's trace what one server of the chain
 // did with the request: "served", "delegated", "proxied" or "not found".
-func traceHop(r *http.Request, server, outcome, text string) {
+func TraceHop(r *http.Request, server, outcome, text string) {
 	if t := traceFrom(r.Context()); t.recording() {
 		t.step(server, outcome, server+": "+text, "server", server, "hop", outcome)
 	}
@@ -50,10 +40,16 @@ type director struct {
 	nonGoRestful http.Handler
 }
 
+// NewDirector returns the director of the server name: container's paths
+// to container, the rest to nonGoRestful.
+func NewDirector(name string, container *restful.Container, nonGoRestful http.Handler) http.Handler {
+	return &director{name: name, container: container, nonGoRestful: nonGoRestful}
+}
+
 // ServeHTTP implements http.Handler.
 func (d *director) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ws := d.claimedBy(r.URL.Path); ws != nil {
-		traceHop(r, d.name, "served", "WebService "+ws.RootPath()+" claims "+r.URL.Path)
+		TraceHop(r, d.name, "served", "WebService "+ws.RootPath()+" claims "+r.URL.Path)
 		d.container.Dispatch(w, r)
 		return
 	}
@@ -81,7 +77,7 @@ func (d *director) claimedBy(path string) *restful.WebService {
 // from its non-go-restful mux (health, OpenAPI).
 func servedByMux(server string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		traceHop(r, server, "served", "its non-go-restful mux serves "+r.URL.Path)
+		TraceHop(r, server, "served", "its non-go-restful mux serves "+r.URL.Path)
 		h.ServeHTTP(w, r)
 	})
 }
@@ -90,28 +86,28 @@ func servedByMux(server string, h http.Handler) http.Handler {
 // request and passes it to delegate.
 func delegateTo(server string, delegate http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		traceHop(r, server, "delegated", "no route for "+r.URL.Path+", delegated")
+		TraceHop(r, server, "delegated", "no route for "+r.URL.Path+", delegated")
 		delegate.ServeHTTP(w, r)
 	})
 }
 
-// notFoundHandler ends the chain: nothing served the path. As upstream's
+// NotFoundHandler ends the chain: nothing served the path. As upstream's
 // notfoundhandler, it answers with net/http's plain "404 page not found",
 // not a Status (a path under a served group-version, /api/v1/nosuch, gets
 // go-restful's 404 Status from that group's server instead).
-func (s *Server) notFoundHandler() http.Handler {
+func NotFoundHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		traceHop(r, serverNotFound, "not found", "no server of the chain serves "+r.URL.Path)
+		TraceHop(r, ServerNotFound, "not found", "no server of the chain serves "+r.URL.Path)
 		http.NotFound(w, r)
 	})
 }
 
-// newServerContainer returns an empty go-restful Container configured as
+// NewContainer returns an empty go-restful Container configured as
 // every server of the chain has it: CurlyRouter, panics left to the
 // handler chain's recovery, and errors of go-restful's own dispatch (no
 // route inside a WebService: 404; wrong method: 405) answered as a
 // metav1.Status.
-func (s *Server) newServerContainer() *restful.Container {
+func (s *Server) NewContainer() *restful.Container {
 	c := restful.NewContainer()
 	c.ServeMux = http.NewServeMux()
 	c.Router(restful.CurlyRouter{})

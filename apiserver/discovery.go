@@ -34,7 +34,7 @@ func (s *Server) installDiscovery(c *restful.Container) {
 	}).Operation("getAPIVersions").Doc("get available API versions"))
 	for _, g := range s.groups {
 		if g.gv.Group != "" {
-			c.Add(s.groupDiscoveryService(g))
+			c.Add(s.GroupDiscoveryService(g))
 		}
 	}
 	c.Add(apis)
@@ -42,30 +42,30 @@ func (s *Server) installDiscovery(c *restful.Container) {
 	version := new(restful.WebService)
 	version.Path("/version").Consumes("*/*").Produces(mediaJSON)
 	version.Route(version.GET("/").To(func(req *restful.Request, resp *restful.Response) {
-		s.writeJSON(resp.ResponseWriter, http.StatusOK, s.cfg.Version)
+		s.WriteJSON(resp.ResponseWriter, http.StatusOK, s.cfg.Version)
 	}).Operation("getCodeVersion").Doc("get the version information for this server"))
 	c.Add(version)
 }
 
-// groupDiscoveryService is the WebService of /apis/<group>: GET answers
+// GroupDiscoveryService is the WebService of /apis/<group>: GET answers
 // the group's APIGroup.
-func (s *Server) groupDiscoveryService(g *group) *restful.WebService {
+func (s *Server) GroupDiscoveryService(g *Group) *restful.WebService {
 	ws := new(restful.WebService)
 	ws.Path("/apis/" + g.gv.Group).Consumes("*/*").Produces(mediaJSON)
 	ws.Route(ws.GET("/").To(func(req *restful.Request, resp *restful.Response) {
-		s.writeJSON(resp.ResponseWriter, http.StatusOK, s.apiGroup(g))
+		s.WriteJSON(resp.ResponseWriter, http.StatusOK, s.apiGroup(g))
 	}).Operation("get" + opGroup(g.gv)[:len(opGroup(g.gv))-len(exported(g.gv.Version))] + "APIGroup").Doc("get information of a group"))
 	return ws
 }
 
 // namedGroups are the groups with a name, of every server of the chain:
 // what /apis lists.
-func (s *Server) namedGroups() []*group {
-	return append(append(append([]*group(nil), s.groups[1:]...), s.extensions), s.registration)
+func (s *Server) namedGroups() []*Group {
+	return append(append(append([]*Group(nil), s.groups[1:]...), s.extensions), s.registration)
 }
 
-// writeJSON writes a discovery document as plain JSON.
-func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
+// WriteJSON writes a discovery document as plain JSON.
+func (s *Server) WriteJSON(w http.ResponseWriter, code int, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -87,14 +87,14 @@ func serverAddress(r *http.Request) string {
 func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 	o, err := negotiate(r, asDiscoveryList)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.WriteError(w, r, err)
 		return
 	}
 	if o.as == asDiscoveryList {
 		s.writeAggregated(w, r, o, s.groups[:1])
 		return
 	}
-	s.writeJSON(w, http.StatusOK, &metav1.APIVersions{
+	s.WriteJSON(w, http.StatusOK, &metav1.APIVersions{
 		TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
 		Versions:                   []string{"v1"},
 		ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: serverAddress(r)}},
@@ -104,7 +104,7 @@ func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveAPIGroupList(w http.ResponseWriter, r *http.Request) {
 	o, err := negotiate(r, asDiscoveryList)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.WriteError(w, r, err)
 		return
 	}
 	if o.as == asDiscoveryList {
@@ -117,10 +117,10 @@ func (s *Server) serveAPIGroupList(w http.ResponseWriter, r *http.Request) {
 		ag.TypeMeta = metav1.TypeMeta{}
 		list.Groups = append(list.Groups, *ag)
 	}
-	s.writeJSON(w, http.StatusOK, list)
+	s.WriteJSON(w, http.StatusOK, list)
 }
 
-func (s *Server) apiGroup(g *group) *metav1.APIGroup {
+func (s *Server) apiGroup(g *Group) *metav1.APIGroup {
 	v := metav1.GroupVersionForDiscovery{GroupVersion: g.gv.String(), Version: g.gv.Version}
 	return &metav1.APIGroup{
 		TypeMeta:         metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"},
@@ -131,7 +131,7 @@ func (s *Server) apiGroup(g *group) *metav1.APIGroup {
 }
 
 // serveResourceList answers GET /api/v1 and /apis/<group>/<version>.
-func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, g *group) {
+func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, g *Group) {
 	list := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList"}, GroupVersion: g.gv.String()}
 	if g.gv.Group != "" {
 		list.APIVersion = "v1"
@@ -171,7 +171,7 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, g *gr
 		})
 	}
 	sort.Slice(list.APIResources, func(i, j int) bool { return list.APIResources[i].Name < list.APIResources[j].Name })
-	s.writeJSON(w, http.StatusOK, list)
+	s.WriteJSON(w, http.StatusOK, list)
 }
 
 // storageVersionHash is the opaque hash discovery publishes per resource,
@@ -182,7 +182,7 @@ func storageVersionHash(group, version, kind string) string {
 }
 
 // writeAggregated writes the aggregated discovery document of groups.
-func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, o output, groups []*group) {
+func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, o output, groups []*Group) {
 	list := &apidiscoveryv2.APIGroupDiscoveryList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"}}
 	for _, g := range groups {
 		v := apidiscoveryv2.APIVersionDiscovery{Version: g.gv.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
@@ -231,12 +231,29 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, o outpu
 	s.writeDiscoveryList(w, r, o, list)
 }
 
+// WriteDiscovery answers a discovery request (/apis): with the aggregated
+// apidiscovery.k8s.io/v2 document aggregated makes when the client asks
+// for it (kubectl does), else with legacy (a metav1.APIGroupList), as
+// JSON.
+func (s *Server) WriteDiscovery(w http.ResponseWriter, r *http.Request, legacy any, aggregated func() *apidiscoveryv2.APIGroupDiscoveryList) {
+	o, err := negotiate(r, asDiscoveryList)
+	if err != nil {
+		s.WriteError(w, r, err)
+		return
+	}
+	if o.as != asDiscoveryList {
+		s.WriteJSON(w, http.StatusOK, legacy)
+		return
+	}
+	s.writeDiscoveryList(w, r, o, aggregated())
+}
+
 // writeDiscoveryList writes an aggregated discovery document with its
 // ETag, or 304 Not Modified to a client whose If-None-Match is that ETag.
 func (s *Server) writeDiscoveryList(w http.ResponseWriter, r *http.Request, o output, list *apidiscoveryv2.APIGroupDiscoveryList) {
 	data, err := json.Marshal(list)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.WriteError(w, r, err)
 		return
 	}
 	sum := sha256.Sum256(data)
@@ -254,7 +271,7 @@ func (s *Server) writeDiscoveryList(w http.ResponseWriter, r *http.Request, o ou
 // openAPIResources describes the served resources for the OpenAPI documents.
 func (s *Server) openAPIResources() []openapi.Resource {
 	var out []openapi.Resource
-	for _, g := range append(append([]*group(nil), s.groups...), s.extensions, s.registration) {
+	for _, g := range append(append([]*Group(nil), s.groups...), s.extensions, s.registration) {
 		for _, e := range g.endpoints {
 			r := openapi.Resource{
 				Kind:                e.gvk(),

@@ -1,9 +1,14 @@
-// Package apiserver is kubesim's API server: the Kubernetes REST API over
+// Package apiserver is the generic part of kubesim's API server (what
+// k8s.io/apiserver is to kube-apiserver): the Kubernetes REST API over
 // HTTPS with HTTP/2 and HTTP/1.1 (plain HTTP without Config.TLS), built on
-// go-restful, backed by etcd through package registry.
+// go-restful, backed by etcd through package registry. Package serverchain
+// builds the servers of the delegation chain on it (the aggregator in
+// package aggregatorserver; kube-apiserver and the apiextensions server,
+// still in this package) and is what callers use.
 //
-// New builds a Server on a Config and binds its listener, so that its URL
-// is known before it serves. Run starts the watch caches and the namespace
+// serverchain.New builds a Server on a Config (NewGeneric, then the chain,
+// InstallChain) and binds its listener, so that its URL is known before it
+// serves. Run starts the watch caches and the namespace
 // and RBAC caches, serves once they are
 // ready, then runs the post-start hooks (AddPostStartHook), each in its
 // own goroutine, as kube-apiserver does: the built-in ones write what

@@ -241,12 +241,12 @@ func asTableObject(r *http.Request, obj runtime.Object, o output, noHeaders bool
 func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, obj runtime.Object, o output) {
 	obj, err := transform(r, obj, o, false, time.Now())
 	if err != nil {
-		s.writeError(w, r, err)
+		s.WriteError(w, r, err)
 		return
 	}
 	data, err := encode(obj, o)
 	if err != nil {
-		s.writeError(w, r, apierrors.NewInternalError(err))
+		s.WriteError(w, r, apierrors.NewInternalError(err))
 		return
 	}
 	w.Header().Set("Content-Type", contentType(o))
@@ -254,12 +254,12 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, o
 	_, _ = w.Write(data)
 }
 
-// writeError writes err as a metav1.Status, in JSON or YAML as the client
+// WriteError writes err as a metav1.Status, in JSON or YAML as the client
 // accepts. Errors that are not API errors become a 500 whose message is
 // the error's text and whose reason is empty, as k8s.io/apiserver's
 // ErrorToAPIStatus answers them (an etcd error such as "etcdserver:
 // request timed out" reaches clients so).
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	st := statusOf(err)
 	if ac := auditFrom(r.Context()); ac != nil {
 		ac.status = st

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -104,8 +105,8 @@ type subresource struct {
 	admitUpdate updateHook
 }
 
-// group is one served group-version and its endpoints.
-type group struct {
+// Group is one served Group-version and its endpoints.
+type Group struct {
 	gv        schema.GroupVersion
 	endpoints []*endpoint
 	// bindings, if set, is the endpoint whose objects the legacy POST
@@ -128,15 +129,15 @@ type review struct {
 // when its registration declares them, and what kube-apiserver does
 // besides storing for a few kinds (serverExtras); the reviews of the
 // authentication and authorization groups.
-func buildGroups(reg *registry.Registry) []*group {
+func buildGroups(reg *registry.Registry) []*Group {
 	reviews := map[schema.GroupVersion][]review{
 		authenticationv1.SchemeGroupVersion: authenticationReviews(),
 		authorizationv1.SchemeGroupVersion:  authorizationReviews(),
 	}
 	extras := serverExtras(reg)
-	var groups []*group
+	var groups []*Group
 	for _, rg := range registry.Groups {
-		g := &group{gv: rg.GroupVersion, reviews: reviews[rg.GroupVersion]}
+		g := &Group{gv: rg.GroupVersion, reviews: reviews[rg.GroupVersion]}
 		for _, res := range rg.Resources {
 			e := newEndpoint(rg.GroupVersion, res, reg)
 			if extra := extras[res]; extra != nil {
@@ -174,8 +175,36 @@ func statusSubresource(res *registry.Resource, store *registry.Store) subresourc
 	return subresource{name: subStatus, kind: res.Kind, verbs: []string{verbGet, verbPatch, verbUpdate}, store: store}
 }
 
+// registrationGroup lays out apiregistration.k8s.io/v1, which the
+// aggregator serves.
+func registrationGroup(reg *registry.Registry) *Group {
+	gv := apiregistrationv1.SchemeGroupVersion
+	apiServices := newEndpoint(gv, registry.APIServices, reg)
+	return &Group{gv: gv, endpoints: []*endpoint{apiServices}}
+}
+
+// RegistrationGroup is apiregistration.k8s.io/v1, served by the
+// aggregator; ExtensionsGroup is apiextensions.k8s.io/v1, served by the
+// apiextensions server. The generic server lays them out (it lists them in
+// discovery and OpenAPI) and the server that serves them installs them.
+func (s *Server) RegistrationGroup() *Group { return s.registration }
+
+// ExtensionsGroup: see RegistrationGroup.
+func (s *Server) ExtensionsGroup() *Group { return s.extensions }
+
+// ListedPaths are the group-version paths the aggregator's delegates serve
+// (upstream's ListedPaths of kube-apiserver, which include the
+// apiextensions server's): /api/v1 and /apis/<group>/<version>.
+func (s *Server) ListedPaths() []string {
+	var out []string
+	for _, g := range append(append([]*Group(nil), s.groups...), s.extensions) {
+		out = append(out, rootPath(g.gv))
+	}
+	return out
+}
+
 // endpoint returns the group's endpoint of res, nil if it has none.
-func (g *group) endpoint(res *registry.Resource) *endpoint {
+func (g *Group) endpoint(res *registry.Resource) *endpoint {
 	for _, e := range g.endpoints {
 		if e.res == res {
 			return e

@@ -7,5 +7,5 @@ import "net/http"
 // the delegation chain, for the benchmark that measures what the chain
 // costs.
 func (s *Server) HandlerWithoutAggregator() http.Handler {
-	return s.buildHandlerChain(s.kubeAPIServer(s.notFoundHandler()))
+	return s.buildHandlerChain(s.KubeAPIServer(NotFoundHandler()))
 }

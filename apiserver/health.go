@@ -15,10 +15,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// healthCheck is one named check of /healthz, /livez and /readyz.
-type healthCheck struct {
-	name  string
-	check func(r *http.Request) error
+// HealthCheck is one named check of /healthz, /livez and /readyz.
+type HealthCheck struct {
+	Name  string
+	Check func(r *http.Request) error
+}
+
+// AddHealthCheck adds a check to the health endpoints, after the post-start
+// hooks' (the aggregator's autoregister-completion). It is called before
+// Run.
+func (s *Server) AddHealthCheck(name string, check func(r *http.Request) error) {
+	s.healthExtra = append(s.healthExtra, HealthCheck{name, check})
 }
 
 // etcdHealthTimeout bounds the etcd check's read.
@@ -34,8 +41,8 @@ var errHookNotFinished = errors.New("not finished")
 // livez differ by those); kubesim has these three kinds, the same on all
 // three endpoints, as kube-apiserver's boot-sequence checks are with no
 // --livez-grace-period.
-func (s *Server) healthChecks() []healthCheck {
-	checks := []healthCheck{
+func (s *Server) healthChecks() []HealthCheck {
+	checks := []HealthCheck{
 		{"ping", func(*http.Request) error { return nil }},
 		{"etcd", func(r *http.Request) error {
 			ctx, cancel := context.WithTimeout(r.Context(), etcdHealthTimeout)
@@ -45,7 +52,7 @@ func (s *Server) healthChecks() []healthCheck {
 		}},
 	}
 	for _, h := range s.hooks.list() {
-		checks = append(checks, healthCheck{"poststarthook/" + h.name, func(*http.Request) error {
+		checks = append(checks, HealthCheck{"poststarthook/" + h.name, func(*http.Request) error {
 			select {
 			case <-h.done:
 				return nil
@@ -54,8 +61,9 @@ func (s *Server) healthChecks() []healthCheck {
 			}
 		}})
 	}
-	// The aggregator's boot-sequence check (autoregister-completion).
-	checks = append(checks, s.aggregatorHealthChecks()...)
+	// The checks of the servers of the chain (the aggregator's
+	// autoregister-completion).
+	checks = append(checks, s.healthExtra...)
 	return checks
 }
 
@@ -76,8 +84,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, c := range checks {
-		if c.name == name {
-			if err := c.check(r); err != nil {
+		if c.Name == name {
+			if err := c.Check(r); err != nil {
 				http.Error(w, fmt.Sprintf("internal server error: %v", err), http.StatusInternalServerError)
 				return
 			}
@@ -86,12 +94,12 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.writeError(w, r, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
+	s.WriteError(w, r, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
 }
 
 // serveHealth answers an endpoint (base: healthz, livez or readyz) from
 // checks.
-func serveHealth(w http.ResponseWriter, r *http.Request, base string, checks []healthCheck) {
+func serveHealth(w http.ResponseWriter, r *http.Request, base string, checks []HealthCheck) {
 	excluded := map[string]bool{}
 	for _, n := range r.URL.Query()["exclude"] {
 		excluded[n] = true
@@ -99,18 +107,18 @@ func serveHealth(w http.ResponseWriter, r *http.Request, base string, checks []h
 	var out bytes.Buffer
 	failed := false
 	for _, c := range checks {
-		if excluded[c.name] {
-			delete(excluded, c.name)
-			fmt.Fprintf(&out, "[+]%s excluded: ok\n", c.name)
+		if excluded[c.Name] {
+			delete(excluded, c.Name)
+			fmt.Fprintf(&out, "[+]%s excluded: ok\n", c.Name)
 			continue
 		}
-		if err := c.check(r); err != nil {
+		if err := c.Check(r); err != nil {
 			// The reason stays out of the public answer, as upstream's.
-			fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.name)
+			fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.Name)
 			failed = true
 			continue
 		}
-		fmt.Fprintf(&out, "[+]%s ok\n", c.name)
+		fmt.Fprintf(&out, "[+]%s ok\n", c.Name)
 	}
 	if len(excluded) > 0 {
 		fmt.Fprintf(&out, "warn: some health checks cannot be excluded: no matches for %s\n", quotedSorted(excluded))

@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/serverchain"
 	"github.com/kubesim/kubesim/internal/etcdtest"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/internal/waitfor"
@@ -57,7 +58,7 @@ func startServerWith(tb testing.TB, etcd *clientv3.Client, mutate ...func(*apise
 	for _, m := range mutate {
 		m(cfg)
 	}
-	srv, err := apiserver.New(cfg)
+	srv, err := serverchain.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/serverchain"
 	"github.com/kubesim/kubesim/internal/etcdtest"
 	"github.com/kubesim/kubesim/internal/pki"
 )
@@ -70,7 +71,7 @@ func startTLSServer(tb testing.TB, mutate ...func(*apiserver.Config)) *tlsServer
 	for _, m := range mutate {
 		m(cfg)
 	}
-	srv, err := apiserver.New(cfg)
+	srv, err := serverchain.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -125,19 +125,19 @@ func withImpersonation(h http.Handler, s *Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		asked, err := impersonationFrom(r.Header)
 		if err != nil {
-			s.writeError(w, r, err)
+			s.WriteError(w, r, err)
 			return
 		}
 		if asked == nil {
 			h.ServeHTTP(w, r)
 			return
 		}
-		a, _ := requestAttributes(r.Context())
+		a, _ := RequestAttributes(r.Context())
 		for _, c := range asked.checks(a.User) {
 			res, err := s.authorizer.Authorize(r.Context(), c)
 			if err != nil || res.Decision != auth.DecisionAllow {
 				traceFrom(r.Context()).step("impersonated", "denied", auth.ForbiddenMessage(c))
-				s.writeError(w, r, auth.Forbidden(c, res.Reason))
+				s.WriteError(w, r, auth.Forbidden(c, res.Reason))
 				return
 			}
 		}

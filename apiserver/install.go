@@ -13,38 +13,38 @@ import (
 	"github.com/kubesim/kubesim/apiserver/openapi"
 )
 
-// kubeAPIServer is the kube-apiserver of the delegation chain: its
+// KubeAPIServer is the kube-apiserver of the delegation chain: its
 // go-restful Container has one WebService per built-in group-version, with
 // a Route per verb and path, and the discovery services; its
 // non-go-restful mux serves health, version and OpenAPI. Any other path
 // goes to delegate (the apiextensions server).
-func (s *Server) kubeAPIServer(delegate http.Handler) http.Handler {
-	c := s.newServerContainer()
+func (s *Server) KubeAPIServer(delegate http.Handler) http.Handler {
+	c := s.NewContainer()
 	for _, g := range s.groups {
-		c.Add(s.groupWebService(g))
+		c.Add(s.GroupWebService(g))
 	}
 	s.installDiscovery(c)
 	s.container = c
 	mux := http.NewServeMux()
-	openAPI := servedByMux(serverKubeAPIServer, s.openapi)
+	openAPI := servedByMux(ServerKubeAPIServer, s.openapi)
 	mux.Handle(openapi.Path, openAPI)
 	mux.Handle(openapi.Path+"/", openAPI)
-	mux.Handle(openapi.PathV2, servedByMux(serverKubeAPIServer, openapi.NewV2(s.openapi)))
-	health := servedByMux(serverKubeAPIServer, http.HandlerFunc(s.health))
+	mux.Handle(openapi.PathV2, servedByMux(ServerKubeAPIServer, openapi.NewV2(s.openapi)))
+	health := servedByMux(ServerKubeAPIServer, http.HandlerFunc(s.health))
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 		mux.Handle(p, health)
 		mux.Handle(p+"/", health)
 	}
-	installProfiling(mux, serverKubeAPIServer)
-	mux.Handle("/", delegateTo(serverKubeAPIServer, delegate))
-	return &director{name: serverKubeAPIServer, container: c, nonGoRestful: mux}
+	installProfiling(mux, ServerKubeAPIServer)
+	mux.Handle("/", delegateTo(ServerKubeAPIServer, delegate))
+	return &director{name: ServerKubeAPIServer, container: c, nonGoRestful: mux}
 }
 
 // serviceError answers an error of go-restful's own dispatch (no Route
 // for the path in a WebService that claimed it: 404; a Route for the path
 // but not the method: 405) as kube-apiserver does, with a metav1.Status.
 func (s *Server) serviceError(serr restful.ServiceError, req *restful.Request, resp *restful.Response) {
-	s.writeError(resp.ResponseWriter, req.Request, apierrors.NewGenericServerResponse(serr.Code, "", schema.GroupResource{}, "", serr.Message, 0, false))
+	s.WriteError(resp.ResponseWriter, req.Request, apierrors.NewGenericServerResponse(serr.Code, "", schema.GroupResource{}, "", serr.Message, 0, false))
 }
 
 // rootPath is the URL prefix of a group-version.
@@ -80,14 +80,14 @@ func (s *Server) routeFunction(ws *restful.WebService, h handlerFunc) restful.Ro
 				"webservice", ws.RootPath(), "route", template, "operation", op, "params", strings.Join(pp, ","))
 		}
 		if err := h(resp.ResponseWriter, req.Request, p); err != nil {
-			s.writeError(resp.ResponseWriter, req.Request, err)
+			s.WriteError(resp.ResponseWriter, req.Request, err)
 		}
 	}
 }
 
-// groupWebService builds the WebService of one group-version: GET on its
+// GroupWebService builds the WebService of one group-version: GET on its
 // root lists its resources; each endpoint adds its routes.
-func (s *Server) groupWebService(g *group) *restful.WebService {
+func (s *Server) GroupWebService(g *Group) *restful.WebService {
 	ws := new(restful.WebService)
 	ws.Path(rootPath(g.gv)).Consumes("*/*").Produces("*/*") // handlers negotiate themselves
 	ws.Doc("API at " + rootPath(g.gv))

@@ -54,12 +54,12 @@ func withMaxInFlight(h http.Handler, s *Server) http.Handler {
 		}
 		traceFrom(r.Context()).step("limited", "failed", fmt.Sprintf("more than %d requests of this kind in flight", cap(slots.free)))
 		w.Header().Set("Retry-After", strconv.Itoa(1))
-		s.writeError(w, r, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
+		s.WriteError(w, r, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
 	})
 }
 
 // isSystemMaster says whether the request's user is in system:masters.
 func isSystemMaster(r *http.Request) bool {
-	a, _ := requestAttributes(r.Context())
+	a, _ := RequestAttributes(r.Context())
 	return a.User.InGroup(user.SystemPrivilegedGroup)
 }

@@ -93,7 +93,7 @@ func newSeatPools(readOnly, mutating int) *seatPools {
 // of returns the seats r takes: its priority level's, or else the
 // read-only or mutating limit's.
 func (p *seatPools) of(r *http.Request) *seats {
-	a, ok := requestAttributes(r.Context())
+	a, ok := RequestAttributes(r.Context())
 	if ok && a.User != nil {
 		if level := priorityLevelOf(a); level != "" {
 			return p.levels[level]

@@ -55,7 +55,7 @@ func (h *handlers) podConnect(w http.ResponseWriter, r *http.Request, p params) 
 // authorizeCreate asks the authorizers whether the caller of a GET on a
 // pod's exec, attach or portforward may also create it.
 func (s *Server) authorizeCreate(r *http.Request) error {
-	a, _ := requestAttributes(r.Context())
+	a, _ := RequestAttributes(r.Context())
 	a.Verb = auth.VerbCreate
 	res, err := s.authorizer.Authorize(r.Context(), a)
 	t := traceFrom(r.Context())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/serverchain"
 	"github.com/kubesim/kubesim/internal/etcdtest"
 )
 
@@ -23,7 +24,7 @@ func newUnstarted(tb testing.TB) (*apiserver.Server, func() <-chan error) {
 	cfg := apiserver.NewConfig(etcdtest.Start(tb).Client())
 	cfg.Port = 0
 	cfg.Authenticator = auth.NewTokenAuthenticator(testTokens)
-	srv, err := apiserver.New(cfg)
+	srv, err := serverchain.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

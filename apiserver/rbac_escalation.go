@@ -37,7 +37,7 @@ func (s *Server) installRBACEscalationChecks() {
 // namespace, the name in its path: none for a create); ok is false for a
 // write the server makes itself.
 func writer(ctx context.Context) (a auth.Attributes, ok bool) {
-	a, ok = requestAttributes(ctx)
+	a, ok = RequestAttributes(ctx)
 	return a, ok && a.User != nil
 }
 

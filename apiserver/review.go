@@ -34,7 +34,7 @@ func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Re
 			field.Invalid(field.NewPath("spec", "resourceAttributes"), review.Spec.ResourceAttributes,
 				"exactly one of nonResourceAttributes or resourceAttributes must be specified")})
 	}
-	caller, _ := requestAttributes(r.Context())
+	caller, _ := RequestAttributes(r.Context())
 	a := auth.Attributes{User: caller.User}
 	if ra != nil {
 		a.ResourceRequest = true

@@ -74,7 +74,7 @@ func (s *Server) createSelfSubjectReview(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	caller, _ := requestAttributes(r.Context())
+	caller, _ := RequestAttributes(r.Context())
 	u := caller.User
 	if u == nil {
 		return apierrors.NewBadRequest("no user present on request")
@@ -105,7 +105,7 @@ func (s *Server) createSelfSubjectRulesReview(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return err
 	}
-	caller, _ := requestAttributes(r.Context())
+	caller, _ := RequestAttributes(r.Context())
 	if caller.User == nil {
 		return apierrors.NewBadRequest("no user present on request")
 	}

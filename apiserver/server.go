@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"math"
 	"net"
 	"net/http"
@@ -28,7 +29,7 @@ type Server struct {
 	crashed atomic.Bool
 	cfg     *Config
 	reg     *registry.Registry
-	groups  []*group
+	groups  []*Group
 	openapi *openapi.Handler
 	handler http.Handler
 	ln      net.Listener
@@ -61,22 +62,29 @@ type Server struct {
 	// pod's write (which keys took the revisions since its previous one).
 	writes writeLog
 	// container is kube-apiserver's go-restful Container, the one that
-	// serves the built-in groups (kubeAPIServer sets it).
+	// serves the built-in groups (KubeAPIServer sets it).
 	container *restful.Container
 	// extensions and registration are the groups of the apiextensions
 	// server and of the aggregator.
-	extensions, registration *group
-	// agg is the aggregator's state (aggregator_server.go).
-	agg *aggregatorState
+	extensions, registration *Group
+	// healthExtra are checks the servers of the chain add to the health
+	// endpoints (AddHealthCheck); onShutdown runs once the HTTP server has
+	// stopped (OnShutdown).
+	healthExtra []HealthCheck
+	onShutdown  []func()
 	// kubelets is the transport to the kubelets, for pods/log.
 	kubelets kubeletClient
 	// drainer ends HTTP/2 connections at shutdown once they are done.
 	drainer *h2drain.Drainer
 }
 
-// New builds the server on cfg and binds its listener, so URL is known
-// before Run. The caller must Run or Close it.
-func New(cfg *Config) (*Server, error) {
+// NewGeneric builds the generic part of the server on cfg (the stores,
+// the caches, the authenticators and authorizers, admission, the groups'
+// layout) and binds its listener, so URL is known before Run. It serves
+// nothing until InstallChain: package serverchain's New builds the servers
+// of the delegation chain on it and installs them, and is what callers
+// use. The caller must Run or Close it.
+func NewGeneric(cfg *Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -107,8 +115,6 @@ func New(cfg *Config) (*Server, error) {
 	if s.openapi, err = openapi.NewInBackground(s.openAPIResources()); err != nil {
 		return nil, fmt.Errorf("apiserver: openapi: %w", err)
 	}
-	s.handler = s.buildHandlerChain(s.buildDelegationChain())
-	s.installPodStreaming()
 	addr := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.Port))
 	lc := net.ListenConfig{KeepAlive: tcpKeepAlivePeriod}
 	if s.ln, err = lc.Listen(context.Background(), "tcp", addr); err != nil {
@@ -130,6 +136,26 @@ func (s *Server) URL() string {
 	}
 	return "http://" + s.ln.Addr().String()
 }
+
+// InstallChain puts the handler chain (the filters of buildHandlerChain)
+// around first, the first server of the delegation chain (the
+// aggregator), and adds the pods' streaming subresources to kube-apiserver's
+// WebService. It is called once, before Run.
+func (s *Server) InstallChain(first http.Handler) {
+	s.handler = s.buildHandlerChain(first)
+	s.installPodStreaming()
+}
+
+// OnShutdown adds fn to what Run does once the HTTP server has stopped
+// (the aggregator closes its idle connections to backends).
+func (s *Server) OnShutdown(fn func()) { s.onShutdown = append(s.onShutdown, fn) }
+
+// Config is the configuration the server was built on; it must not be
+// changed.
+func (s *Server) Config() *Config { return s.cfg }
+
+// ErrorLog is where the server logs what goes wrong (Config.ErrorLog).
+func (s *Server) ErrorLog() *log.Logger { return s.cfg.errorLog() }
 
 // Handler returns the full handler chain (for tests with httptest).
 func (s *Server) Handler() http.Handler { return s.handler }
@@ -208,7 +234,9 @@ func (s *Server) Run(ctx context.Context) error {
 		// as soon as it is done (h2drain), not a second later.
 		s.drainer.Shutdown(srv, shutdownGrace)
 	}
-	s.agg.handler.CloseIdleConnections()
+	for _, fn := range s.onShutdown {
+		fn()
+	}
 	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) && failed == nil {
 		return fmt.Errorf("apiserver: %w", err)
 	}

@@ -56,7 +56,7 @@ func withTimeout(h http.Handler, s *Server) http.Handler {
 					// connection cannot carry another request.
 					w.Header().Set("Connection", "close")
 				}
-				s.writeError(w, r, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %v", context.Cause(ctx)), 0))
+				s.WriteError(w, r, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %v", context.Cause(ctx)), 0))
 			}
 		}
 	})

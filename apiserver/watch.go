@@ -193,7 +193,7 @@ func watchTimeout(timeoutSeconds *int64, minRequestTimeout time.Duration, jitter
 
 // watcherName is the user a watch is served to.
 func watcherName(r *http.Request) string {
-	if a, _ := requestAttributes(r.Context()); a.User != nil {
+	if a, _ := RequestAttributes(r.Context()); a.User != nil {
 		return a.User.Name
 	}
 	return ""

@@ -24,6 +24,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/serverchain"
 	"github.com/kubesim/kubesim/internal/embedetcd"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/internal/pki"
@@ -358,7 +359,7 @@ func waitReady(ctx context.Context, what, url, serverName string, ca *x509.CertP
 // owned by the cluster, and waits until it is ready; if Run ends first
 // (a post-start hook failed), its error.
 func (c *Cluster) startAPI(ctx context.Context) error {
-	api, err := apiserver.New(c.apiCfg)
+	api, err := serverchain.New(c.apiCfg)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,8 @@
 // TLS, and the controllers that keep each APIService's Available condition
 // (Local for local ones; a discovery GET on the backend for remote ones).
 //
-// It knows nothing of go-restful nor of kubesim's storage: package
-// apiserver wires it (aggregator_*.go) with in-process informers on the
+// It knows nothing of go-restful nor of kubesim's storage:
+// package aggregatorserver wires it with in-process informers on the
 // registry's stores and a Client that writes through them. The controllers
 // follow client-go's pattern (informer event handlers feeding a workqueue,
 // one worker loop each); their Run methods block until their context is

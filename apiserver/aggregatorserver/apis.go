@@ -1,4 +1,4 @@
-package apiserver
+package aggregatorserver
 
 import (
 	"context"
@@ -8,10 +8,12 @@ import (
 	"sync"
 	"time"
 
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/aggregator"
 	"github.com/kubesim/kubesim/apiserver/auth"
 )
@@ -20,10 +22,10 @@ import (
 // group-version's resources, as upstream's discovery manager bounds it.
 const discoveryFetchTimeout = 5 * time.Second
 
-// apiServices lists the APIServices the aggregator's informer holds.
-func (s *Server) apiServices() []*apiregistrationv1.APIService {
+// listAPIServices lists the APIServices the aggregator's informer holds.
+func (s *Server) listAPIServices() []*apiregistrationv1.APIService {
 	var out []*apiregistrationv1.APIService
-	for _, obj := range s.agg.apiServices.GetStore().List() {
+	for _, obj := range s.apiServices.GetStore().List() {
 		if a, ok := obj.(*apiregistrationv1.APIService); ok {
 			out = append(out, a)
 		}
@@ -37,29 +39,22 @@ func (s *Server) apiServices() []*apiregistrationv1.APIService {
 // it (kubectl), with each group-version's resources fetched from the
 // server that serves it.
 func (s *Server) serveAPIs(w http.ResponseWriter, r *http.Request) {
-	o, err := negotiate(r, asDiscoveryList)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	services := s.apiServices()
-	if o.as != asDiscoveryList {
-		s.writeJSON(w, http.StatusOK, aggregator.GroupList(services))
-		return
-	}
-	s.writeDiscoveryList(w, r, o, aggregator.AggregatedList(s.versionDocuments(services)))
+	services := s.listAPIServices()
+	s.generic.WriteDiscovery(w, r, aggregator.GroupList(services), func() *apidiscoveryv2.APIGroupDiscoveryList {
+		return aggregator.AggregatedList(s.versionDocuments(services))
+	})
 }
 
 // serveAPIGroup answers /apis/<group> when APIServices serve group, and
 // reports false otherwise (the request is then delegated, as upstream's
 // apiGroupHandler delegates).
 func (s *Server) serveAPIGroup(w http.ResponseWriter, r *http.Request, group string) bool {
-	g := aggregator.Group(s.apiServices(), group)
+	g := aggregator.Group(s.listAPIServices(), group)
 	if g == nil {
 		return false
 	}
-	traceHop(r, serverAggregator, "served", "/apis/"+group+" from its APIServices")
-	s.writeJSON(w, http.StatusOK, g)
+	apiserver.TraceHop(r, apiserver.ServerAggregator, "served", "/apis/"+group+" from its APIServices")
+	s.generic.WriteJSON(w, http.StatusOK, g)
 	return true
 }
 
@@ -79,7 +74,7 @@ func (s *Server) versionDocuments(services []*apiregistrationv1.APIService) []ag
 		}
 	}
 	docs := make([]aggregator.VersionDocument, len(targets)+1)
-	docs[0] = s.fetchDocument(reg, s.agg.container, true)
+	docs[0] = s.fetchDocument(reg, s.container, true)
 	var wg sync.WaitGroup
 	for i, a := range targets {
 		wg.Add(1)
@@ -89,9 +84,9 @@ func (s *Server) versionDocuments(services []*apiregistrationv1.APIService) []ag
 				GroupVersion: schema.GroupVersion{Group: a.Spec.Group, Version: a.Spec.Version},
 				Priority:     aggregator.Priority{Group: a.Spec.GroupPriorityMinimum, Version: a.Spec.VersionPriority},
 			}
-			var h http.Handler = s.agg.handler // local: the handler delegates
+			var h http.Handler = s.handler // local: the handler delegates
 			if a.Spec.Service != nil {
-				h = s.agg.handler.Backend(a.Name)
+				h = s.handler.Backend(a.Name)
 			}
 			docs[i+1] = s.fetchDocument(d, h, a.Spec.Service == nil)
 		}()
@@ -116,12 +111,12 @@ func (s *Server) fetchDocument(d aggregator.VersionDocument, h http.Handler, loc
 	ctx, cancel := context.WithTimeout(context.Background(), discoveryFetchTimeout)
 	defer cancel()
 	path := "/apis/" + d.GroupVersion.Group + "/" + d.GroupVersion.Version
-	ctx = context.WithValue(ctx, attrsKey{}, &auth.Attributes{User: aggregatorUser, Verb: "get", Path: path})
+	ctx = apiserver.WithRequestAttributes(ctx, auth.Attributes{User: aggregatorUser, Verb: "get", Path: path})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, nil)
 	if err != nil {
 		return d
 	}
-	req.Header.Set("Accept", mediaJSON)
+	req.Header.Set("Accept", "application/json")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
@@ -133,7 +128,7 @@ func (s *Server) fetchDocument(d aggregator.VersionDocument, h http.Handler, loc
 	}
 	res, err := aggregator.ResourcesFromList(&list, d.GroupVersion, local)
 	if err != nil {
-		s.cfg.errorLog().Printf("aggregator: discovery of %s: %v", d.GroupVersion, err)
+		s.generic.ErrorLog().Printf("aggregator: discovery of %s: %v", d.GroupVersion, err)
 		return d
 	}
 	d.Resources, d.Stale = res, false
