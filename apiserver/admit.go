@@ -159,7 +159,7 @@ func traceDecoded(ctx context.Context, contentType string, body []byte, obj runt
 		return
 	}
 	kind := obj.GetObjectKind().GroupVersionKind()
-	ct := parseMediaType(contentType)
+	ct := ParseMediaType(contentType)
 	if ct == "" {
 		ct = mediaJSON
 	}

@@ -21,7 +21,7 @@ func bindingSubresource() subresource {
 // namespaces/NS/bindings (which names the pod in the body): it decodes the
 // Binding, runs admission on it and has the registry's Binder set the
 // pod's node, and answers 201 with a Success Status.
-func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p Params) error {
 	o, err := negotiate(r)
 	if err != nil {
 		return err
@@ -41,12 +41,12 @@ func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) error 
 	}
 	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, obj, warnings, nil)
 	binding := obj.(*corev1.Binding)
-	name := p.name
+	name := p.Name
 	if name == "" { // legacy POST namespaces/NS/bindings names the pod in the body
 		name = binding.Name
 	}
 	dryRun := len(opts.DryRun) > 0
-	attrs := h.admissionAttributes(r, admission.Create, subBinding, p.namespace, name, dryRun)
+	attrs := h.admissionAttributes(r, admission.Create, subBinding, p.Namespace, name, dryRun)
 	attrs.Kind, attrs.Object = gvk, binding
 	if err := h.s.admit(r.Context(), attrs); err != nil {
 		return err
@@ -54,12 +54,12 @@ func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p params) error 
 	if err := h.s.validator(attrs)(r.Context(), binding); err != nil {
 		return err
 	}
-	st, err := h.s.reg.Binder.Bind(r.Context(), p.namespace, name, binding, registry.Options{DryRun: dryRun})
+	st, err := h.s.reg.Binder.Bind(r.Context(), p.Namespace, name, binding, registry.Options{DryRun: dryRun})
 	if err != nil {
 		return err
 	}
 	if !dryRun {
-		if pod, err := h.e.store.Get(r.Context(), p.namespace, name, nil); err == nil {
+		if pod, err := h.e.store.Get(r.Context(), p.Namespace, name, nil); err == nil {
 			h.traceStored(r.Context(), "update (spec.nodeName="+binding.Target.Name+")", pod)
 		}
 	}

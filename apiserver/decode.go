@@ -37,7 +37,7 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-func unsupportedMediaType(accepted []string) error {
+func UnsupportedMediaType(accepted []string) error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusUnsupportedMediaType,
@@ -53,7 +53,7 @@ func unsupportedMediaType(accepted []string) error {
 // warnings with Warn (the default).
 func decodeBody(r *http.Request, body []byte, gvk schema.GroupVersionKind, into runtime.Object, validation string) (runtime.Object, []string, error) {
 	var dec runtime.Decoder
-	switch mt := parseMediaType(r.Header.Get("Content-Type")); mt {
+	switch mt := ParseMediaType(r.Header.Get("Content-Type")); mt {
 	case "", mediaJSON:
 		dec = registry.StrictJSON
 	case mediaYAML:
@@ -62,7 +62,7 @@ func decodeBody(r *http.Request, body []byte, gvk schema.GroupVersionKind, into 
 		// Protobuf has no field names: unknown fields cannot be detected.
 		dec = registry.Protobuf
 	default:
-		return nil, nil, unsupportedMediaType(bodyMediaTypes)
+		return nil, nil, UnsupportedMediaType(bodyMediaTypes)
 	}
 	obj, got, err := dec.Decode(body, &gvk, into)
 	var warnings []string
@@ -154,7 +154,7 @@ func deleteOptions(r *http.Request, limit int64) (*metav1.DeleteOptions, error) 
 	if len(strings.TrimSpace(string(body))) > 0 {
 		gvk := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
 		var dec runtime.Decoder = registry.JSONSerializer
-		switch parseMediaType(r.Header.Get("Content-Type")) {
+		switch ParseMediaType(r.Header.Get("Content-Type")) {
 		case mediaProtobuf:
 			dec = registry.Protobuf
 		case mediaYAML:

@@ -130,8 +130,8 @@ func (s *Server) apiGroup(g *Group) *metav1.APIGroup {
 	}
 }
 
-// serveResourceList answers GET /api/v1 and /apis/<group>/<version>.
-func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, g *Group) {
+// ServeResourceList answers GET /api/v1 and /apis/<group>/<version>.
+func (s *Server) ServeResourceList(w http.ResponseWriter, r *http.Request, g *Group) {
 	list := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList"}, GroupVersion: g.gv.String()}
 	if g.gv.Group != "" {
 		list.APIVersion = "v1"

@@ -3,8 +3,9 @@
 // HTTPS with HTTP/2 and HTTP/1.1 (plain HTTP without Config.TLS), built on
 // go-restful, backed by etcd through package registry. Package serverchain
 // builds the servers of the delegation chain on it (the aggregator in
-// package aggregatorserver; kube-apiserver and the apiextensions server,
-// still in this package) and is what callers use.
+// package aggregatorserver, the apiextensions server in package
+// apiextensionsserver; kube-apiserver, still in this package) and is what
+// callers use.
 //
 // serverchain.New builds a Server on a Config (NewGeneric, then the chain,
 // InstallChain) and binds its listener, so that its URL is known before it

@@ -98,10 +98,10 @@ func negotiate(r *http.Request, allowed ...string) (output, error) {
 }
 
 func notAcceptable() error {
-	return notAcceptableMsg("only the following media types are accepted: " + strings.Join(acceptedMediaTypes, ", "))
+	return NotAcceptableMsg("only the following media types are accepted: " + strings.Join(acceptedMediaTypes, ", "))
 }
 
-func notAcceptableMsg(msg string) error {
+func NotAcceptableMsg(msg string) error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusNotAcceptable,
@@ -164,7 +164,7 @@ func transform(r *http.Request, obj runtime.Object, o output, noHeaders bool, no
 		return asTableObject(r, obj, o, noHeaders, now)
 	case asPartial:
 		if meta.IsListType(obj) {
-			return nil, notAcceptableMsg(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%T)", obj))
+			return nil, NotAcceptableMsg(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%T)", obj))
 		}
 		m, err := meta.Accessor(obj)
 		if err != nil {
@@ -175,7 +175,7 @@ func transform(r *http.Request, obj runtime.Object, o output, noHeaders bool, no
 		return p, nil
 	case asPartialList:
 		if !meta.IsListType(obj) {
-			return nil, notAcceptableMsg(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%T)", obj))
+			return nil, NotAcceptableMsg(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%T)", obj))
 		}
 		items, err := meta.ExtractList(obj)
 		if err != nil {
@@ -297,8 +297,8 @@ func statusOf(err error) *metav1.Status {
 	return &st
 }
 
-// parseMediaType returns the bare media type of a Content-Type header.
-func parseMediaType(header string) string {
+// ParseMediaType returns the bare media type of a Content-Type header.
+func ParseMediaType(header string) string {
 	if header == "" {
 		return ""
 	}

@@ -9,6 +9,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,9 +34,9 @@ const (
 // deleteFunc deletes one object (the namespace resource has its own).
 type deleteFunc func(ctx context.Context, namespace, name string, validate registry.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error)
 
-// endpoint is one served resource: what discovery, OpenAPI and the routes
+// Endpoint is one served resource: what discovery, OpenAPI and the routes
 // are built from, and what the server does for it besides serving it.
-type endpoint struct {
+type Endpoint struct {
 	gv           schema.GroupVersion
 	res          *registry.Resource
 	store        *registry.Store
@@ -72,10 +73,10 @@ type updateHook func(s *Server, validate registry.ValidateObjectUpdateFunc) regi
 type frameHook func(s *Server, ctx context.Context, user string, ev watch.Event, timer *pausableTimer) (*stagedFrame, error)
 
 // has reports whether the endpoint serves verb.
-func (e *endpoint) has(verb string) bool { return contains(e.verbs, verb) }
+func (e *Endpoint) has(verb string) bool { return contains(e.verbs, verb) }
 
 // gvk is the kind the endpoint serves, in its group-version.
-func (e *endpoint) gvk() schema.GroupVersionKind { return e.gv.WithKind(e.res.Kind.Kind) }
+func (e *Endpoint) gvk() schema.GroupVersionKind { return e.gv.WithKind(e.res.Kind.Kind) }
 
 // subresource kinds.
 const (
@@ -93,12 +94,12 @@ type subresource struct {
 	// strategy on the parent's data).
 	store *registry.Store
 	// create serves POST on a subresource with verb create (binding).
-	create func(h *handlers, w http.ResponseWriter, r *http.Request, p params) error
+	create func(h *handlers, w http.ResponseWriter, r *http.Request, p Params) error
 	// newFunc returns an empty request body object.
 	newFunc func() runtime.Object
 	// serve, if set, is the handler of each verb of a subresource that
 	// is not its parent's kind (deployments/scale).
-	serve func(h *handlers, verb string) handlerFunc
+	serve func(h *handlers, verb string) HandlerFunc
 	// admitUpdate, if set, wraps the validating admission of each update
 	// (PUT or PATCH) of the subresource that is not a dry run (pods/status:
 	// admitPodStatus).
@@ -108,10 +109,10 @@ type subresource struct {
 // Group is one served Group-version and its endpoints.
 type Group struct {
 	gv        schema.GroupVersion
-	endpoints []*endpoint
+	endpoints []*Endpoint
 	// bindings, if set, is the endpoint whose objects the legacy POST
 	// namespaces/{ns}/bindings binds (core only: pods).
-	bindings *endpoint
+	bindings *Endpoint
 	// reviews are create-only resources that are computed, not stored
 	// (selfsubjectaccessreviews).
 	reviews []review
@@ -121,7 +122,7 @@ type Group struct {
 type review struct {
 	plural, singular string
 	kind             schema.GroupVersionKind
-	create           func(s *Server) handlerFunc
+	create           func(s *Server) HandlerFunc
 }
 
 // buildGroups lays out what the server serves: an endpoint for each
@@ -157,8 +158,8 @@ func buildGroups(reg *registry.Registry) []*Group {
 // newEndpoint is the endpoint of res in gv as its registration declares
 // it: its verbs, its status subresource (get, update, patch) and its
 // scale subresource.
-func newEndpoint(gv schema.GroupVersion, res *registry.Resource, reg *registry.Registry) *endpoint {
-	e := &endpoint{gv: gv, res: res, store: reg.Store(res), verbs: res.ServedVerbs()}
+func newEndpoint(gv schema.GroupVersion, res *registry.Resource, reg *registry.Registry) *Endpoint {
+	e := &Endpoint{gv: gv, res: res, store: reg.Store(res), verbs: res.ServedVerbs()}
 	e.delete = e.store.Delete
 	if res.Status != nil {
 		e.subresources = append(e.subresources, statusSubresource(res, reg.StatusStore(res)))
@@ -180,7 +181,17 @@ func statusSubresource(res *registry.Resource, store *registry.Store) subresourc
 func registrationGroup(reg *registry.Registry) *Group {
 	gv := apiregistrationv1.SchemeGroupVersion
 	apiServices := newEndpoint(gv, registry.APIServices, reg)
-	return &Group{gv: gv, endpoints: []*endpoint{apiServices}}
+	return &Group{gv: gv, endpoints: []*Endpoint{apiServices}}
+}
+
+// extensionsGroup lays out apiextensions.k8s.io/v1.
+func extensionsGroup(reg *registry.Registry) *Group {
+	gv := apiextensionsv1.SchemeGroupVersion
+	crds := newEndpoint(gv, registry.CustomResourceDefinitions, reg)
+	crds.delete = func(ctx context.Context, _, name string, validate registry.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+		return registry.DeleteCustomResourceDefinition(ctx, reg.CustomResourceDefinitions, name, validate, opts)
+	}
+	return &Group{gv: gv, endpoints: []*Endpoint{crds}}
 }
 
 // RegistrationGroup is apiregistration.k8s.io/v1, served by the
@@ -204,7 +215,7 @@ func (s *Server) ListedPaths() []string {
 }
 
 // endpoint returns the group's endpoint of res, nil if it has none.
-func (g *Group) endpoint(res *registry.Resource) *endpoint {
+func (g *Group) endpoint(res *registry.Resource) *Endpoint {
 	for _, e := range g.endpoints {
 		if e.res == res {
 			return e

@@ -18,9 +18,9 @@ import (
 // (flowevidence.go); pods/binding binds them. Namespaces: a delete starts
 // their finalization, namespaces/finalize ends it. Service accounts:
 // serviceaccounts/token issues tokens.
-func serverExtras(reg *registry.Registry) map[*registry.Resource]func(*endpoint) {
-	return map[*registry.Resource]func(*endpoint){
-		registry.Pods: func(e *endpoint) {
+func serverExtras(reg *registry.Registry) map[*registry.Resource]func(*Endpoint) {
+	return map[*registry.Resource]func(*Endpoint){
+		registry.Pods: func(e *Endpoint) {
 			e.admitCreate, e.stageFrame = (*Server).admitPodCreate, (*Server).stageFrame
 			e.subresources = append(e.subresources, bindingSubresource())
 			for i := range e.subresources {
@@ -29,14 +29,14 @@ func serverExtras(reg *registry.Registry) map[*registry.Resource]func(*endpoint)
 				}
 			}
 		},
-		registry.Namespaces: func(e *endpoint) {
+		registry.Namespaces: func(e *Endpoint) {
 			e.delete = func(ctx context.Context, _, name string, validate registry.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
 				return registry.DeleteNamespace(ctx, reg.Namespaces, name, validate, opts)
 			}
 			e.subresources = append(e.subresources, subresource{name: subFinalize, kind: registry.Namespaces.Kind,
 				verbs: []string{verbUpdate}, store: reg.NamespaceFinalize})
 		},
-		registry.ServiceAccounts: func(e *endpoint) {
+		registry.ServiceAccounts: func(e *Endpoint) {
 			e.subresources = append(e.subresources, tokenSubresource())
 		},
 	}

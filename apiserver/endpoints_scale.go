@@ -22,14 +22,20 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
+// subScale is the scale subresource; ScaleGVK its kind, autoscaling/v1
+// Scale (custom resources' too).
+const subScale = "scale"
+
+var ScaleGVK = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
+
 // scaleSubresource is {plural}/scale of a resource whose registration
 // has Scale accessors (deployments, replicasets): an autoscaling/v1 Scale
 // read from and written to its replicas, as upstream's scale storage
 // serves it.
 func scaleSubresource() subresource {
-	return subresource{name: subScale, kind: scaleGVK, verbs: []string{verbGet, verbPatch, verbUpdate},
+	return subresource{name: subScale, kind: ScaleGVK, verbs: []string{verbGet, verbPatch, verbUpdate},
 		newFunc: func() runtime.Object { return &autoscalingv1.Scale{} },
-		serve: func(h *handlers, verb string) handlerFunc {
+		serve: func(h *handlers, verb string) HandlerFunc {
 			switch verb {
 			case verbGet:
 				return h.getScale
@@ -64,12 +70,12 @@ func scaleOf(res *registry.Resource, obj runtime.Object) (*autoscalingv1.Scale, 
 }
 
 // getScale serves GET .../scale.
-func (h *handlers) getScale(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) getScale(w http.ResponseWriter, r *http.Request, p Params) error {
 	o, err := negotiate(r)
 	if err != nil {
 		return err
 	}
-	obj, err := h.e.store.Get(r.Context(), p.namespace, p.name, nil)
+	obj, err := h.e.store.Get(r.Context(), p.Namespace, p.Name, nil)
 	if err != nil {
 		return err
 	}
@@ -82,12 +88,12 @@ func (h *handlers) getScale(w http.ResponseWriter, r *http.Request, p params) er
 }
 
 // updateScale serves PUT .../scale.
-func (h *handlers) updateScale(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) updateScale(w http.ResponseWriter, r *http.Request, p Params) error {
 	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
 	if err != nil {
 		return err
 	}
-	obj, _, err := decodeBody(r, body, scaleGVK, &autoscalingv1.Scale{}, "")
+	obj, _, err := decodeBody(r, body, ScaleGVK, &autoscalingv1.Scale{}, "")
 	if err != nil {
 		return err
 	}
@@ -100,20 +106,20 @@ func (h *handlers) updateScale(w http.ResponseWriter, r *http.Request, p params)
 
 // patchScale serves PATCH .../scale: JSON patch, or a merge patch (a
 // strategic merge patch of a Scale, which has no lists, merges the same).
-func (h *handlers) patchScale(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) patchScale(w http.ResponseWriter, r *http.Request, p Params) error {
 	patch, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
 	if err != nil {
 		return err
 	}
-	pt := types.PatchType(parseMediaType(r.Header.Get("Content-Type")))
-	return h.writeScale(w, r, p, scalePatcher(pt, patch))
+	pt := types.PatchType(ParseMediaType(r.Header.Get("Content-Type")))
+	return h.writeScale(w, r, p, ScalePatcher(pt, patch))
 }
 
-// scalePatcher applies patch, of type pt, to a Scale: JSON patch, or a
+// ScalePatcher applies patch, of type pt, to a Scale: JSON patch, or a
 // merge patch (a strategic merge patch of a Scale, which has no lists,
 // merges the same). Deployments, ReplicaSets and custom resources share
 // it.
-func scalePatcher(pt types.PatchType, patch []byte) func(cur *autoscalingv1.Scale) ([]byte, error) {
+func ScalePatcher(pt types.PatchType, patch []byte) func(cur *autoscalingv1.Scale) ([]byte, error) {
 	return func(cur *autoscalingv1.Scale) ([]byte, error) {
 		doc, err := json.Marshal(cur)
 		if err != nil {
@@ -141,19 +147,19 @@ func scalePatcher(pt types.PatchType, patch []byte) func(cur *autoscalingv1.Scal
 // writeScale sets spec.replicas from the Scale newScale makes of the
 // current one, through the resource's own update (its generation is
 // bumped), and answers the new Scale.
-func (h *handlers) writeScale(w http.ResponseWriter, r *http.Request, p params, newScale func(*autoscalingv1.Scale) ([]byte, error)) error {
+func (h *handlers) writeScale(w http.ResponseWriter, r *http.Request, p Params, newScale func(*autoscalingv1.Scale) ([]byte, error)) error {
 	o, err := negotiate(r)
 	if err != nil {
 		return err
 	}
-	attrs := h.admissionAttributes(r, admission.Update, subScale, p.namespace, p.name, false)
-	out, _, err := h.e.store.Update(r.Context(), p.namespace, p.name, func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
+	attrs := h.admissionAttributes(r, admission.Update, subScale, p.Namespace, p.Name, false)
+	out, _, err := h.e.store.Update(r.Context(), p.Namespace, p.Name, func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 		cur, err := scaleOf(h.e.res, current)
 		if err != nil {
 			return nil, err
 		}
 		if cur.ResourceVersion == "" {
-			return nil, apierrors.NewNotFound(h.e.res.GroupResource(), p.name)
+			return nil, apierrors.NewNotFound(h.e.res.GroupResource(), p.Name)
 		}
 		data, err := newScale(cur)
 		if err != nil {
@@ -190,14 +196,14 @@ func (h *handlers) checkScale(sc, cur *autoscalingv1.Scale) error {
 		return apierrors.NewConflict(h.e.res.GroupResource(), cur.Name, fmt.Errorf("%s", "the object has been modified; please apply your changes to the latest version and try again"))
 	}
 	if errs := apivalidation.ValidateNonnegativeField(int64(sc.Spec.Replicas), field.NewPath("spec", "replicas")); len(errs) > 0 {
-		return apierrors.NewInvalid(scaleGVK.GroupKind(), cur.Name, errs)
+		return apierrors.NewInvalid(ScaleGVK.GroupKind(), cur.Name, errs)
 	}
 	return nil
 }
 
 // installServedSubresource adds the route of verb on sub, a subresource
 // with handlers of its own, at path.
-func (s *Server) installServedSubresource(ws *restful.WebService, e *endpoint, sub *subresource, path, scope, verb string) {
+func (s *Server) installServedSubresource(ws *restful.WebService, e *Endpoint, sub *subresource, path, scope, verb string) {
 	h := &handlers{s: s, e: e, sub: sub}
 	fn, kind := s.routeFunction(ws, sub.serve(h, verb)), e.res.Kind.Kind
 	var b *restful.RouteBuilder

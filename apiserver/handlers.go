@@ -16,16 +16,16 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
-// params are the path parameters of a route.
-type params struct {
-	namespace string
-	name      string
+// Params are the path parameters of a route.
+type Params struct {
+	Namespace string
+	Name      string
 }
 
-// handlerFunc is a plain handler; routeFunction adapts it to go-restful.
+// HandlerFunc is a plain handler; routeFunction adapts it to go-restful.
 // An error it returns is answered as a metav1.Status (it must then not
 // have written anything).
-type handlerFunc func(w http.ResponseWriter, r *http.Request, p params) error
+type HandlerFunc func(w http.ResponseWriter, r *http.Request, p Params) error
 
 // handlers serves one endpoint: the resource itself, or with sub set one
 // of its subresources (pods/status), whose store applies the
@@ -35,7 +35,7 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, p params) error
 // binding.go) names it in its endpoint.
 type handlers struct {
 	s   *Server
-	e   *endpoint
+	e   *Endpoint
 	sub *subresource
 }
 
@@ -58,7 +58,7 @@ func (h *handlers) subresourceName() string {
 }
 
 // get serves GET on an object (or its subresource).
-func (h *handlers) get(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) get(w http.ResponseWriter, r *http.Request, p Params) error {
 	store := h.store()
 	o, err := negotiate(r, asTable, asPartial)
 	if err != nil {
@@ -69,12 +69,12 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request, p params) error {
 	if err := decodeQuery(r, &opts); err != nil {
 		return err
 	}
-	obj, err := store.Get(r.Context(), p.namespace, p.name, &opts)
+	obj, err := store.Get(r.Context(), p.Namespace, p.Name, &opts)
 	if err != nil {
 		return err
 	}
 	if m, err := meta.Accessor(obj); err == nil {
-		key := store.Key(p.namespace, p.name)
+		key := store.Key(p.Namespace, p.Name)
 		traceFrom(r.Context()).step("read", "ok", fmt.Sprintf("etcd get %s: revision %s", key, m.GetResourceVersion()), "key", key, "revision", m.GetResourceVersion())
 	}
 	h.s.writeObject(w, r, http.StatusOK, obj, o)
@@ -82,19 +82,19 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request, p params) error {
 }
 
 // list serves GET on a collection: a list, or a watch with ?watch=true.
-func (h *handlers) list(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) list(w http.ResponseWriter, r *http.Request, p Params) error {
 	return h.listOrWatch(w, r, p, false)
 }
 
 // watch serves the legacy /watch/... paths.
-func (h *handlers) watch(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) watch(w http.ResponseWriter, r *http.Request, p Params) error {
 	return h.listOrWatch(w, r, p, true)
 }
 
 // listOrWatch serves GET on a collection, or with forceWatch (or
 // ?watch=true) a watch of it; under /watch/.../NAME the watch is of the
 // one object, a metadata.name field selector.
-func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p params, forceWatch bool) error {
+func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p Params, forceWatch bool) error {
 	opts, err := listOptions(r)
 	if err != nil {
 		return err
@@ -102,14 +102,14 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p params,
 	if forceWatch {
 		opts.Watch = true
 	}
-	if p.name != "" {
+	if p.Name != "" {
 		// /watch/.../NAME watches one object: a metadata.name selector.
-		byName := fields.OneTermEqualSelector("metadata.name", p.name)
+		byName := fields.OneTermEqualSelector("metadata.name", p.Name)
 		if opts.FieldSelector == nil || opts.FieldSelector.Empty() {
 			opts.FieldSelector = byName
 		} else {
-			if v, ok := opts.FieldSelector.RequiresExactMatch("metadata.name"); ok && v != p.name {
-				return apierrors.NewBadRequest(fmt.Sprintf("fieldSelector metadata.name=%s doesn't match requested name %q", v, p.name))
+			if v, ok := opts.FieldSelector.RequiresExactMatch("metadata.name"); ok && v != p.Name {
+				return apierrors.NewBadRequest(fmt.Sprintf("fieldSelector metadata.name=%s doesn't match requested name %q", v, p.Name))
 			}
 			opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, byName)
 		}
@@ -118,14 +118,14 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p params,
 		return optionsError("ListOptions", errs)
 	}
 	if opts.Watch {
-		return h.s.serveWatch(w, r, h.e, p.namespace, opts)
+		return h.s.serveWatch(w, r, h.e, p.Namespace, opts)
 	}
 	o, err := negotiate(r, asTable, asPartialList)
 	if err != nil {
 		return err
 	}
 	o.table = h.e.res.TableConvertor()
-	list, err := h.e.store.List(r.Context(), p.namespace, opts)
+	list, err := h.e.store.List(r.Context(), p.Namespace, opts)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 // mutating admission, then store it through the registry with validating
 // admission (wrapped, unless it is a dry run, in the endpoint's
 // admitCreate hook). It answers 201 with the object stored.
-func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) create(w http.ResponseWriter, r *http.Request, p Params) error {
 	o, err := negotiate(r)
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) erro
 	}
 	m, _ := meta.Accessor(obj)
 	dryRun := len(opts.DryRun) > 0
-	attrs := h.admissionAttributes(r, admission.Create, "", p.namespace, m.GetName(), dryRun)
+	attrs := h.admissionAttributes(r, admission.Create, "", p.Namespace, m.GetName(), dryRun)
 	attrs.Object = obj
 	if err := h.s.admit(r.Context(), attrs); err != nil {
 		return err
@@ -193,7 +193,7 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) erro
 	if h.e.admitCreate != nil && !dryRun {
 		validate, failed = h.e.admitCreate(h.s, validate)
 	}
-	out, err := h.e.store.Create(r.Context(), p.namespace, obj, validate, registry.Options{DryRun: dryRun})
+	out, err := h.e.store.Create(r.Context(), p.Namespace, obj, validate, registry.Options{DryRun: dryRun})
 	if err != nil {
 		failed()
 		return err
@@ -207,7 +207,7 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p params) erro
 }
 
 // update serves PUT on an object (or its subresource).
-func (h *handlers) update(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) update(w http.ResponseWriter, r *http.Request, p Params) error {
 	store, subresource := h.store(), h.subresourceName()
 	o, err := negotiate(r)
 	if err != nil {
@@ -222,14 +222,14 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p params) erro
 		return err
 	}
 	m, _ := meta.Accessor(obj)
-	if m.GetName() != p.name {
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), p.name))
+	if m.GetName() != p.Name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), p.Name))
 	}
 	dryRun := len(opts.DryRun) > 0
-	attrs := h.admissionAttributes(r, admission.Update, subresource, p.namespace, p.name, dryRun)
+	attrs := h.admissionAttributes(r, admission.Update, subresource, p.Namespace, p.Name, dryRun)
 	createAttrs := *attrs
 	createAttrs.Operation = admission.Create
-	out, created, err := store.Update(r.Context(), p.namespace, p.name, func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
+	out, created, err := store.Update(r.Context(), p.Namespace, p.Name, func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 		next := obj.DeepCopyObject()
 		a := *attrs
 		if cm, err := meta.Accessor(current); err == nil && cm.GetResourceVersion() == "" {
@@ -260,7 +260,7 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p params) erro
 // finalizers; a Success Status once it is gone, or when its deletion was
 // already under way) with 200, or 202 when the object stays and the
 // client asked (orphanDependents=false) for its dependents to go first.
-func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p Params) error {
 	o, err := negotiate(r)
 	if err != nil {
 		return err
@@ -269,13 +269,13 @@ func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p params) erro
 	if err != nil {
 		return err
 	}
-	attrs := h.admissionAttributes(r, admission.Delete, "", p.namespace, p.name, len(opts.DryRun) > 0)
-	out, deleted, err := h.e.delete(r.Context(), p.namespace, p.name, h.s.validator(attrs), opts)
+	attrs := h.admissionAttributes(r, admission.Delete, "", p.Namespace, p.Name, len(opts.DryRun) > 0)
+	out, deleted, err := h.e.delete(r.Context(), p.Namespace, p.Name, h.s.validator(attrs), opts)
 	if err != nil {
 		return err
 	}
 	if deleted {
-		key := h.e.store.Key(p.namespace, p.name)
+		key := h.e.store.Key(p.Namespace, p.Name)
 		traceFrom(r.Context()).step("stored", "ok", "etcd delete "+key, "key", key)
 	} else if len(opts.DryRun) == 0 {
 		h.traceStored(r.Context(), "update (graceful deletion)", out)
@@ -293,7 +293,7 @@ func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p params) erro
 // deleteCollection serves DELETE on a collection: every object the list
 // options select is deleted as delete would, and the answer is the list of
 // them.
-func (h *handlers) deleteCollection(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) deleteCollection(w http.ResponseWriter, r *http.Request, p Params) error {
 	o, err := negotiate(r)
 	if err != nil {
 		return err
@@ -309,7 +309,7 @@ func (h *handlers) deleteCollection(w http.ResponseWriter, r *http.Request, p pa
 	if err != nil {
 		return err
 	}
-	attrs := h.admissionAttributes(r, admission.Delete, "", p.namespace, "", len(opts.DryRun) > 0)
+	attrs := h.admissionAttributes(r, admission.Delete, "", p.Namespace, "", len(opts.DryRun) > 0)
 	validate := func(ctx context.Context, obj runtime.Object) error {
 		a := *attrs
 		if m, err := meta.Accessor(obj); err == nil {
@@ -317,7 +317,7 @@ func (h *handlers) deleteCollection(w http.ResponseWriter, r *http.Request, p pa
 		}
 		return h.s.validator(&a)(ctx, obj)
 	}
-	out, err := h.e.store.DeleteCollection(r.Context(), p.namespace, validate, opts, listOpts)
+	out, err := h.e.store.DeleteCollection(r.Context(), p.Namespace, validate, opts, listOpts)
 	if err != nil {
 		return err
 	}

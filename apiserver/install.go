@@ -60,9 +60,9 @@ func rootPath(gv schema.GroupVersion) string {
 // go-restful's dispatch chose (the WebService, the Route and its path
 // parameters), calls h with the path parameters, and answers an error h
 // returns as a metav1.Status.
-func (s *Server) routeFunction(ws *restful.WebService, h handlerFunc) restful.RouteFunction {
+func (s *Server) routeFunction(ws *restful.WebService, h HandlerFunc) restful.RouteFunction {
 	return func(req *restful.Request, resp *restful.Response) {
-		p := params{namespace: req.PathParameter("namespace"), name: req.PathParameter("name")}
+		p := Params{Namespace: req.PathParameter("namespace"), Name: req.PathParameter("name")}
 		if t := traceFrom(req.Request.Context()); t.recording() {
 			route := req.SelectedRoute()
 			template := req.Request.Method + " " + req.SelectedRoutePath()
@@ -91,8 +91,8 @@ func (s *Server) GroupWebService(g *Group) *restful.WebService {
 	ws := new(restful.WebService)
 	ws.Path(rootPath(g.gv)).Consumes("*/*").Produces("*/*") // handlers negotiate themselves
 	ws.Doc("API at " + rootPath(g.gv))
-	ws.Route(ws.GET("/").To(s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, _ params) error {
-		s.serveResourceList(w, r, g)
+	ws.Route(ws.GET("/").To(s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, _ Params) error {
+		s.ServeResourceList(w, r, g)
 		return nil
 	})).Operation("get" + opGroup(g.gv) + "APIResources").Doc("get available resources"))
 	for _, e := range g.endpoints {
@@ -114,7 +114,7 @@ func (s *Server) GroupWebService(g *Group) *restful.WebService {
 // the collection and item paths (under namespaces/{namespace} for
 // namespaced resources, plus the all-namespaces list), subresources, and
 // the legacy /watch/ paths.
-func (s *Server) installEndpoint(ws *restful.WebService, e *endpoint) {
+func (s *Server) installEndpoint(ws *restful.WebService, e *Endpoint) {
 	h := &handlers{s: s, e: e}
 	plural, kind := e.res.Plural, e.res.Kind.Kind
 	op := func(verb, scope, suffix string) string {
@@ -167,7 +167,7 @@ func (s *Server) installEndpoint(ws *restful.WebService, e *endpoint) {
 // installSubresource adds the routes of sub, a subresource of e, under
 // e's item path: one per verb sub serves, create as POST (to sub's own
 // handler), get as GET, update as PUT and patch as PATCH.
-func (s *Server) installSubresource(ws *restful.WebService, e *endpoint, sub *subresource, item, scope string) {
+func (s *Server) installSubresource(ws *restful.WebService, e *Endpoint, sub *subresource, item, scope string) {
 	h := &handlers{s: s, e: e, sub: sub}
 	path, kind := item+"/"+sub.name, e.res.Kind.Kind
 	for _, verb := range sub.verbs {
@@ -179,7 +179,7 @@ func (s *Server) installSubresource(ws *restful.WebService, e *endpoint, sub *su
 		}
 		switch verb {
 		case verbCreate:
-			create := func(w http.ResponseWriter, r *http.Request, p params) error { return sub.create(h, w, r, p) }
+			create := func(w http.ResponseWriter, r *http.Request, p Params) error { return sub.create(h, w, r, p) }
 			b, opVerb, doc = ws.POST(path).To(s.routeFunction(ws, create)), "create", "create "+sub.name+" of a "+kind
 		case verbGet:
 			b, opVerb, doc = ws.GET(path).To(s.routeFunction(ws, h.get)), "read", "read "+sub.name+" of the specified "+kind

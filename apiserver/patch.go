@@ -34,15 +34,15 @@ const maxJSONPatchOperations = 10000
 // patch serves PATCH on an object (or its subresource): the patch is
 // applied to the current object inside the update loop, so a concurrent
 // change is never lost.
-func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p Params) error {
 	store, subresource := h.store(), h.subresourceName()
 	o, err := negotiate(r)
 	if err != nil {
 		return err
 	}
-	pt := types.PatchType(parseMediaType(r.Header.Get("Content-Type")))
+	pt := types.PatchType(ParseMediaType(r.Header.Get("Content-Type")))
 	if !contains(patchTypes, string(pt)) {
-		return unsupportedMediaType(patchTypes)
+		return UnsupportedMediaType(patchTypes)
 	}
 	var opts metav1.PatchOptions
 	if err := decodeQuery(r, &opts); err != nil {
@@ -60,7 +60,7 @@ func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p params) error
 	}
 	validation := fieldValidation(opts.FieldValidation)
 	dryRun := len(opts.DryRun) > 0
-	attrs := h.admissionAttributes(r, admission.Update, subresource, p.namespace, p.name, dryRun)
+	attrs := h.admissionAttributes(r, admission.Update, subresource, p.Namespace, p.Name, dryRun)
 	traceFrom(r.Context()).step("decoded", "ok", fmt.Sprintf("%d bytes of %s", len(body), pt), "contentType", string(pt), "bytes", fmt.Sprint(len(body)))
 	var warnings []string
 	apply := func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
@@ -70,7 +70,7 @@ func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p params) error
 		}
 		if m.GetResourceVersion() == "" {
 			// Nothing to patch (the object does not exist).
-			return nil, apierrors.NewNotFound(h.e.res.GroupResource(), p.name)
+			return nil, apierrors.NewNotFound(h.e.res.GroupResource(), p.Name)
 		}
 		obj, ws, err := h.applyPatch(current, pt, body, validation)
 		if err != nil {
@@ -81,7 +81,7 @@ func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p params) error
 		a.Object, a.OldObject = obj, current
 		return obj, h.s.admit(ctx, &a)
 	}
-	out, _, err := store.Update(r.Context(), p.namespace, p.name, apply, nil, h.updateValidator(attrs, dryRun), registry.Options{DryRun: dryRun})
+	out, _, err := store.Update(r.Context(), p.Namespace, p.Name, apply, nil, h.updateValidator(attrs, dryRun), registry.Options{DryRun: dryRun})
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ const (
 // the command in the container. kubesim runs no processes: after the
 // same checks it answers 400 Bad Request with a Status that says so,
 // which kubectl prints as "Error from server (BadRequest): ...".
-func (h *handlers) podConnect(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) podConnect(w http.ResponseWriter, r *http.Request, p Params) error {
 	s, sub := h.s, h.sub.name
 	if r.Method == http.MethodGet {
 		if err := s.authorizeCreate(r); err != nil {

@@ -25,14 +25,14 @@ var podLogResource = schema.GroupResource{Resource: "pods/log"}
 // /containerLogs/<namespace>/<pod>/<container>, and streams its answer
 // back as text/plain, flushed as it comes with follow=true. A pod with no
 // node yet has no log: 204 No Content, as upstream.
-func (h *handlers) podLog(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) podLog(w http.ResponseWriter, r *http.Request, p Params) error {
 	s := h.s
 	opts, err := podlog.ParseOptions(r.URL.Query())
 	if err != nil {
 		return apierrors.NewBadRequest(err.Error())
 	}
 	if errs := podlog.Validate(opts); len(errs) > 0 {
-		return apierrors.NewInvalid(schema.GroupKind{Kind: "PodLogOptions"}, p.name, errs)
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "PodLogOptions"}, p.Name, errs)
 	}
 	pod, err := s.readPod(r, p)
 	if err != nil {
@@ -59,7 +59,7 @@ func (h *handlers) podLog(w http.ResponseWriter, r *http.Request, p params) erro
 		return err
 	}
 	defer resp.Body.Close()
-	if err := kubeletResponseError(resp, p.name); err != nil {
+	if err := kubeletResponseError(resp, p.Name); err != nil {
 		t.step("kubelet", "error", fmt.Sprintf("kubelet answered %s", resp.Status), "status", resp.Status)
 		return err
 	}
@@ -71,16 +71,16 @@ func (h *handlers) podLog(w http.ResponseWriter, r *http.Request, p params) erro
 }
 
 // readPod reads the pod of a subresource request from storage.
-func (s *Server) readPod(r *http.Request, p params) (*corev1.Pod, error) {
-	obj, err := s.reg.Pods.Get(r.Context(), p.namespace, p.name, &metav1.GetOptions{})
+func (s *Server) readPod(r *http.Request, p Params) (*corev1.Pod, error) {
+	obj, err := s.reg.Pods.Get(r.Context(), p.Namespace, p.Name, &metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
-		return nil, apierrors.NewInternalError(fmt.Errorf("pod %s: unexpected object %T", p.name, obj))
+		return nil, apierrors.NewInternalError(fmt.Errorf("pod %s: unexpected object %T", p.Name, obj))
 	}
-	key := s.reg.Pods.Key(p.namespace, p.name)
+	key := s.reg.Pods.Key(p.Namespace, p.Name)
 	traceFrom(r.Context()).step("read", "ok", fmt.Sprintf("etcd get %s: revision %s", key, pod.ResourceVersion), "key", key, "revision", pod.ResourceVersion)
 	return pod, nil
 }

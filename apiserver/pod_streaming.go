@@ -14,7 +14,7 @@ import (
 // kube-apiserver's OpenAPI.
 var podStreaming = []struct {
 	name, kind string
-	serve      func(h *handlers, w http.ResponseWriter, r *http.Request, p params) error
+	serve      func(h *handlers, w http.ResponseWriter, r *http.Request, p Params) error
 	connect    bool
 }{
 	{subAttach, "PodAttachOptions", (*handlers).podConnect, true},
@@ -48,7 +48,7 @@ func (s *Server) installPodStreaming() {
 			e.subresources = append(e.subresources, sub)
 			h := &handlers{s: s, e: e, sub: &sub} // its own copy: the slice is sorted below
 			serve := ps.serve
-			fn := s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, p params) error { return serve(h, w, r, p) })
+			fn := s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, p Params) error { return serve(h, w, r, p) })
 			path := "/namespaces/{namespace}/pods/{name}/" + ps.name
 			if !ps.connect {
 				ws.Route(ws.GET(path).To(fn).Operation("readCoreV1NamespacedPodLog").Doc("read log of the specified Pod"))

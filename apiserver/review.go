@@ -13,7 +13,7 @@ import (
 // createSelfSubjectAccessReview answers "may I do this?" for the caller
 // (what kubectl auth can-i asks), with the same authorizers that guard
 // every request. Nothing is stored.
-func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Request, _ params) error {
+func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Request, _ Params) error {
 	o, err := negotiate(r)
 	if err != nil {
 		return err

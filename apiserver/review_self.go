@@ -26,7 +26,7 @@ var (
 func authenticationReviews() []review {
 	return []review{{
 		plural: "selfsubjectreviews", singular: "selfsubjectreview", kind: selfSubjectReviewKind,
-		create: func(s *Server) handlerFunc { return s.createSelfSubjectReview },
+		create: func(s *Server) HandlerFunc { return s.createSelfSubjectReview },
 	}}
 }
 
@@ -37,7 +37,7 @@ func authorizationReviews() []review {
 	return []review{{
 		plural: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview",
 		kind:   authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"),
-		create: func(s *Server) handlerFunc { return s.createSelfSubjectAccessReview },
+		create: func(s *Server) HandlerFunc { return s.createSelfSubjectAccessReview },
 	}, selfSubjectRulesReview()}
 }
 
@@ -46,7 +46,7 @@ func authorizationReviews() []review {
 func selfSubjectRulesReview() review {
 	return review{
 		plural: "selfsubjectrulesreviews", singular: "selfsubjectrulesreview", kind: selfSubjectRulesReviewKind,
-		create: func(s *Server) handlerFunc { return s.createSelfSubjectRulesReview },
+		create: func(s *Server) HandlerFunc { return s.createSelfSubjectRulesReview },
 	}
 }
 
@@ -69,7 +69,7 @@ func (s *Server) decodeReview(r *http.Request, kind schema.GroupVersionKind, int
 // authentication (and impersonation) left it, as upstream's
 // selfsubjectreview REST does: a new object whose only metadata is the
 // creation time, whatever the request carried. Nothing is stored.
-func (s *Server) createSelfSubjectReview(w http.ResponseWriter, r *http.Request, _ params) error {
+func (s *Server) createSelfSubjectReview(w http.ResponseWriter, r *http.Request, _ Params) error {
 	_, o, err := s.decodeReview(r, selfSubjectReviewKind, &authenticationv1.SelfSubjectReview{})
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func (s *Server) createSelfSubjectReview(w http.ResponseWriter, r *http.Request,
 // does: 400 "no namespace on request" without a namespace; the rules
 // found, incomplete when an authorizer cannot list them, and the errors in
 // status.evaluationError. Nothing is stored.
-func (s *Server) createSelfSubjectRulesReview(w http.ResponseWriter, r *http.Request, _ params) error {
+func (s *Server) createSelfSubjectRulesReview(w http.ResponseWriter, r *http.Request, _ Params) error {
 	obj, o, err := s.decodeReview(r, selfSubjectRulesReviewKind, &authorizationv1.SelfSubjectRulesReview{})
 	if err != nil {
 		return err

@@ -109,7 +109,7 @@ func (g serviceAccountGetter) GetPod(ctx context.Context, namespace, name string
 // minutes, at most 2^32 s); a token may be bound to a Pod running as the
 // service account. The token is signed, nothing is stored, and the
 // answer (201) carries it with its expiration time.
-func (h *handlers) createToken(w http.ResponseWriter, r *http.Request, p params) error {
+func (h *handlers) createToken(w http.ResponseWriter, r *http.Request, p Params) error {
 	o, err := negotiate(r)
 	if err != nil {
 		return err
@@ -152,23 +152,23 @@ func (h *handlers) createToken(w http.ResponseWriter, r *http.Request, p params)
 
 // tokenServiceAccount finds the service account of a TokenRequest and
 // fills the request's name, namespace, uid and audiences as upstream does.
-func (s *Server) tokenServiceAccount(ctx context.Context, req *authenticationv1.TokenRequest, p params) (*corev1.ServiceAccount, error) {
+func (s *Server) tokenServiceAccount(ctx context.Context, req *authenticationv1.TokenRequest, p Params) (*corev1.ServiceAccount, error) {
 	invalid := func(path *field.Path, value, msg string) error {
-		return apierrors.NewInvalid(tokenRequestKind.GroupKind(), p.name, field.ErrorList{field.Invalid(path, value, msg)})
+		return apierrors.NewInvalid(tokenRequestKind.GroupKind(), p.Name, field.ErrorList{field.Invalid(path, value, msg)})
 	}
-	if req.Name != "" && req.Name != p.name {
+	if req.Name != "" && req.Name != p.Name {
 		return nil, invalid(field.NewPath("metadata", "name"), req.Name, "must match the service account name if specified")
 	}
-	if req.Namespace != "" && req.Namespace != p.namespace {
+	if req.Namespace != "" && req.Namespace != p.Namespace {
 		return nil, invalid(field.NewPath("metadata", "namespace"), req.Namespace, "must match the service account namespace if specified")
 	}
-	obj, err := s.reg.ServiceAccounts.Get(ctx, p.namespace, p.name, nil)
+	obj, err := s.reg.ServiceAccounts.Get(ctx, p.Namespace, p.Name, nil)
 	if err != nil {
 		return nil, err
 	}
 	sa := obj.(*corev1.ServiceAccount)
 	if req.UID != "" && req.UID != sa.UID {
-		return nil, apierrors.NewConflict(schema.GroupResource{Group: tokenRequestKind.Group, Resource: tokenRequestKind.Kind}, p.name,
+		return nil, apierrors.NewConflict(schema.GroupResource{Group: tokenRequestKind.Group, Resource: tokenRequestKind.Kind}, p.Name,
 			fmt.Errorf("the UID in the token request (%s) does not match the UID of the service account (%s)", req.UID, sa.UID))
 	}
 	if len(req.Spec.Audiences) == 0 {

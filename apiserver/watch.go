@@ -35,11 +35,11 @@ import (
 // is recorded with its exact bytes; the time held does not count towards
 // the watch's length. An event from the watch cache is serialized once
 // for all the watchers that write it in the same form (watchFrameOf).
-func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *endpoint, namespace string, opts *metainternalversion.ListOptions) error {
+func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *Endpoint, namespace string, opts *metainternalversion.ListOptions) error {
 	o, err := negotiate(r, asTable, asPartial)
 	if err == nil && o.mediaType == mediaYAML {
 		// YAML has no streaming form.
-		err = notAcceptableMsg("only the following media types are accepted: " + mediaJSON + ", " + mediaProtobuf)
+		err = NotAcceptableMsg("only the following media types are accepted: " + mediaJSON + ", " + mediaProtobuf)
 	}
 	if err != nil {
 		return err
@@ -117,7 +117,7 @@ type watchStream struct {
 	w     http.ResponseWriter
 	r     *http.Request
 	rc    *http.ResponseController
-	e     *endpoint
+	e     *Endpoint
 	o     output
 	ct    string // the Content-Type
 	user  string

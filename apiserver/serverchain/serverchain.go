@@ -10,6 +10,7 @@ package serverchain
 import (
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/aggregatorserver"
+	"github.com/kubesim/kubesim/apiserver/apiextensionsserver"
 )
 
 // New builds the server on cfg and binds its listener, so URL is known
@@ -21,7 +22,7 @@ func New(cfg *apiserver.Config) (*apiserver.Server, error) {
 	}
 	// Inside out: each server gets the next one as its delegate.
 	h := apiserver.NotFoundHandler()
-	h = s.APIExtensionsServer(h)                    // CRDs and custom resources
+	h = apiextensionsserver.New(s, h)               // CRDs and custom resources
 	h = s.KubeAPIServer(h)                          // the built-in groups
 	h = aggregatorserver.New(s, h, s.ListedPaths()) // APIServices: local ones delegate, others are proxied
 	s.InstallChain(h)

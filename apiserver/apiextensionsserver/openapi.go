@@ -1,4 +1,4 @@
-package apiserver
+package apiextensionsserver
 
 import (
 	"sort"
@@ -31,7 +31,7 @@ func (c *crdController) syncOpenAPI() {
 	c.h.mu.RUnlock()
 	for gv := range c.published {
 		if _, ok := byGV[gv]; !ok {
-			_ = c.s.openapi.Set(gv, nil)
+			_ = c.s.OpenAPI().Set(gv, nil)
 			delete(c.published, gv)
 		}
 	}
@@ -41,7 +41,7 @@ func (c *crdController) syncOpenAPI() {
 		if err != nil {
 			continue
 		}
-		if c.s.openapi.Set(gv, doc) == nil {
+		if c.s.OpenAPI().Set(gv, doc) == nil {
 			c.published[gv] = true
 		}
 	}

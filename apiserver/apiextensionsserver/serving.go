@@ -1,21 +1,26 @@
-package apiserver
+package apiextensionsserver
 
 import (
 	"context"
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
-// subScale is the scale subresource of custom resources.
-const subScale = "scale"
+// subStatus and subScale are the subresources of custom resources.
+const (
+	subStatus = "status"
+	subScale  = "scale"
+)
 
 // crdServing is what serves one CRD: an endpoint per served version. It
 // is rebuilt when the CRD's spec or accepted names change (upstream's
@@ -25,7 +30,7 @@ type crdServing struct {
 	spec     apiextensionsv1.CustomResourceDefinitionSpec
 	names    apiextensionsv1.CustomResourceDefinitionNames
 	versions map[string]*crdVersion
-	// stopCaches ends the versions' watch caches (crd_caches.go); nil
+	// stopCaches ends the versions' watch caches (caches.go); nil
 	// when none were started.
 	stopCaches context.CancelFunc
 }
@@ -33,13 +38,12 @@ type crdServing struct {
 // crdVersion serves one version of a CRD.
 type crdVersion struct {
 	crd      *apiextensionsv1.CustomResourceDefinition
-	s        *Server
-	endpoint *endpoint
+	s        *apiserver.Server
+	endpoint *apiserver.Endpoint
 	stores   *registry.CustomResourceStores
-	// status is the status subresource, scale the scale subresource's
-	// definition; nil when the version does not declare them.
-	status *subresource
-	scale  *apiextensionsv1.CustomResourceSubresourceScale
+	// scale is the scale subresource's definition; nil when the version
+	// does not declare it.
+	scale *apiextensionsv1.CustomResourceSubresourceScale
 }
 
 // servingFor returns what serves crd, building it when the cached one
@@ -51,7 +55,7 @@ func (c *crdHandler) servingFor(crd *apiextensionsv1.CustomResourceDefinition) (
 	if cur != nil && sameServing(cur, crd) {
 		return cur, nil
 	}
-	next, err := c.s.buildCRDServing(crd)
+	next, err := buildCRDServing(c.s, crd)
 	if err != nil {
 		return nil, err
 	}
@@ -81,14 +85,14 @@ func (c *crdHandler) forget(name string) {
 }
 
 // buildCRDServing builds an endpoint for every served version of crd.
-func (s *Server) buildCRDServing(crd *apiextensionsv1.CustomResourceDefinition) (*crdServing, error) {
+func buildCRDServing(s *apiserver.Server, crd *apiextensionsv1.CustomResourceDefinition) (*crdServing, error) {
 	out := &crdServing{uid: crd.UID, spec: *crd.Spec.DeepCopy(), names: *crd.Status.AcceptedNames.DeepCopy(), versions: map[string]*crdVersion{}}
-	cfg := registry.StoreConfig{Client: s.cfg.Etcd, BookmarkInterval: s.cfg.BookmarkInterval, WatchCache: s.cfg.WatchCache, OnWrite: s.observeWrite}
+	cfg := s.StoreConfig()
 	for _, ver := range crd.Spec.Versions {
 		if !ver.Served {
 			continue
 		}
-		v, err := s.buildCRDVersion(crd, ver, cfg)
+		v, err := buildCRDVersion(s, crd, ver, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, ver.Name, err)
 		}
@@ -98,91 +102,68 @@ func (s *Server) buildCRDServing(crd *apiextensionsv1.CustomResourceDefinition) 
 }
 
 // buildCRDVersion builds the endpoint of one served version.
-func (s *Server) buildCRDVersion(crd *apiextensionsv1.CustomResourceDefinition, ver apiextensionsv1.CustomResourceDefinitionVersion, cfg registry.StoreConfig) (*crdVersion, error) {
+func buildCRDVersion(s *apiserver.Server, crd *apiextensionsv1.CustomResourceDefinition, ver apiextensionsv1.CustomResourceDefinitionVersion, cfg registry.StoreConfig) (*crdVersion, error) {
 	stores, err := registry.NewCustomResourceStores(crd, ver.Name, cfg)
 	if err != nil {
 		return nil, err
 	}
 	res := stores.Resource
-	e := &endpoint{gv: res.Kind.GroupVersion(), res: res, store: stores.Main, verbs: crVerbs}
-	e.delete = e.store.Delete
+	e := apiserver.NewEndpoint(res, stores.Main, crVerbs)
 	v := &crdVersion{crd: crd, s: s, endpoint: e, stores: stores}
 	if stores.Status != nil {
-		e.subresources = append(e.subresources, statusSubresource(res, stores.Status))
-		v.status = &e.subresources[len(e.subresources)-1]
+		e.AddStatus(stores.Status)
 	}
 	if ver.Subresources != nil && ver.Subresources.Scale != nil {
 		v.scale = ver.Subresources.Scale
-		// Listed for discovery; crd_scale.go serves it.
-		e.subresources = append(e.subresources, subresource{name: subScale, kind: scaleGVK, verbs: []string{verbGet, verbPatch, verbUpdate}})
-		if v.status != nil {
-			v.status = &e.subresources[0]
-		}
+		// Listed for discovery; scale.go serves it.
+		e.AddListedSubresource(subScale, apiserver.ScaleGVK, []string{"get", "patch", "update"})
 	}
 	return v, nil
 }
 
 // hasSubresource reports whether the version declares sub.
-func (v *crdVersion) hasSubresource(sub string) bool {
-	for _, s := range v.endpoint.subresources {
-		if s.name == sub {
-			return true
-		}
-	}
-	return false
-}
+func (v *crdVersion) hasSubresource(sub string) bool { return v.endpoint.HasSubresource(sub) }
 
 // resourceHandler is the handler of verb a.Verb on the resource itself.
 // While the CRD terminates, creates are forbidden with upstream's
 // message.
-func (v *crdVersion) resourceHandler(a auth.Attributes, terminating bool) handlerFunc {
-	h := &handlers{s: v.s, e: v.endpoint}
-	switch a.Verb {
-	case auth.VerbGet:
-		return h.get
-	case auth.VerbList:
-		return h.list
-	case auth.VerbWatch:
-		return h.watch
-	case auth.VerbCreate:
-		if terminating {
-			return func(http.ResponseWriter, *http.Request, params) error {
-				return apierrors.NewForbidden(v.endpoint.res.GroupResource(), a.Name, fmt.Errorf("create not allowed while custom resource definition is terminating"))
-			}
+func (v *crdVersion) resourceHandler(a auth.Attributes, terminating bool) apiserver.HandlerFunc {
+	h := v.s.ResourceHandler(v.endpoint, "", a.Verb)
+	switch {
+	case h == nil:
+		return nil
+	case a.Verb == auth.VerbCreate && terminating:
+		return func(http.ResponseWriter, *http.Request, apiserver.Params) error {
+			return apierrors.NewForbidden(v.endpoint.Resource().GroupResource(), a.Name, fmt.Errorf("create not allowed while custom resource definition is terminating"))
 		}
-		return withBodyTypes(h.create)
-	case auth.VerbUpdate:
-		return withBodyTypes(h.update)
-	case auth.VerbPatch:
-		return withPatchTypes(h.patch)
-	case auth.VerbDelete:
-		return h.delete
-	case auth.VerbDeleteCollection:
-		return h.deleteCollection
+	case a.Verb == auth.VerbCreate || a.Verb == auth.VerbUpdate:
+		return withBodyTypes(h)
+	case a.Verb == auth.VerbPatch:
+		return withPatchTypes(h)
 	}
-	return nil
+	return h
 }
 
 // statusHandler is the handler of verb a.Verb on /status.
-func (v *crdVersion) statusHandler(a auth.Attributes) handlerFunc {
-	h := &handlers{s: v.s, e: v.endpoint, sub: v.status}
-	switch a.Verb {
-	case auth.VerbGet:
-		return h.get
-	case auth.VerbUpdate:
-		return withBodyTypes(h.update)
-	case auth.VerbPatch:
-		return withPatchTypes(h.patch)
+func (v *crdVersion) statusHandler(a auth.Attributes) apiserver.HandlerFunc {
+	h := v.s.ResourceHandler(v.endpoint, subStatus, a.Verb)
+	switch {
+	case h == nil:
+		return nil
+	case a.Verb == auth.VerbUpdate:
+		return withBodyTypes(h)
+	case a.Verb == auth.VerbPatch:
+		return withPatchTypes(h)
 	}
-	return nil
+	return h
 }
 
 // withBodyTypes answers 415 to a body custom resources cannot take
 // (protobuf), before next reads it.
-func withBodyTypes(next handlerFunc) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request, p params) error {
-		if mt := parseMediaType(r.Header.Get("Content-Type")); mt != "" && !contains(crBodyTypes, mt) {
-			return unsupportedMediaType(crBodyTypes)
+func withBodyTypes(next apiserver.HandlerFunc) apiserver.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p apiserver.Params) error {
+		if mt := apiserver.ParseMediaType(r.Header.Get("Content-Type")); mt != "" && !slices.Contains(crBodyTypes, mt) {
+			return apiserver.UnsupportedMediaType(crBodyTypes)
 		}
 		return next(w, r, p)
 	}
@@ -190,10 +171,10 @@ func withBodyTypes(next handlerFunc) handlerFunc {
 
 // withPatchTypes answers 415, listing the patch types of custom
 // resources, to any other patch (a strategic merge patch among them).
-func withPatchTypes(next handlerFunc) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request, p params) error {
-		if !contains(crPatchTypes, parseMediaType(r.Header.Get("Content-Type"))) {
-			return unsupportedMediaType(crPatchTypes)
+func withPatchTypes(next apiserver.HandlerFunc) apiserver.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p apiserver.Params) error {
+		if !slices.Contains(crPatchTypes, apiserver.ParseMediaType(r.Header.Get("Content-Type"))) {
+			return apiserver.UnsupportedMediaType(crPatchTypes)
 		}
 		return next(w, r, p)
 	}

@@ -1,4 +1,4 @@
-package apiserver
+package apiextensionsserver
 
 import (
 	"fmt"
@@ -9,22 +9,24 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
 )
 
 // crdHandler serves the custom resources of every CRD, as upstream's
 // crdHandler does, without go-restful: for a resource request it finds
 // the CRD <resource>.<group> and dispatches by verb and subresource to
-// the generic handlers of the version's endpoint (handlers.go), and it
+// the generic handlers of the version's endpoint (apiserver/handlers.go), and it
 // answers discovery for the groups and group-versions CRDs serve.
 // Anything it does not serve goes to delegate, the not-found handler:
 // an unknown group, a CRD not yet accepted, a version not served, the
 // wrong scope. Safe for concurrent use.
 type crdHandler struct {
-	s        *Server
+	s        *apiserver.Server
 	delegate http.Handler
 
 	mu sync.RWMutex
@@ -39,7 +41,7 @@ type crdHandler struct {
 	caches crdCaches
 }
 
-func newCRDHandler(s *Server, delegate http.Handler) *crdHandler {
+func newCRDHandler(s *apiserver.Server, delegate http.Handler) *crdHandler {
 	return &crdHandler{s: s, delegate: delegate, crds: map[string]*apiextensionsv1.CustomResourceDefinition{},
 		serving: map[string]*crdServing{}, synced: make(chan struct{})}
 }
@@ -53,7 +55,7 @@ func (c *crdHandler) crd(name string) *apiextensionsv1.CustomResourceDefinition 
 
 // ServeHTTP implements http.Handler.
 func (c *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	a, ok := RequestAttributes(r.Context())
+	a, ok := apiserver.RequestAttributes(r.Context())
 	if !ok {
 		c.s.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("no RequestInfo found in the context")))
 		return
@@ -73,8 +75,8 @@ func (c *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := serving.versions[a.APIVersion]
-	TraceHop(r, ServerAPIExtensions, "served", "served by CRD "+crd.Name)
-	traceFrom(r.Context()).setRoute(r.Method + " " + crRouteTemplate(a) + " (crdHandler)")
+	apiserver.TraceHop(r, apiserver.ServerAPIExtensions, "served", "served by CRD "+crd.Name)
+	apiserver.SetTraceRoute(r.Context(), r.Method+" "+crRouteTemplate(a)+" (crdHandler)")
 	c.serveResource(w, r, a, crd, v)
 }
 
@@ -101,7 +103,7 @@ func crRouteTemplate(a auth.Attributes) string {
 // pass records why the request is not the apiextensions server's and
 // hands it to the delegate.
 func (c *crdHandler) pass(w http.ResponseWriter, r *http.Request, reason string) {
-	TraceHop(r, ServerAPIExtensions, "delegated", reason+", delegated")
+	apiserver.TraceHop(r, apiserver.ServerAPIExtensions, "delegated", reason+", delegated")
 	c.delegate.ServeHTTP(w, r)
 }
 
@@ -132,7 +134,7 @@ var crPatchTypes = []string{string(types.JSONPatchType), string(types.MergePatch
 
 // crBodyTypes are the request bodies custom resources accept: no
 // protobuf, as upstream (CBOR, which upstream may also take, neither).
-var crBodyTypes = []string{mediaJSON, mediaYAML}
+var crBodyTypes = []string{runtime.ContentTypeJSON, runtime.ContentTypeYAML}
 
 // serveResource dispatches a request for v, a served version of crd, by
 // subresource and verb, as upstream's serveResource, serveStatus and
@@ -143,16 +145,14 @@ func (c *crdHandler) serveResource(w http.ResponseWriter, r *http.Request, a aut
 		c.s.WriteError(w, r, err)
 		return
 	}
-	p := params{namespace: a.Namespace, name: a.Name}
+	p := apiserver.Params{Namespace: a.Namespace, Name: a.Name}
 	terminating := crd.DeletionTimestamp != nil || apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Terminating)
-	var h handlerFunc
+	var h apiserver.HandlerFunc
 	switch a.Subresource {
 	case "":
 		h = v.resourceHandler(a, terminating)
 	case subStatus:
-		if v.status != nil {
-			h = v.statusHandler(a)
-		}
+		h = v.statusHandler(a)
 	case subScale:
 		if v.scale != nil {
 			h = v.scaleHandler(a)

@@ -1,4 +1,4 @@
-package apiserver
+package apiextensionsserver
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/storage"
 )
 
 // Bounds of the wait for a deleted CRD's custom resources to be gone.
@@ -70,8 +71,9 @@ func (c *crdController) deleteInstances(ctx context.Context, crd *apiextensionsv
 	if err != nil {
 		return failed("could not list instances: %v", err)
 	}
-	stores, err := registry.NewCustomResourceStores(crd, version,
-		registry.StoreConfig{Client: c.s.cfg.Etcd, BookmarkInterval: c.s.cfg.BookmarkInterval, OnWrite: c.s.observeWrite})
+	cfg := c.s.StoreConfig()
+	cfg.WatchCache = storage.WindowConfig{} // its watch cache never runs
+	stores, err := registry.NewCustomResourceStores(crd, version, cfg)
 	if err != nil {
 		return failed("could not list instances: %v", fmt.Errorf("unable to find a custom resource client for %s.%s: %v", crd.Status.AcceptedNames.Plural, crd.Spec.Group, err))
 	}

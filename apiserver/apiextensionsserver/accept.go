@@ -1,10 +1,12 @@
-package apiserver
+package apiextensionsserver
 
 import (
 	"net/http"
 	"strings"
 
 	"github.com/munnerz/goautoneg"
+
+	"github.com/kubesim/kubesim/apiserver"
 )
 
 // prepareRequest readies a request for the version's generic handlers:
@@ -28,7 +30,7 @@ func (v *crdVersion) prepareRequest(r *http.Request) (*http.Request, error) {
 		return r, nil
 	}
 	if len(kept) == 0 {
-		return r, notAcceptableMsg("only the following media types are accepted: " + strings.Join(crBodyTypes, ", "))
+		return r, apiserver.NotAcceptableMsg("only the following media types are accepted: " + strings.Join(crBodyTypes, ", "))
 	}
 	r.Header = r.Header.Clone()
 	r.Header.Set("Accept", strings.Join(kept, ","))

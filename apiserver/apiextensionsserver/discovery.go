@@ -1,4 +1,4 @@
-package apiserver
+package apiextensionsserver
 
 import (
 	"net/http"
@@ -10,11 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/kubesim/kubesim/apiserver"
 )
 
 // crVerbs are the verbs discovery lists for a custom resource, in
 // upstream's order.
-var crVerbs = []string{verbDelete, verbDeleteCollection, verbGet, verbList, verbPatch, verbCreate, verbUpdate, verbWatch}
+var crVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
 
 // serveNonResource answers discovery for the groups CRDs serve, as
 // upstream's crdHandler does with its group and version discovery
@@ -30,7 +32,7 @@ func (c *crdHandler) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	crds := c.establishedCRDs(parts[1])
 	if len(parts) == 2 {
 		if g := crdAPIGroup(parts[1], crds); g != nil {
-			TraceHop(r, ServerAPIExtensions, "served", "discovery of CRD group "+parts[1])
+			apiserver.TraceHop(r, apiserver.ServerAPIExtensions, "served", "discovery of CRD group "+parts[1])
 			c.s.WriteJSON(w, http.StatusOK, g)
 			return
 		}
@@ -38,7 +40,7 @@ func (c *crdHandler) serveNonResource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	gv := schema.GroupVersion{Group: parts[1], Version: parts[2]}
-	g := &Group{gv: gv}
+	var endpoints []*apiserver.Endpoint
 	for _, crd := range crds {
 		if !apihelpers.HasServedCRDVersion(crd, gv.Version) {
 			continue
@@ -47,14 +49,14 @@ func (c *crdHandler) serveNonResource(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			continue
 		}
-		g.endpoints = append(g.endpoints, serving.versions[gv.Version].endpoint)
+		endpoints = append(endpoints, serving.versions[gv.Version].endpoint)
 	}
-	if len(g.endpoints) == 0 {
+	if len(endpoints) == 0 {
 		c.pass(w, r, "no CRD serves "+gv.String())
 		return
 	}
-	TraceHop(r, ServerAPIExtensions, "served", "discovery of CRD group-version "+gv.String())
-	c.s.serveResourceList(w, r, g)
+	apiserver.TraceHop(r, apiserver.ServerAPIExtensions, "served", "discovery of CRD group-version "+gv.String())
+	c.s.ServeResourceList(w, r, apiserver.NewGroup(gv, endpoints...))
 }
 
 // establishedCRDs lists the established CRDs of group, by name.

@@ -1,4 +1,4 @@
-package apiserver
+package apiextensionsserver
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/apiextensions"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -44,7 +45,7 @@ const (
 // client. Discovery needs no controller here: it is computed from the
 // handler's CRDs on each request.
 type crdController struct {
-	s     *Server
+	s     *apiserver.Server
 	h     *crdHandler
 	queue workqueue.TypedRateLimitingInterface[string]
 	// published are the group-versions whose OpenAPI document the
@@ -52,7 +53,7 @@ type crdController struct {
 	published map[schema.GroupVersion]bool
 }
 
-func newCRDController(s *Server, h *crdHandler) *crdController {
+func newCRDController(s *apiserver.Server, h *crdHandler) *crdController {
 	return &crdController{s: s, h: h, published: map[schema.GroupVersion]bool{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "apiextensions"})}
@@ -60,20 +61,20 @@ func newCRDController(s *Server, h *crdHandler) *crdController {
 
 // addHooks registers the controller's post-start hooks.
 func (c *crdController) addHooks() error {
-	if err := c.s.AddPostStartHook(HookAPIExtensionsInformers, func(ctx PostStartHookContext) error {
+	if err := c.s.AddPostStartHook(HookAPIExtensionsInformers, func(ctx apiserver.PostStartHookContext) error {
 		ctx.Go(c.watchCRDs)
 		ctx.Go(c.h.caches.run)
 		return nil
 	}); err != nil {
 		return err
 	}
-	if err := c.s.AddPostStartHook(HookAPIExtensionsControllers, func(ctx PostStartHookContext) error {
+	if err := c.s.AddPostStartHook(HookAPIExtensionsControllers, func(ctx apiserver.PostStartHookContext) error {
 		ctx.Go(c.run)
 		return nil
 	}); err != nil {
 		return err
 	}
-	return c.s.AddPostStartHook(HookCRDInformerSynced, func(ctx PostStartHookContext) error {
+	return c.s.AddPostStartHook(HookCRDInformerSynced, func(ctx apiserver.PostStartHookContext) error {
 		select {
 		case <-c.h.synced:
 			return nil
@@ -99,7 +100,7 @@ func (c *crdController) watchCRDs(ctx context.Context) {
 
 func (c *crdController) watchOnce(ctx context.Context) {
 	yes := true
-	w, err := c.s.reg.CustomResourceDefinitions.Watch(ctx, "", &metainternalversion.ListOptions{
+	w, err := c.s.Registry().CustomResourceDefinitions.Watch(ctx, "", &metainternalversion.ListOptions{
 		SendInitialEvents: &yes, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true,
 	})
 	if err != nil {
@@ -204,7 +205,7 @@ func (c *crdController) sync(ctx context.Context, name string) error {
 // updateStatus writes crd's status (and metadata) as mutate leaves the
 // current stored CRD; a CRD gone meanwhile is not an error.
 func (c *crdController) updateStatus(ctx context.Context, name string, mutate func(crd *apiextensionsv1.CustomResourceDefinition)) error {
-	_, _, err := c.s.reg.CustomResourceDefinitionStatus.Update(ctx, "", name, func(_ context.Context, cur runtime.Object) (runtime.Object, error) {
+	_, _, err := c.s.Registry().CustomResourceDefinitionStatus.Update(ctx, "", name, func(_ context.Context, cur runtime.Object) (runtime.Object, error) {
 		crd := cur.(*apiextensionsv1.CustomResourceDefinition)
 		if crd.ResourceVersion == "" {
 			return nil, apierrors.NewNotFound(registry.CustomResourceDefinitions.GroupResource(), name)
