@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/internal/flow"
 )
 
@@ -66,7 +67,7 @@ func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.
 
 // admissionAttributes describes a write for the admission plugins.
 func (h *handlers) admissionAttributes(r *http.Request, op admission.Operation, subresource, namespace, name string, dryRun bool) *admission.Attributes {
-	a, _ := RequestAttributes(r.Context())
+	a, _ := request.AttributesFrom(r.Context())
 	var user admission.UserInfo
 	if a.User != nil {
 		user = admission.UserInfo{Name: a.User.Name, Groups: a.User.Groups}
@@ -135,8 +136,8 @@ func (h *handlers) updateValidator(attrs *admission.Attributes, dryRun bool) reg
 // traceOutcomes adds a step to the request's trace per admission plugin
 // run, saying what it did.
 func traceOutcomes(ctx context.Context, outcomes []admission.Outcome) {
-	t := traceFrom(ctx)
-	if !t.recording() {
+	t := request.TraceFrom(ctx)
+	if !t.Recording() {
 		return
 	}
 	for _, o := range outcomes {
@@ -147,15 +148,15 @@ func traceOutcomes(ctx context.Context, outcomes []admission.Outcome) {
 		case o.Message != "":
 			detail += ": " + o.Message
 		}
-		t.step("admission", o.Action, detail, "plugin", o.Plugin, "phase", o.Phase, "fields", strings.Join(o.Fields, ", "))
+		t.Step("admission", o.Action, detail, "plugin", o.Plugin, "phase", o.Phase, "fields", strings.Join(o.Fields, ", "))
 	}
 }
 
 // traceDecoded records the decoded request body and the fields that
 // defaulting filled in.
 func traceDecoded(ctx context.Context, contentType string, body []byte, obj runtime.Object, warnings, defaulted []string) {
-	t := traceFrom(ctx)
-	if !t.recording() {
+	t := request.TraceFrom(ctx)
+	if !t.Recording() {
 		return
 	}
 	kind := obj.GetObjectKind().GroupVersionKind()
@@ -163,29 +164,29 @@ func traceDecoded(ctx context.Context, contentType string, body []byte, obj runt
 	if ct == "" {
 		ct = mediaJSON
 	}
-	t.step("decoded", "ok", fmt.Sprintf("%d bytes of %s decoded as %s", len(body), ct, kind.Kind),
+	t.Step("decoded", "ok", fmt.Sprintf("%d bytes of %s decoded as %s", len(body), ct, kind.Kind),
 		"contentType", ct, "kind", kind.String(), "bytes", fmt.Sprint(len(body)), "warnings", strings.Join(warnings, "; "))
 	if len(defaulted) > 0 {
-		t.step("defaulted", "defaulted", "defaults applied: "+strings.Join(defaulted, ", "), "fields", strings.Join(defaulted, ", "))
+		t.Step("defaulted", "defaulted", "defaults applied: "+strings.Join(defaulted, ", "), "fields", strings.Join(defaulted, ", "))
 	}
 }
 
 // traceStored records where a write went in etcd, and the object the
 // request is about.
 func (h *handlers) traceStored(ctx context.Context, verb string, obj runtime.Object) {
-	t := traceFrom(ctx)
+	t := request.TraceFrom(ctx)
 	m, err := meta.Accessor(obj)
 	if t == nil || err != nil {
 		return
 	}
-	if t.recording() {
+	if t.Recording() {
 		key := h.e.store.Key(m.GetNamespace(), m.GetName())
-		t.step("stored", "ok", fmt.Sprintf("etcd %s %s at revision %s", verb, key, m.GetResourceVersion()),
+		t.Step("stored", "ok", fmt.Sprintf("etcd %s %s at revision %s", verb, key, m.GetResourceVersion()),
 			"key", key, "revision", m.GetResourceVersion())
 	}
 	gvk := h.e.gvk()
-	t.setObject(flow.ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()})
-	if ac := auditFrom(ctx); ac != nil {
-		ac.objectName = m.GetName()
+	t.SetObject(flow.ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()})
+	if ac := request.AuditFrom(ctx); ac != nil {
+		ac.ObjectName = m.GetName()
 	}
 }

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // buildHandlerChain wraps the go-restful container in the request filters,
@@ -33,25 +33,6 @@ func (s *Server) buildHandlerChain(apiHandler http.Handler) http.Handler {
 	return h
 }
 
-type attrsKey struct{}
-
-// RequestAttributes returns what withRequestInfo resolved (with the user
-// filled in once authenticated).
-func RequestAttributes(ctx context.Context) (auth.Attributes, bool) {
-	a, ok := ctx.Value(attrsKey{}).(*auth.Attributes)
-	if !ok {
-		return auth.Attributes{}, false
-	}
-	return *a, true
-}
-
-// WithRequestAttributes returns ctx carrying a, as withRequestInfo's
-// requests do: for a request a server of the chain makes in the process
-// (the aggregator's discovery fetches), which passes no filter.
-func WithRequestAttributes(ctx context.Context, a auth.Attributes) context.Context {
-	return context.WithValue(ctx, attrsKey{}, &a)
-}
-
 // withRequestInfo resolves the request's verb and resource, as
 // kube-apiserver's RequestInfo filter does.
 func withRequestInfo(h http.Handler, s *Server) http.Handler {
@@ -61,7 +42,7 @@ func withRequestInfo(h http.Handler, s *Server) http.Handler {
 			s.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("%q: failed to create RequestInfo: %w", r.URL.RequestURI(), err)))
 			return
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attrsKey{}, &a)))
+		h.ServeHTTP(w, r.WithContext(request.WithAttributes(r.Context(), a)))
 	})
 }
 
@@ -70,7 +51,7 @@ func withRequestInfo(h http.Handler, s *Server) http.Handler {
 // kube-apiserver's BasicLongRunningRequestCheck says, a request on a
 // subresource that streams (a followed log, exec, attach, portforward).
 func isLongRunning(r *http.Request) bool {
-	a, _ := RequestAttributes(r.Context())
+	a, _ := request.AttributesFrom(r.Context())
 	return a.Verb == auth.VerbWatch || longRunningSubresources[a.Subresource]
 }
 
@@ -106,29 +87,29 @@ func withAuditID(h http.Handler) http.Handler {
 func withAuthentication(h http.Handler, s *Server) http.Handler {
 	authn := auth.WithAnonymous(s.authn)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t := traceFrom(r.Context())
+		t := request.TraceFrom(r.Context())
 		res, ok, err := authn.AuthenticateRequest(r)
 		if err != nil || !ok {
 			why := "no credentials"
 			if err != nil {
 				why = err.Error()
 			}
-			t.step("authenticated", "failed", "not authenticated: "+why)
+			t.Step("authenticated", "failed", "not authenticated: "+why)
 			unauthorized := apierrors.NewUnauthorized("Unauthorized")
 			st := unauthorized.Status()
 			s.audit(r, nil, auditResponseStarted, http.StatusUnauthorized, &st)
 			s.WriteError(w, r, unauthorized)
 			return
 		}
-		a, _ := RequestAttributes(r.Context())
+		a, _ := request.AttributesFrom(r.Context())
 		a.User = res.User
-		t.setUser(res.User.Name, res.User.Groups)
-		t.setVerb(a.Verb)
-		if t.recording() {
-			t.step("authenticated", "ok", fmt.Sprintf("user %q, groups %v, by %s", res.User.Name, res.User.Groups, res.Method),
+		t.SetUser(res.User.Name, res.User.Groups)
+		t.SetVerb(a.Verb)
+		if t.Recording() {
+			t.Step("authenticated", "ok", fmt.Sprintf("user %q, groups %v, by %s", res.User.Name, res.User.Groups, res.Method),
 				"user", res.User.Name, "groups", strings.Join(res.User.Groups, ","), "method", string(res.Method))
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attrsKey{}, &a)))
+		h.ServeHTTP(w, r.WithContext(request.WithAttributes(r.Context(), a)))
 	})
 }
 
@@ -136,16 +117,16 @@ func withAuthentication(h http.Handler, s *Server) http.Handler {
 // user may do this; a denial is 403 with kube-apiserver's message.
 func withAuthorization(h http.Handler, s *Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a, _ := RequestAttributes(r.Context())
-		t := traceFrom(r.Context())
+		a, _ := request.AttributesFrom(r.Context())
+		t := request.TraceFrom(r.Context())
 		res, err := s.authorizer.Authorize(r.Context(), a)
-		ac := auditFrom(r.Context())
+		ac := request.AuditFrom(r.Context())
 		if err == nil && res.Decision == auth.DecisionAllow {
-			if t.recording() {
-				t.step("authorized", "allowed", allowedBecause(res), "authorizer", res.Authorizer, "reason", res.Reason, "rule", res.Rule)
+			if t.Recording() {
+				t.Step("authorized", "allowed", allowedBecause(res), "authorizer", res.Authorizer, "reason", res.Reason, "rule", res.Rule)
 			}
-			ac.annotate("authorization.k8s.io/decision", "allow")
-			ac.annotate("authorization.k8s.io/reason", res.Reason)
+			ac.Annotate("authorization.k8s.io/decision", "allow")
+			ac.Annotate("authorization.k8s.io/reason", res.Reason)
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -153,9 +134,9 @@ func withAuthorization(h http.Handler, s *Server) http.Handler {
 		if err != nil {
 			reason = err.Error()
 		}
-		t.step("authorized", "denied", auth.ForbiddenMessage(a), "reason", reason)
-		ac.annotate("authorization.k8s.io/decision", "forbid")
-		ac.annotate("authorization.k8s.io/reason", reason)
+		t.Step("authorized", "denied", auth.ForbiddenMessage(a), "reason", reason)
+		ac.Annotate("authorization.k8s.io/decision", "forbid")
+		ac.Annotate("authorization.k8s.io/reason", reason)
 		s.WriteError(w, r, auth.Forbidden(a, reason))
 	})
 }
@@ -174,7 +155,7 @@ func withPanicRecovery(h http.Handler, s *Server) http.Handler {
 				panic(v)
 			}
 			s.cfg.errorLog().Printf("panic serving %s %s: %v", r.Method, r.URL.Path, v)
-			traceFrom(r.Context()).step("panicked", "failed", fmt.Sprint(v))
+			request.TraceFrom(r.Context()).Step("panicked", "failed", fmt.Sprint(v))
 			if !rw.started {
 				s.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("this request caused the server to panic: %v", v)))
 			}
@@ -219,8 +200,8 @@ func withAudit(h http.Handler, s *Server) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		ac := &auditContext{received: time.Now()}
-		ctx := context.WithValue(r.Context(), auditKey{}, ac)
+		ac := &request.AuditContext{Received: time.Now()}
+		ctx := request.WithAudit(r.Context(), ac)
 		r = r.WithContext(ctx)
 		s.audit(r, ac, auditRequestReceived, 0, nil)
 		aw := &auditWriter{ResponseWriter: w}
@@ -232,7 +213,7 @@ func withAudit(h http.Handler, s *Server) http.Handler {
 		if code == 0 {
 			code = http.StatusOK
 		}
-		s.audit(r, ac, auditResponseComplete, code, ac.status)
+		s.audit(r, ac, auditResponseComplete, code, ac.Status)
 	})
 }
 
@@ -268,42 +249,16 @@ func (w *auditWriter) Flush() {
 
 func (w *auditWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// auditContext carries what inner filters learn for the audit events.
-type auditContext struct {
-	received     time.Time
-	annotations  map[string]string
-	impersonated *auditUser
-	status       *metav1.Status
-	objectName   string
-}
-
-type auditKey struct{}
-
-func auditFrom(ctx context.Context) *auditContext {
-	ac, _ := ctx.Value(auditKey{}).(*auditContext)
-	return ac
-}
-
-func (ac *auditContext) annotate(k, v string) {
-	if ac == nil {
-		return
-	}
-	if ac.annotations == nil {
-		ac.annotations = map[string]string{}
-	}
-	ac.annotations[k] = v
-}
-
 // audit writes one audit event for r. ac may be nil (a request that failed
 // authentication is audited once, complete).
-func (s *Server) audit(r *http.Request, ac *auditContext, stage string, code int, st *metav1.Status) {
+func (s *Server) audit(r *http.Request, ac *request.AuditContext, stage string, code int, st *metav1.Status) {
 	if s.auditLog == nil {
 		return
 	}
-	a, _ := RequestAttributes(r.Context())
+	a, _ := request.AttributesFrom(r.Context())
 	received := time.Now()
 	if ac != nil {
-		received = ac.received
+		received = ac.Received
 	}
 	ev := &auditEvent{
 		Kind:                     "Event",
@@ -322,15 +277,17 @@ func (s *Server) audit(r *http.Request, ac *auditContext, stage string, code int
 		ev.User = auditUser{Username: a.User.Name, Groups: a.User.Groups}
 	}
 	if ac != nil {
-		ev.ImpersonatedUser = ac.impersonated
-		if len(ac.annotations) > 0 {
-			ev.Annotations = ac.annotations
+		if u := ac.Impersonated; u != nil {
+			ev.ImpersonatedUser = &auditUser{Username: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+		}
+		if len(ac.Annotations) > 0 {
+			ev.Annotations = ac.Annotations
 		}
 	}
 	if a.ResourceRequest {
 		ref := &auditObjectRef{Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, APIGroup: a.APIGroup, APIVersion: a.APIVersion, Subresource: a.Subresource}
 		if ref.Name == "" && ac != nil {
-			ref.Name = ac.objectName
+			ref.Name = ac.ObjectName
 		}
 		ev.ObjectRef = ref
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	restful "github.com/emicklei/go-restful/v3"
+
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // The servers of the delegation chain, as kube-apiserver's
@@ -23,8 +25,8 @@ const (
 // TraceHop records in the request's trace what one server of the chain
 // did with the request: "served", "delegated", "proxied" or "not found".
 func TraceHop(r *http.Request, server, outcome, text string) {
-	if t := traceFrom(r.Context()); t.recording() {
-		t.step(server, outcome, server+": "+text, "server", server, "hop", outcome)
+	if t := request.TraceFrom(r.Context()); t.Recording() {
+		t.Step(server, outcome, server+": "+text, "server", server, "hop", outcome)
 	}
 }
 

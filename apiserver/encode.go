@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/printers"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // Media types the server reads and writes.
@@ -261,8 +262,8 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, o
 // request timed out" reaches clients so).
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	st := statusOf(err)
-	if ac := auditFrom(r.Context()); ac != nil {
-		ac.status = st
+	if ac := request.AuditFrom(r.Context()); ac != nil {
+		ac.Status = st
 	}
 	o, nerr := negotiate(r)
 	if nerr != nil {

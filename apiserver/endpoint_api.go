@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // What a server of the chain that serves resources outside go-restful
@@ -111,7 +112,7 @@ func (s *Server) WriteObject(w http.ResponseWriter, r *http.Request, code int, o
 
 // SetTraceRoute records, in the trace of the request ctx belongs to, the
 // route template that served it (a handler outside go-restful's).
-func SetTraceRoute(ctx context.Context, route string) { traceFrom(ctx).setRoute(route) }
+func SetTraceRoute(ctx context.Context, route string) { request.TraceFrom(ctx).SetRoute(route) }
 
 // StoreConfig is the storage configuration of the server's stores, for
 // stores built while it runs (a CRD version's): etcd, bookmarks, the

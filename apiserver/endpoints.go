@@ -17,6 +17,7 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // Verbs as discovery lists them.
@@ -70,7 +71,7 @@ type updateHook func(s *Server, validate registry.ValidateObjectUpdateFunc) regi
 // it with the watch's timer paused (pods: stages 3 and 6). It returns the
 // stage to record with the frame, nil for any other frame, and an error
 // only when ctx is done (the watch then ends).
-type frameHook func(s *Server, ctx context.Context, user string, ev watch.Event, timer *pausableTimer) (*stagedFrame, error)
+type frameHook func(s *Server, ctx context.Context, user string, ev watch.Event, timer *request.PausableTimer) (*stagedFrame, error)
 
 // has reports whether the endpoint serves verb.
 func (e *Endpoint) has(verb string) bool { return contains(e.verbs, verb) }

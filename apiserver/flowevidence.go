@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/storage"
 	"github.com/kubesim/kubesim/internal/flow"
 )
@@ -57,7 +58,7 @@ func boundary(pt flow.Point, pod *corev1.Pod) flow.Boundary {
 // recorded, right after etcd accepted it, as an event with Etcd evidence;
 // the tracker says which stage, if any, it stands for.
 func (s *Server) observeWrite(ctx context.Context, w storage.Write) {
-	by := traceFrom(ctx).author()
+	by := request.TraceFrom(ctx).Author()
 	other := flow.OtherWrite{Revision: w.Revision, Op: w.Op, Key: w.Key}
 	if by != nil {
 		other.User = by.User
@@ -123,13 +124,13 @@ func shownValue(w storage.Write, summary string) (string, string) {
 // requestStage is the event of a stage reached inside a request, with the
 // request's trace so far as evidence.
 func requestStage(ctx context.Context, stage flow.Stage, pod *corev1.Pod, what string) flow.Event {
-	t := traceFrom(ctx)
-	if t != nil && !t.recording() {
+	t := request.TraceFrom(ctx)
+	if t != nil && !t.Recording() {
 		// Nobody read the events when the request came: the stage is
 		// recorded, for the tracker's order, without the trace.
 		return flow.Event{Stage: stage, Component: component, Object: podRef(pod), Time: time.Now(), Summary: what}
 	}
-	rt := t.snapshot()
+	rt := t.Snapshot()
 	summary := what
 	if rt != nil {
 		summary = fmt.Sprintf("%s %s: %s", rt.Method, rt.URI, what)
@@ -205,18 +206,18 @@ func phaseName(p corev1.PodPhase) string {
 func (s *Server) holdRequest(ctx context.Context, pt flow.Point, pod *corev1.Pod) error {
 	gate := s.cfg.Gate
 	on := gate.Mode() != flow.ModeOff
-	resume := pauseRequestTimeout(ctx)
+	resume := request.PauseRequestTimeout(ctx)
 	defer resume()
 	start := time.Now()
 	err := gate.Wait(ctx, boundary(pt, pod))
-	t := traceFrom(ctx)
+	t := request.TraceFrom(ctx)
 	if err != nil {
-		t.step("held", "failed", fmt.Sprintf("held by the step gate at %s; the request ended while held: %v", pt, err), "point", string(pt))
+		t.Step("held", "failed", fmt.Sprintf("held by the step gate at %s; the request ended while held: %v", pt, err), "point", string(pt))
 		return fmt.Errorf("held at %s: %w", pt, err)
 	}
 	if on {
 		held := time.Since(start).Round(time.Millisecond)
-		t.step("held", "ok", fmt.Sprintf("held by the step gate at %s for %s (the request timeout does not count it)", pt, held),
+		t.Step("held", "ok", fmt.Sprintf("held by the step gate at %s for %s (the request timeout does not count it)", pt, held),
 			"point", string(pt), "held", held.String())
 	}
 	return nil
@@ -257,12 +258,12 @@ func frameStage(user string, ev watch.Event) (flow.Stage, flow.Point, *corev1.Po
 // the stage to record with the frame. The watch's timer is paused
 // meanwhile, so a hold does not end the watch. It returns nil for any
 // other frame, and an error only when ctx is done.
-func (s *Server) stageFrame(ctx context.Context, user string, ev watch.Event, timer *pausableTimer) (*stagedFrame, error) {
+func (s *Server) stageFrame(ctx context.Context, user string, ev watch.Event, timer *request.PausableTimer) (*stagedFrame, error) {
 	stage, pt, pod := frameStage(user, ev)
 	if stage == 0 || !s.tracker.wants(pod.UID, stage) {
 		return nil, nil
 	}
-	resume := timer.pause()
+	resume := timer.Pause()
 	defer resume()
 	rev, _ := strconv.ParseInt(pod.ResourceVersion, 10, 64)
 	if !s.tracker.await(ctx, pod.UID, max(rev, 1), stageWait) {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/internal/flow"
 )
 
@@ -178,10 +179,10 @@ func TestPodTrackerAwait(t *testing.T) {
 func TestPausableTimer(t *testing.T) {
 	const d = 20 * time.Millisecond
 	fired := make(chan struct{})
-	timer := newPausableTimer(d, func() { close(fired) })
-	defer timer.stop()
-	resume := timer.pause()
-	inner := timer.pause() // pauses nest
+	timer := request.NewPausableTimer(d, func() { close(fired) })
+	defer timer.Stop()
+	resume := timer.Pause()
+	inner := timer.Pause() // pauses nest
 	// Paused for many times d: it does not fire.
 	select {
 	case <-fired:
@@ -202,5 +203,5 @@ func TestPausableTimer(t *testing.T) {
 		t.Fatal("did not fire after resuming")
 	}
 	// Pausing a timer that fired does nothing.
-	timer.pause()()
+	timer.Pause()()
 }

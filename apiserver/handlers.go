@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // Params are the path parameters of a route.
@@ -75,7 +76,7 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request, p Params) error {
 	}
 	if m, err := meta.Accessor(obj); err == nil {
 		key := store.Key(p.Namespace, p.Name)
-		traceFrom(r.Context()).step("read", "ok", fmt.Sprintf("etcd get %s: revision %s", key, m.GetResourceVersion()), "key", key, "revision", m.GetResourceVersion())
+		request.TraceFrom(r.Context()).Step("read", "ok", fmt.Sprintf("etcd get %s: revision %s", key, m.GetResourceVersion()), "key", key, "revision", m.GetResourceVersion())
 	}
 	h.s.writeObject(w, r, http.StatusOK, obj, o)
 	return nil
@@ -130,7 +131,7 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p Params,
 		return err
 	}
 	if lm, err := meta.ListAccessor(list); err == nil {
-		traceFrom(r.Context()).step("read", "ok", fmt.Sprintf("etcd range under %s: %d objects at revision %s",
+		request.TraceFrom(r.Context()).Step("read", "ok", fmt.Sprintf("etcd range under %s: %d objects at revision %s",
 			h.e.store.Storage().Prefix(), meta.LenList(list), lm.GetResourceVersion()), "revision", lm.GetResourceVersion())
 	}
 	h.s.writeObject(w, r, http.StatusOK, list, o)
@@ -154,7 +155,7 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 		warnings = append(warnings, more...)
 	}
 	if err != nil {
-		traceFrom(r.Context()).step("decoded", "failed", err.Error())
+		request.TraceFrom(r.Context()).Step("decoded", "failed", err.Error())
 		return nil, nil, err
 	}
 	var defaulted []string
@@ -276,7 +277,7 @@ func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p Params) erro
 	}
 	if deleted {
 		key := h.e.store.Key(p.Namespace, p.Name)
-		traceFrom(r.Context()).step("stored", "ok", "etcd delete "+key, "key", key)
+		request.TraceFrom(r.Context()).Step("stored", "ok", "etcd delete "+key, "key", key)
 	} else if len(opts.DryRun) == 0 {
 		h.traceStored(r.Context(), "update (graceful deletion)", out)
 	}

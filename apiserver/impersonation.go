@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // impersonation is what a request's Impersonate-* headers ask for
@@ -132,23 +132,23 @@ func withImpersonation(h http.Handler, s *Server) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		a, _ := RequestAttributes(r.Context())
+		a, _ := request.AttributesFrom(r.Context())
 		for _, c := range asked.checks(a.User) {
 			res, err := s.authorizer.Authorize(r.Context(), c)
 			if err != nil || res.Decision != auth.DecisionAllow {
-				traceFrom(r.Context()).step("impersonated", "denied", auth.ForbiddenMessage(c))
+				request.TraceFrom(r.Context()).Step("impersonated", "denied", auth.ForbiddenMessage(c))
 				s.WriteError(w, r, auth.Forbidden(c, res.Reason))
 				return
 			}
 		}
 		u := asked.impersonated()
-		traceFrom(r.Context()).step("impersonated", "ok", fmt.Sprintf("%q acts as %q, groups %v", a.User.Name, u.Name, u.Groups),
+		request.TraceFrom(r.Context()).Step("impersonated", "ok", fmt.Sprintf("%q acts as %q, groups %v", a.User.Name, u.Name, u.Groups),
 			"impersonator", a.User.Name, "user", u.Name)
-		traceFrom(r.Context()).setUser(u.Name, u.Groups)
-		if ac := auditFrom(r.Context()); ac != nil {
-			ac.impersonated = &auditUser{Username: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+		request.TraceFrom(r.Context()).SetUser(u.Name, u.Groups)
+		if ac := request.AuditFrom(r.Context()); ac != nil {
+			ac.Impersonated = u
 		}
 		a.User = u
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attrsKey{}, &a)))
+		h.ServeHTTP(w, r.WithContext(request.WithAttributes(r.Context(), a)))
 	})
 }

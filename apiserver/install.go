@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/apiserver/openapi"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // KubeAPIServer is the kube-apiserver of the delegation chain: its
@@ -63,10 +64,10 @@ func rootPath(gv schema.GroupVersion) string {
 func (s *Server) routeFunction(ws *restful.WebService, h HandlerFunc) restful.RouteFunction {
 	return func(req *restful.Request, resp *restful.Response) {
 		p := Params{Namespace: req.PathParameter("namespace"), Name: req.PathParameter("name")}
-		if t := traceFrom(req.Request.Context()); t.recording() {
+		if t := request.TraceFrom(req.Request.Context()); t.Recording() {
 			route := req.SelectedRoute()
 			template := req.Request.Method + " " + req.SelectedRoutePath()
-			t.setRoute(template)
+			t.SetRoute(template)
 			var pp []string
 			for _, k := range sortedKeys(req.PathParameters()) {
 				pp = append(pp, k+"="+req.PathParameter(k))
@@ -75,7 +76,7 @@ func (s *Server) routeFunction(ws *restful.WebService, h HandlerFunc) restful.Ro
 			if route != nil {
 				op = route.Operation()
 			}
-			t.step("dispatched", "ok",
+			t.Step("dispatched", "ok",
 				fmt.Sprintf("go-restful: Container → WebService %s → Route %s (%s)", ws.RootPath(), template, op),
 				"webservice", ws.RootPath(), "route", template, "operation", op, "params", strings.Join(pp, ","))
 		}

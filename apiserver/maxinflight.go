@@ -7,6 +7,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apiserver/pkg/authentication/user"
+
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // withMaxInFlight limits concurrent non-watch requests, read-only and
@@ -52,7 +54,7 @@ func withMaxInFlight(h http.Handler, s *Server) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		traceFrom(r.Context()).step("limited", "failed", fmt.Sprintf("more than %d requests of this kind in flight", cap(slots.free)))
+		request.TraceFrom(r.Context()).Step("limited", "failed", fmt.Sprintf("more than %d requests of this kind in flight", cap(slots.free)))
 		w.Header().Set("Retry-After", strconv.Itoa(1))
 		s.WriteError(w, r, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
 	})
@@ -60,6 +62,6 @@ func withMaxInFlight(h http.Handler, s *Server) http.Handler {
 
 // isSystemMaster says whether the request's user is in system:masters.
 func isSystemMaster(r *http.Request) bool {
-	a, _ := RequestAttributes(r.Context())
+	a, _ := request.AttributesFrom(r.Context())
 	return a.User.InGroup(user.SystemPrivilegedGroup)
 }

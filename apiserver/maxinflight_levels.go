@@ -12,6 +12,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // The priority levels of APF's default configuration
@@ -93,7 +94,7 @@ func newSeatPools(readOnly, mutating int) *seatPools {
 // of returns the seats r takes: its priority level's, or else the
 // read-only or mutating limit's.
 func (p *seatPools) of(r *http.Request) *seats {
-	a, ok := RequestAttributes(r.Context())
+	a, ok := request.AttributesFrom(r.Context())
 	if ok && a.User != nil {
 		if level := priorityLevelOf(a); level != "" {
 			return p.levels[level]

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // patchTypes are the patch formats this server applies. Server-side apply
@@ -61,7 +62,7 @@ func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p Params) error
 	validation := fieldValidation(opts.FieldValidation)
 	dryRun := len(opts.DryRun) > 0
 	attrs := h.admissionAttributes(r, admission.Update, subresource, p.Namespace, p.Name, dryRun)
-	traceFrom(r.Context()).step("decoded", "ok", fmt.Sprintf("%d bytes of %s", len(body), pt), "contentType", string(pt), "bytes", fmt.Sprint(len(body)))
+	request.TraceFrom(r.Context()).Step("decoded", "ok", fmt.Sprintf("%d bytes of %s", len(body), pt), "contentType", string(pt), "bytes", fmt.Sprint(len(body)))
 	var warnings []string
 	apply := func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 		m, err := meta.Accessor(current)

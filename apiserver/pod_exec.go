@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // Pod subresources that would stream to a process in the pod.
@@ -48,26 +49,26 @@ func (h *handlers) podConnect(w http.ResponseWriter, r *http.Request, p Params) 
 		return apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name))
 	}
 	msg := noProcessMessage(sub, pod.Name, container, pod.Spec.NodeName, r)
-	traceFrom(r.Context()).step("kubelet", "not proxied", "kubesim's kubelets run no processes: no connection is made to "+pod.Spec.NodeName)
+	request.TraceFrom(r.Context()).Step("kubelet", "not proxied", "kubesim's kubelets run no processes: no connection is made to "+pod.Spec.NodeName)
 	return apierrors.NewBadRequest(msg)
 }
 
 // authorizeCreate asks the authorizers whether the caller of a GET on a
 // pod's exec, attach or portforward may also create it.
 func (s *Server) authorizeCreate(r *http.Request) error {
-	a, _ := RequestAttributes(r.Context())
+	a, _ := request.AttributesFrom(r.Context())
 	a.Verb = auth.VerbCreate
 	res, err := s.authorizer.Authorize(r.Context(), a)
-	t := traceFrom(r.Context())
+	t := request.TraceFrom(r.Context())
 	if err == nil && res.Decision == auth.DecisionAllow {
-		t.step("authorized", "allowed", "create too, as upstream asks of a GET that upgrades: "+allowedBecause(res), "authorizer", res.Authorizer, "rule", res.Rule)
+		t.Step("authorized", "allowed", "create too, as upstream asks of a GET that upgrades: "+allowedBecause(res), "authorizer", res.Authorizer, "rule", res.Rule)
 		return nil
 	}
 	reason := res.Reason
 	if err != nil {
 		reason = err.Error()
 	}
-	t.step("authorized", "denied", auth.ForbiddenMessage(a), "reason", reason)
+	t.Step("authorized", "denied", auth.ForbiddenMessage(a), "reason", reason)
 	return auth.Forbidden(a, reason)
 }
 

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/internal/podlog"
 )
 
@@ -42,9 +43,9 @@ func (h *handlers) podLog(w http.ResponseWriter, r *http.Request, p Params) erro
 	if err != nil {
 		return err
 	}
-	t := traceFrom(r.Context())
+	t := request.TraceFrom(r.Context())
 	if pod.Spec.NodeName == "" {
-		t.step("kubelet", "no node", fmt.Sprintf("pod %s is not scheduled: no kubelet has its log (204 No Content)", pod.Name))
+		t.Step("kubelet", "no node", fmt.Sprintf("pod %s is not scheduled: no kubelet has its log (204 No Content)", pod.Name))
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
@@ -60,10 +61,10 @@ func (h *handlers) podLog(w http.ResponseWriter, r *http.Request, p Params) erro
 	}
 	defer resp.Body.Close()
 	if err := kubeletResponseError(resp, p.Name); err != nil {
-		t.step("kubelet", "error", fmt.Sprintf("kubelet answered %s", resp.Status), "status", resp.Status)
+		t.Step("kubelet", "error", fmt.Sprintf("kubelet answered %s", resp.Status), "status", resp.Status)
 		return err
 	}
-	t.step("kubelet", "ok", fmt.Sprintf("kubelet answered %s; the log is streamed back as it is read", resp.Status), "status", resp.Status, "follow", fmt.Sprint(opts.Follow))
+	t.Step("kubelet", "ok", fmt.Sprintf("kubelet answered %s; the log is streamed back as it is read", resp.Status), "status", resp.Status, "follow", fmt.Sprint(opts.Follow))
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(http.StatusOK)
 	copyFlushing(w, resp.Body, opts.Follow)
@@ -81,7 +82,7 @@ func (s *Server) readPod(r *http.Request, p Params) (*corev1.Pod, error) {
 		return nil, apierrors.NewInternalError(fmt.Errorf("pod %s: unexpected object %T", p.Name, obj))
 	}
 	key := s.reg.Pods.Key(p.Namespace, p.Name)
-	traceFrom(r.Context()).step("read", "ok", fmt.Sprintf("etcd get %s: revision %s", key, pod.ResourceVersion), "key", key, "revision", pod.ResourceVersion)
+	request.TraceFrom(r.Context()).Step("read", "ok", fmt.Sprintf("etcd get %s: revision %s", key, pod.ResourceVersion), "key", key, "revision", pod.ResourceVersion)
 	return pod, nil
 }
 
@@ -91,7 +92,7 @@ func (s *Server) askKubelet(r *http.Request, u *url.URL, node string) (*http.Res
 	if note := s.cfg.Kubelet.DialNote; note != "" {
 		detail += "; " + note
 	}
-	traceFrom(r.Context()).step("proxied", "sent", detail, "url", u.String(), "node", node)
+	request.TraceFrom(r.Context()).Step("proxied", "sent", detail, "url", u.String(), "node", node)
 	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)

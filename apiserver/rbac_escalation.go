@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // rbacEscalation prevents privilege escalation through the RBAC API, as
@@ -37,7 +38,7 @@ func (s *Server) installRBACEscalationChecks() {
 // namespace, the name in its path: none for a create); ok is false for a
 // write the server makes itself.
 func writer(ctx context.Context) (a auth.Attributes, ok bool) {
-	a, ok = RequestAttributes(ctx)
+	a, ok = request.AttributesFrom(ctx)
 	return a, ok && a.User != nil
 }
 
@@ -86,10 +87,10 @@ func (e rbacEscalation) roleVerdict(ctx context.Context, a auth.Attributes, reso
 // traceEscalation records the check's outcome in the request's trace.
 func traceEscalation(ctx context.Context, why string, err error) {
 	if err != nil {
-		traceFrom(ctx).step("escalation", "denied", err.Error())
+		request.TraceFrom(ctx).Step("escalation", "denied", err.Error())
 		return
 	}
-	traceFrom(ctx).step("escalation", "allowed", "RBAC storage: "+why)
+	request.TraceFrom(ctx).Step("escalation", "allowed", "RBAC storage: "+why)
 }
 
 // fullAuthority is every permission: what an aggregationRule may gather.

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // createSelfSubjectAccessReview answers "may I do this?" for the caller
@@ -34,7 +35,7 @@ func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Re
 			field.Invalid(field.NewPath("spec", "resourceAttributes"), review.Spec.ResourceAttributes,
 				"exactly one of nonResourceAttributes or resourceAttributes must be specified")})
 	}
-	caller, _ := RequestAttributes(r.Context())
+	caller, _ := request.AttributesFrom(r.Context())
 	a := auth.Attributes{User: caller.User}
 	if ra != nil {
 		a.ResourceRequest = true
@@ -52,7 +53,7 @@ func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Re
 	if review.Status.Allowed {
 		outcome = "allowed"
 	}
-	traceFrom(r.Context()).step("reviewed", outcome, auth.ForbiddenMessage(a), "reason", res.Reason, "rule", res.Rule)
+	request.TraceFrom(r.Context()).Step("reviewed", outcome, auth.ForbiddenMessage(a), "reason", res.Reason, "rule", res.Rule)
 	s.writeObject(w, r, http.StatusCreated, review, o)
 	return nil
 }

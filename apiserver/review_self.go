@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // Kinds of the self reviews.
@@ -74,7 +75,7 @@ func (s *Server) createSelfSubjectReview(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	caller, _ := RequestAttributes(r.Context())
+	caller, _ := request.AttributesFrom(r.Context())
 	u := caller.User
 	if u == nil {
 		return apierrors.NewBadRequest("no user present on request")
@@ -89,7 +90,7 @@ func (s *Server) createSelfSubjectReview(w http.ResponseWriter, r *http.Request,
 	for k, v := range u.Extra {
 		review.Status.UserInfo.Extra[k] = append(authenticationv1.ExtraValue(nil), v...)
 	}
-	traceFrom(r.Context()).step("reviewed", "ok", fmt.Sprintf("user %q, groups %v", u.Name, u.Groups))
+	request.TraceFrom(r.Context()).Step("reviewed", "ok", fmt.Sprintf("user %q, groups %v", u.Name, u.Groups))
 	s.writeObject(w, r, http.StatusCreated, review, o)
 	return nil
 }
@@ -105,7 +106,7 @@ func (s *Server) createSelfSubjectRulesReview(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return err
 	}
-	caller, _ := RequestAttributes(r.Context())
+	caller, _ := request.AttributesFrom(r.Context())
 	if caller.User == nil {
 		return apierrors.NewBadRequest("no user present on request")
 	}
@@ -122,7 +123,7 @@ func (s *Server) createSelfSubjectRulesReview(w http.ResponseWriter, r *http.Req
 	if rerr != nil {
 		review.Status.EvaluationError = rerr.Error()
 	}
-	traceFrom(r.Context()).step("reviewed", "ok",
+	request.TraceFrom(r.Context()).Step("reviewed", "ok",
 		fmt.Sprintf("%d resource rules, %d non-resource rules for %q in namespace %q", len(set.Resource), len(set.NonResource), caller.User.Name, namespace))
 	s.writeObject(w, r, http.StatusCreated, review, o)
 	return nil

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // TokenRequest defaults and limits, as upstream's.
@@ -143,7 +144,7 @@ func (h *handlers) createToken(w http.ResponseWriter, r *http.Request, p Params)
 		return apierrors.NewInternalError(fmt.Errorf("failed to generate token: %v", err))
 	}
 	req.Status = authenticationv1.TokenRequestStatus{Token: token, ExpirationTimestamp: metav1.NewTime(time.Unix(claims.Expiry, 0))}
-	traceFrom(r.Context()).step("token issued", "ok",
+	request.TraceFrom(r.Context()).Step("token issued", "ok",
 		fmt.Sprintf("for %q, audiences %v, expires %s, jti %s", claims.Subject, claims.Audience, req.Status.ExpirationTimestamp.UTC().Format(time.RFC3339), claims.ID),
 		"subject", claims.Subject, "jti", claims.ID)
 	h.s.writeObject(w, r, http.StatusCreated, req, o)

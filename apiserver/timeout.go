@@ -8,6 +8,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // withTimeout ends non-watch requests that take longer than the request
@@ -30,9 +32,9 @@ func withTimeout(h http.Handler, s *Server) http.Handler {
 		}
 		ctx, cancel := context.WithCancelCause(r.Context())
 		defer cancel(nil)
-		timer := newPausableTimer(timeout, func() { cancel(context.DeadlineExceeded) })
-		defer timer.stop()
-		ctx = withTimeoutTimer(ctx, timer)
+		timer := request.NewPausableTimer(timeout, func() { cancel(context.DeadlineExceeded) })
+		defer timer.Stop()
+		ctx = request.WithTimeoutTimer(ctx, timer)
 		tw := &timeoutWriter{w: w, header: http.Header{}}
 		done := make(chan any, 1)
 		go func() {

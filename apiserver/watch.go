@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/storage"
 )
 
@@ -69,8 +70,8 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *Endpoint,
 	if err := rc.Flush(); err != nil {
 		return nil
 	}
-	timer := newPausableTimer(timeout, cancel)
-	defer timer.stop()
+	timer := request.NewPausableTimer(timeout, cancel)
+	defer timer.Stop()
 	ws := &watchStream{s: s, w: w, r: r, rc: rc, e: e, o: o, ct: ct, user: watcherName(r), timer: timer, first: true}
 	if es, ok := wi.(storage.EventSource); ok {
 		ws.writeEvents(ctx, es.Events())
@@ -121,7 +122,7 @@ type watchStream struct {
 	o     output
 	ct    string // the Content-Type
 	user  string
-	timer *pausableTimer
+	timer *request.PausableTimer
 	first bool
 	// unflushed: a frame was written and not flushed (another event
 	// was waiting).
@@ -193,7 +194,7 @@ func watchTimeout(timeoutSeconds *int64, minRequestTimeout time.Duration, jitter
 
 // watcherName is the user a watch is served to.
 func watcherName(r *http.Request) string {
-	if a, _ := RequestAttributes(r.Context()); a.User != nil {
+	if a, _ := request.AttributesFrom(r.Context()); a.User != nil {
 		return a.User.Name
 	}
 	return ""

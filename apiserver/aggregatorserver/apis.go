@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/aggregator"
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // discoveryFetchTimeout bounds the aggregator's fetch of one
@@ -111,7 +112,7 @@ func (s *Server) fetchDocument(d aggregator.VersionDocument, h http.Handler, loc
 	ctx, cancel := context.WithTimeout(context.Background(), discoveryFetchTimeout)
 	defer cancel()
 	path := "/apis/" + d.GroupVersion.Group + "/" + d.GroupVersion.Version
-	ctx = apiserver.WithRequestAttributes(ctx, auth.Attributes{User: aggregatorUser, Verb: "get", Path: path})
+	ctx = request.WithAttributes(ctx, auth.Attributes{User: aggregatorUser, Verb: "get", Path: path})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, nil)
 	if err != nil {
 		return d

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/aggregator"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // Server is the aggregator. It keeps, between requests, the informers on
@@ -85,7 +86,7 @@ func resolver(c *apiserver.AggregatorConfig) aggregator.Resolver {
 
 // proxyUser is the authenticated user of r, for the X-Remote-* headers.
 func proxyUser(r *http.Request) (aggregator.User, bool) {
-	attrs, ok := apiserver.RequestAttributes(r.Context())
+	attrs, ok := request.AttributesFrom(r.Context())
 	if !ok || attrs.User == nil {
 		return aggregator.User{}, false
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // crdHandler serves the custom resources of every CRD, as upstream's
@@ -55,7 +56,7 @@ func (c *crdHandler) crd(name string) *apiextensionsv1.CustomResourceDefinition 
 
 // ServeHTTP implements http.Handler.
 func (c *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	a, ok := apiserver.RequestAttributes(r.Context())
+	a, ok := request.AttributesFrom(r.Context())
 	if !ok {
 		c.s.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("no RequestInfo found in the context")))
 		return

@@ -1,4 +1,4 @@
-package apiserver
+package request
 
 import (
 	"context"
@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// pausableTimer calls f once, after d of running time: time spent paused
+// PausableTimer calls f once, after d of running time: time spent paused
 // does not count. The request timeout and a watch's length use it, so that
 // a gate hold (see flow.Gate) never makes them run out. Safe for
 // concurrent use.
-type pausableTimer struct {
+type PausableTimer struct {
 	f func()
 
 	mu        sync.Mutex
@@ -21,18 +21,18 @@ type pausableTimer struct {
 	stopped   bool
 }
 
-// newPausableTimer starts a timer that calls f after d.
-func newPausableTimer(d time.Duration, f func()) *pausableTimer {
-	p := &pausableTimer{f: f, deadline: time.Now().Add(d)}
+// NewPausableTimer starts a timer that calls f after d.
+func NewPausableTimer(d time.Duration, f func()) *PausableTimer {
+	p := &PausableTimer{f: f, deadline: time.Now().Add(d)}
 	p.timer = time.AfterFunc(d, f)
 	return p
 }
 
-// pause stops the clock until the returned resume is called (resume may
+// Pause stops the clock until the returned resume is called (resume may
 // be called more than once; only the first call counts). Pauses nest: the
 // clock runs again when every pause is resumed. A timer that has fired or
 // been stopped stays so.
-func (p *pausableTimer) pause() (resume func()) {
+func (p *PausableTimer) Pause() (resume func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.paused == 0 {
@@ -46,7 +46,7 @@ func (p *pausableTimer) pause() (resume func()) {
 	return func() { once.Do(p.resume) }
 }
 
-func (p *pausableTimer) resume() {
+func (p *PausableTimer) resume() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.paused--
@@ -57,8 +57,8 @@ func (p *pausableTimer) resume() {
 	p.timer.Reset(p.remaining)
 }
 
-// stop ends the timer; f is not called afterwards (unless it has started).
-func (p *pausableTimer) stop() {
+// Stop ends the timer; f is not called afterwards (unless it has started).
+func (p *PausableTimer) Stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stopped = true
@@ -67,18 +67,18 @@ func (p *pausableTimer) stop() {
 
 type timeoutTimerKey struct{}
 
-// withTimeoutTimer makes t the timer that pauseRequestTimeout pauses.
-func withTimeoutTimer(ctx context.Context, t *pausableTimer) context.Context {
+// WithTimeoutTimer makes t the timer that PauseRequestTimeout pauses.
+func WithTimeoutTimer(ctx context.Context, t *PausableTimer) context.Context {
 	return context.WithValue(ctx, timeoutTimerKey{}, t)
 }
 
-// pauseRequestTimeout stops the clock of the request timeout (withTimeout)
+// PauseRequestTimeout stops the clock of the request timeout (withTimeout)
 // of the request ctx belongs to, until resume is called. Handlers call it
 // around a gate hold. Without a request timeout it does nothing.
-func pauseRequestTimeout(ctx context.Context) (resume func()) {
-	t, ok := ctx.Value(timeoutTimerKey{}).(*pausableTimer)
+func PauseRequestTimeout(ctx context.Context) (resume func()) {
+	t, ok := ctx.Value(timeoutTimerKey{}).(*PausableTimer)
 	if !ok {
 		return func() {}
 	}
-	return t.pause()
+	return t.Pause()
 }
