@@ -155,7 +155,7 @@ type Config struct {
 	// its handler returns, before the response it wrote is sent (the
 	// request timeout holds non-watch responses until then). A failed
 	// write is reported to ErrorLog and does not fail the request. Nil:
-	// no audit log. For a file, use OpenAuditLog, or OpenRotatingAuditLog
+	// no audit log. For a file, use audit.OpenLog, or audit.OpenRotatingLog
 	// to rotate it as kube-apiserver's --audit-log-max* flags do.
 	AuditLog io.Writer
 	// Aggregator configures the aggregator's proxy to remote APIServices

@@ -23,10 +23,11 @@
 // concurrent requests; New, Run and Close belong to its one owner.
 //
 // The request path follows kube-apiserver: a handler chain, built in one
-// function (buildHandlerChain) inside out, runs the filters (request info,
-// audit id, trace, panic recovery, cache control, timeout, authentication,
-// audit, impersonation, in-flight limits, authorization) around one
-// go-restful Container that has a WebService per group-version (/api/v1,
+// function (filters.BuildHandlerChain) inside out, runs the filters
+// (request info, audit id, trace, panic recovery, cache control, timeout,
+// authentication, audit, impersonation, in-flight limits, authorization)
+// around the servers of the chain; kube-apiserver's is a go-restful
+// Container that has a WebService per group-version (/api/v1,
 // /apis/coordination.k8s.io/v1 ...) and a Route per verb and path. Routes
 // only dispatch; the handlers are plain http handlers, the same for every
 // resource, that decode the request (JSON, YAML or protobuf), run mutating

@@ -2,7 +2,9 @@ package apiserver
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -69,7 +71,7 @@ func (s *Server) routeFunction(ws *restful.WebService, h HandlerFunc) restful.Ro
 			template := req.Request.Method + " " + req.SelectedRoutePath()
 			t.SetRoute(template)
 			var pp []string
-			for _, k := range sortedKeys(req.PathParameters()) {
+			for _, k := range slices.Sorted(maps.Keys(req.PathParameters())) {
 				pp = append(pp, k+"="+req.PathParameter(k))
 			}
 			op := ""

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/filters"
 	"github.com/kubesim/kubesim/apiserver/request"
 )
 
@@ -61,7 +62,7 @@ func (s *Server) authorizeCreate(r *http.Request) error {
 	res, err := s.authorizer.Authorize(r.Context(), a)
 	t := request.TraceFrom(r.Context())
 	if err == nil && res.Decision == auth.DecisionAllow {
-		t.Step("authorized", "allowed", "create too, as upstream asks of a GET that upgrades: "+allowedBecause(res), "authorizer", res.Authorizer, "rule", res.Rule)
+		t.Step("authorized", "allowed", "create too, as upstream asks of a GET that upgrades: "+filters.AllowedBecause(res), "authorizer", res.Authorizer, "rule", res.Rule)
 		return nil
 	}
 	reason := res.Reason

@@ -16,7 +16,9 @@ import (
 	restful "github.com/emicklei/go-restful/v3"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/filters"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/storage"
@@ -52,7 +54,7 @@ type Server struct {
 	// tokens signed by tokens.
 	authn    auth.Authenticator
 	tokens   *auth.TokenIssuer
-	auditLog *auditLog
+	auditLog *audit.Log
 	// admission runs inside write handlers, just before storage.
 	admission *admission.Chain
 	// tracker follows the creation of the pods created through this
@@ -110,7 +112,7 @@ func NewGeneric(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	if cfg.AuditLog != nil {
-		s.auditLog = newAuditLog(cfg.AuditLog, cfg.errorLog())
+		s.auditLog = audit.NewLog(cfg.AuditLog, cfg.errorLog())
 	}
 	if s.openapi, err = openapi.NewInBackground(s.openAPIResources()); err != nil {
 		return nil, fmt.Errorf("apiserver: openapi: %w", err)
@@ -137,13 +139,23 @@ func (s *Server) URL() string {
 	return "http://" + s.ln.Addr().String()
 }
 
-// InstallChain puts the handler chain (the filters of buildHandlerChain)
+// InstallChain puts the handler chain (the filters of filters.BuildHandlerChain)
 // around first, the first server of the delegation chain (the
 // aggregator), and adds the pods' streaming subresources to kube-apiserver's
 // WebService. It is called once, before Run.
 func (s *Server) InstallChain(first http.Handler) {
-	s.handler = s.buildHandlerChain(first)
+	s.handler = s.withFilters(first)
 	s.installPodStreaming()
+}
+
+// withFilters wraps h in the filters of every request (package filters).
+func (s *Server) withFilters(h http.Handler) http.Handler {
+	c := s.cfg
+	return filters.BuildHandlerChain(h, &filters.Config{
+		Authenticator: s.authn, Authorizer: s.authorizer, AuditLog: s.auditLog, ErrorLog: c.errorLog(),
+		RequestTimeout: c.RequestTimeout, MaxRequestsInFlight: c.MaxRequestsInFlight, MaxMutatingRequestsInFlight: c.MaxMutatingRequestsInFlight,
+		Recorder: c.Recorder, Component: component, WriteError: s.WriteError,
+	})
 }
 
 // OnShutdown adds fn to what Run does once the HTTP server has stopped

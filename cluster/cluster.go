@@ -23,6 +23,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/serverchain"
 	"github.com/kubesim/kubesim/internal/embedetcd"
@@ -66,7 +67,7 @@ type Cluster struct {
 	speed      float64
 	logFile    io.WriteCloser // logs/apiserver.log, rotated (apiserverLog)
 	logSink    *logSink
-	auditFile  *apiserver.RotatingAuditLog
+	auditFile  *audit.RotatingLog
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 	runErr     error
@@ -176,7 +177,7 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 // openDataDir claims the data dir (claimDataDir) and opens the log files
 // in it: the API server's log, where klog goes too, and the audit log,
 // rotated by rotation.
-func (c *Cluster) openDataDir(rotation apiserver.AuditLogRotation) (err error) {
+func (c *Cluster) openDataDir(rotation audit.Rotation) (err error) {
 	var notes []string
 	if c.lock, err = claimDataDir(c.DataDir, func(f string, args ...any) { notes = append(notes, fmt.Sprintf(f, args...)) }); err != nil {
 		return err
@@ -192,7 +193,7 @@ func (c *Cluster) openDataDir(rotation apiserver.AuditLogRotation) (err error) {
 	for _, n := range notes {
 		fmt.Fprintf(c.logSink, "cluster: %s\n", n)
 	}
-	if c.auditFile, err = apiserver.OpenRotatingAuditLog(filepath.Join(c.DataDir, "logs", "audit.log"), rotation); err != nil {
+	if c.auditFile, err = audit.OpenRotatingLog(filepath.Join(c.DataDir, "logs", "audit.log"), rotation); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	return nil

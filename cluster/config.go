@@ -11,6 +11,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/kubelet"
 )
@@ -102,7 +103,7 @@ type Config struct {
 	// (kube-apiserver's --audit-log-maxsize, --audit-log-maxbackup,
 	// --audit-log-maxage); NewConfig: DefaultAuditLogRotation; the zero
 	// value never rotates.
-	AuditLogRotation apiserver.AuditLogRotation
+	AuditLogRotation audit.Rotation
 	// EtcdDialTimeout bounds Start's wait for a connection to EtcdServers
 	// (0: DefaultEtcdDialTimeout, kube-apiserver's).
 	EtcdDialTimeout time.Duration
@@ -152,7 +153,7 @@ type Config struct {
 // kube-apiserver's default --audit-log-maxsize (100 MB), three backups
 // (upstream keeps 100, 10 GB, too much for a laptop's simulator) and
 // upstream's --audit-log-maxage of 366 days.
-var DefaultAuditLogRotation = apiserver.AuditLogRotation{MaxSizeMB: 100, MaxBackups: 3, MaxAgeDays: 366}
+var DefaultAuditLogRotation = audit.Rotation{MaxSizeMB: 100, MaxBackups: 3, MaxAgeDays: 366}
 
 // DefaultNodeCount is how many nodes a default cluster has.
 const DefaultNodeCount = 3

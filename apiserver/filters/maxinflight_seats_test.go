@@ -1,9 +1,11 @@
-package apiserver
+package filters
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
 // TestSeatsQueue: with its one seat taken, a level's next request waits
@@ -18,7 +20,7 @@ func TestSeatsQueue(t *testing.T) {
 	}
 	got := make(chan bool)
 	go func() { got <- s.acquire(ctx, time.Hour) }()
-	deadline := time.Now().Add(waitTimeout)
+	deadline := time.Now().Add(waitfor.Bound)
 	for s.waiting.Load() != 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("the second request never waited")

@@ -1,4 +1,4 @@
-package apiserver
+package audit
 
 import (
 	"fmt"
@@ -10,11 +10,11 @@ import (
 	"time"
 )
 
-// AuditLogRotation bounds the audit log file as kube-apiserver's
+// Rotation bounds the audit log file as kube-apiserver's
 // --audit-log-maxsize, --audit-log-maxbackup and --audit-log-maxage do
 // (upstream hands them to the lumberjack package; kubesim rotates the
 // same way here). The zero value never rotates.
-type AuditLogRotation struct {
+type Rotation struct {
 	// MaxSizeMB is the size in megabytes (2^20 bytes) the file may reach
 	// before it is renamed to a backup and a new file started; 0
 	// disables rotation (upstream: "not recommended").
@@ -27,7 +27,7 @@ type AuditLogRotation struct {
 }
 
 // Validate reports a negative field, worded as kube-apiserver's.
-func (r AuditLogRotation) Validate() error {
+func (r Rotation) Validate() error {
 	for _, f := range []struct {
 		flag  string
 		value int
@@ -43,7 +43,7 @@ func (r AuditLogRotation) Validate() error {
 // writes it: audit.log becomes audit-2026-12-01T19-18-37.123.log.
 const backupTimeFormat = "2006-01-02T15-04-05.000"
 
-// RotatingAuditLog is an audit log file (for Config.AuditLog) rotated as
+// RotatingLog is an audit log file (for Config.AuditLog) rotated as
 // kube-apiserver's: a Write that would take the file past MaxSizeMB first
 // renames it to <name>-<UTC time>.<ext> and starts a new one, then removes
 // the backups past MaxBackups (oldest first) and those older than
@@ -51,9 +51,9 @@ const backupTimeFormat = "2006-01-02T15-04-05.000"
 // audit event's line is never split between two files. Upstream removes
 // old backups in the background; kubesim does it inside the Write that
 // rotated. Safe for concurrent use.
-type RotatingAuditLog struct {
+type RotatingLog struct {
 	path     string
-	rotation AuditLogRotation
+	rotation Rotation
 	maxBytes int64
 	now      func() time.Time
 
@@ -62,22 +62,22 @@ type RotatingAuditLog struct {
 	size int64
 }
 
-// OpenRotatingAuditLog opens the audit log at path as OpenAuditLog does
+// OpenRotatingLog opens the audit log at path as OpenLog does
 // (0600, appending, a torn last line ended) and rotates it by r. The
 // caller closes it.
-func OpenRotatingAuditLog(path string, r AuditLogRotation) (*RotatingAuditLog, error) {
+func OpenRotatingLog(path string, r Rotation) (*RotatingLog, error) {
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("apiserver: audit log: %w", err)
 	}
-	l := &RotatingAuditLog{path: path, rotation: r, maxBytes: int64(r.MaxSizeMB) << 20, now: time.Now}
+	l := &RotatingLog{path: path, rotation: r, maxBytes: int64(r.MaxSizeMB) << 20, now: time.Now}
 	if err := l.open(); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-func (l *RotatingAuditLog) open() error {
-	f, err := OpenAuditLog(l.path)
+func (l *RotatingLog) open() error {
+	f, err := OpenLog(l.path)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (l *RotatingAuditLog) open() error {
 
 // Write appends p, rotating first if p would take the file past the
 // limit. A p larger than the limit itself is refused, as lumberjack does.
-func (l *RotatingAuditLog) Write(p []byte) (int, error) {
+func (l *RotatingLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
@@ -122,7 +122,7 @@ func (l *RotatingAuditLog) Write(p []byte) (int, error) {
 
 // rotate renames the full file to a backup and opens a new one; if the
 // rename fails, the full file stays open. l.mu is held.
-func (l *RotatingAuditLog) rotate() error {
+func (l *RotatingLog) rotate() error {
 	if err := l.f.Close(); err != nil {
 		return fmt.Errorf("apiserver: audit log: %w", err)
 	}
@@ -138,21 +138,21 @@ func (l *RotatingAuditLog) rotate() error {
 }
 
 // backupName is the name of a backup made at t.
-func (l *RotatingAuditLog) backupName(t time.Time) string {
+func (l *RotatingLog) backupName(t time.Time) string {
 	dir, base := filepath.Split(l.path)
 	ext := filepath.Ext(base)
 	return filepath.Join(dir, strings.TrimSuffix(base, ext)+"-"+t.UTC().Format(backupTimeFormat)+ext)
 }
 
-// auditBackup is a backup file and the time in its name.
-type auditBackup struct {
+// backup is a backup file and the time in its name.
+type backup struct {
 	path string
 	made time.Time
 }
 
 // backups lists the backups of l's file, newest first. Files whose name
 // does not parse are not backups, and are left alone.
-func (l *RotatingAuditLog) backups() ([]auditBackup, error) {
+func (l *RotatingLog) backups() ([]backup, error) {
 	dir, base := filepath.Split(l.path)
 	ext := filepath.Ext(base)
 	prefix := strings.TrimSuffix(base, ext) + "-"
@@ -163,7 +163,7 @@ func (l *RotatingAuditLog) backups() ([]auditBackup, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []auditBackup
+	var out []backup
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ext) {
@@ -173,7 +173,7 @@ func (l *RotatingAuditLog) backups() ([]auditBackup, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, auditBackup{path: filepath.Join(dir, name), made: t})
+		out = append(out, backup{path: filepath.Join(dir, name), made: t})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].made.After(out[j].made) })
 	return out, nil
@@ -181,7 +181,7 @@ func (l *RotatingAuditLog) backups() ([]auditBackup, error) {
 
 // removeOldBackups removes the backups past MaxBackups and those older
 // than MaxAgeDays.
-func (l *RotatingAuditLog) removeOldBackups() error {
+func (l *RotatingLog) removeOldBackups() error {
 	if l.rotation.MaxBackups == 0 && l.rotation.MaxAgeDays == 0 {
 		return nil
 	}
@@ -208,7 +208,7 @@ func (l *RotatingAuditLog) removeOldBackups() error {
 }
 
 // Close closes the current file; later writes fail.
-func (l *RotatingAuditLog) Close() error {
+func (l *RotatingLog) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {

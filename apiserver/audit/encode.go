@@ -1,4 +1,4 @@
-package apiserver
+package audit
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 // events. kube-apiserver's log backend encodes its events with the JSON
 // serializer, reflection included. A response Status other than a bare
 // code is left to encoding/json.
-func (ev *auditEvent) appendJSON(b []byte) ([]byte, error) {
+func (ev *Event) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"kind":`...)
 	b = appendJSONString(b, ev.Kind)
 	for _, f := range []struct{ name, value string }{
@@ -53,7 +53,7 @@ func (ev *auditEvent) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func (u *auditUser) appendJSON(b []byte) []byte {
+func (u *User) appendJSON(b []byte) []byte {
 	b = appendJSONString(append(b, `{"username":`...), u.Username)
 	if len(u.Groups) > 0 {
 		b = appendJSONStrings(append(b, `,"groups":`...), u.Groups)
@@ -61,7 +61,7 @@ func (u *auditUser) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-func (r *auditObjectRef) appendJSON(b []byte) []byte {
+func (r *ObjectRef) appendJSON(b []byte) []byte {
 	b = append(b, '{')
 	first := true
 	for _, f := range []struct{ name, value string }{

@@ -1,4 +1,4 @@
-package apiserver
+package audit
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// OpenAuditLog creates the file 0600, appends to what is there, and ends
+// OpenLog creates the file 0600, appends to what is there, and ends
 // a torn last line before anything else is written.
 func TestOpenAuditLog(t *testing.T) {
 	tests := []struct {
@@ -34,7 +34,7 @@ func TestOpenAuditLog(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			f, err := OpenAuditLog(path)
+			f, err := OpenLog(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +63,7 @@ func TestOpenAuditLog(t *testing.T) {
 }
 
 func TestOpenAuditLogError(t *testing.T) {
-	_, err := OpenAuditLog(filepath.Join(t.TempDir(), "no-such-dir", "audit.log"))
+	_, err := OpenLog(filepath.Join(t.TempDir(), "no-such-dir", "audit.log"))
 	if !errors.Is(err, os.ErrNotExist) || !strings.HasPrefix(err.Error(), "apiserver: audit log: ") {
 		t.Errorf("error %v", err)
 	}
@@ -90,21 +90,21 @@ func (w *writeRecorder) Write(p []byte) (int, error) {
 // returns, from many goroutines at once.
 func TestAuditLogWritesEachEventAtOnce(t *testing.T) {
 	rec := &writeRecorder{}
-	l := newAuditLog(rec, log.New(&bytes.Buffer{}, "", 0))
+	l := NewLog(rec, log.New(&bytes.Buffer{}, "", 0))
 	const n = 200
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			l.write(&auditEvent{Kind: "Event", AuditID: strings.Repeat("x", i)})
+			l.Write(&Event{Kind: "Event", AuditID: strings.Repeat("x", i)})
 		})
 	}
 	wg.Wait()
-	l.write(&auditEvent{Kind: "Event", AuditID: "last"})
+	l.Write(&Event{Kind: "Event", AuditID: "last"})
 	if len(rec.writes) != n+1 {
 		t.Fatalf("%d writes after %d events returned", len(rec.writes), n+1)
 	}
 	for i, w := range rec.writes {
-		var ev auditEvent
+		var ev Event
 		if bytes.IndexByte(w, '\n') != len(w)-1 || json.Unmarshal(w, &ev) != nil {
 			t.Fatalf("write %d is not one JSON line: %q", i, w)
 		}
@@ -118,13 +118,13 @@ func TestAuditLogWritesEachEventAtOnce(t *testing.T) {
 func TestAuditLogWriteError(t *testing.T) {
 	rec := &writeRecorder{err: errors.New("disk full")}
 	var logged bytes.Buffer
-	l := newAuditLog(rec, log.New(&logged, "", 0))
-	l.write(&auditEvent{AuditID: "a1"})
+	l := NewLog(rec, log.New(&logged, "", 0))
+	l.Write(&Event{AuditID: "a1"})
 	if !strings.Contains(logged.String(), "audit: writing event a1: disk full") {
 		t.Errorf("logged %q", logged.String())
 	}
 	rec.err = nil
-	l.write(&auditEvent{AuditID: "a2"})
+	l.Write(&Event{AuditID: "a2"})
 	if len(rec.writes) != 2 {
 		t.Errorf("%d writes", len(rec.writes))
 	}
@@ -133,20 +133,20 @@ func TestAuditLogWriteError(t *testing.T) {
 // BenchmarkAuditLogWrite measures one event written to a file: the JSON
 // encoding and one write(2), which a request pays two or three times.
 func BenchmarkAuditLogWrite(b *testing.B) {
-	f, err := OpenAuditLog(filepath.Join(b.TempDir(), "audit.log"))
+	f, err := OpenLog(filepath.Join(b.TempDir(), "audit.log"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	l := newAuditLog(f, log.New(&bytes.Buffer{}, "", 0))
-	ev := &auditEvent{Kind: "Event", APIVersion: "audit.k8s.io/v1", Level: "Metadata", AuditID: "5f0e9c1a-8d1e-4c39-9d6e-2b7f2c1f4a10",
-		Stage: auditResponseComplete, RequestURI: "/api/v1/namespaces/default/pods", Verb: "create",
-		User: auditUser{Username: "kubesim-admin", Groups: []string{"system:masters", "system:authenticated"}}, SourceIPs: []string{"127.0.0.1"},
-		UserAgent: "kubectl/v1.37.2 (linux/amd64) kubernetes/abcdef0", ObjectRef: &auditObjectRef{Resource: "pods", Namespace: "default", Name: "web-1", APIVersion: "v1"},
+	l := NewLog(f, log.New(&bytes.Buffer{}, "", 0))
+	ev := &Event{Kind: "Event", APIVersion: "audit.k8s.io/v1", Level: "Metadata", AuditID: "5f0e9c1a-8d1e-4c39-9d6e-2b7f2c1f4a10",
+		Stage: StageResponseComplete, RequestURI: "/api/v1/namespaces/default/pods", Verb: "create",
+		User: User{Username: "kubesim-admin", Groups: []string{"system:masters", "system:authenticated"}}, SourceIPs: []string{"127.0.0.1"},
+		UserAgent: "kubectl/v1.37.2 (linux/amd64) kubernetes/abcdef0", ObjectRef: &ObjectRef{Resource: "pods", Namespace: "default", Name: "web-1", APIVersion: "v1"},
 		Annotations: map[string]string{"authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": ""}}
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			l.write(ev)
+			l.Write(ev)
 		}
 	})
 }

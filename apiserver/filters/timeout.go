@@ -1,4 +1,4 @@
-package apiserver
+package filters
 
 import (
 	"context"
@@ -18,13 +18,13 @@ import (
 // cancelled (its cause is context.DeadlineExceeded), so storage calls stop
 // too; whatever it writes afterwards is discarded. Time the handler spends
 // held at a gate point does not count (pauseRequestTimeout).
-func withTimeout(h http.Handler, s *Server) http.Handler {
+func withTimeout(h http.Handler, c *Config) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isLongRunning(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
-		timeout := s.cfg.RequestTimeout
+		timeout := c.RequestTimeout
 		if v := r.URL.Query().Get("timeout"); v != "" {
 			if d, err := time.ParseDuration(v); err == nil && d > 0 && d < timeout {
 				timeout = d
@@ -58,7 +58,7 @@ func withTimeout(h http.Handler, s *Server) http.Handler {
 					// connection cannot carry another request.
 					w.Header().Set("Connection", "close")
 				}
-				s.WriteError(w, r, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %v", context.Cause(ctx)), 0))
+				c.WriteError(w, r, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %v", context.Cause(ctx)), 0))
 			}
 		}
 	})

@@ -1,4 +1,4 @@
-package apiserver
+package filters
 
 import (
 	"fmt"
@@ -121,11 +121,11 @@ func (w *impersonation) impersonated() *auth.User {
 // withImpersonation lets a caller act as another user (kubectl --as) if it
 // may "impersonate" that user, those groups, extras and uid, as
 // kube-apiserver's legacy impersonation does.
-func withImpersonation(h http.Handler, s *Server) http.Handler {
+func withImpersonation(h http.Handler, c *Config) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		asked, err := impersonationFrom(r.Header)
 		if err != nil {
-			s.WriteError(w, r, err)
+			c.WriteError(w, r, err)
 			return
 		}
 		if asked == nil {
@@ -133,11 +133,11 @@ func withImpersonation(h http.Handler, s *Server) http.Handler {
 			return
 		}
 		a, _ := request.AttributesFrom(r.Context())
-		for _, c := range asked.checks(a.User) {
-			res, err := s.authorizer.Authorize(r.Context(), c)
+		for _, check := range asked.checks(a.User) {
+			res, err := c.Authorizer.Authorize(r.Context(), check)
 			if err != nil || res.Decision != auth.DecisionAllow {
-				request.TraceFrom(r.Context()).Step("impersonated", "denied", auth.ForbiddenMessage(c))
-				s.WriteError(w, r, auth.Forbidden(c, res.Reason))
+				request.TraceFrom(r.Context()).Step("impersonated", "denied", auth.ForbiddenMessage(check))
+				c.WriteError(w, r, auth.Forbidden(check, res.Reason))
 				return
 			}
 		}

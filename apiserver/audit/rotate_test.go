@@ -1,4 +1,4 @@
-package apiserver
+package audit
 
 import (
 	"fmt"
@@ -13,10 +13,10 @@ import (
 // rotatingLogForTest opens a rotating audit log in a fresh directory,
 // with a limit of maxBytes instead of megabytes and a clock that reads
 // *clock.
-func rotatingLogForTest(t *testing.T, r AuditLogRotation, maxBytes int64, clock *time.Time) (*RotatingAuditLog, string) {
+func rotatingLogForTest(t *testing.T, r Rotation, maxBytes int64, clock *time.Time) (*RotatingLog, string) {
 	t.Helper()
 	dir := t.TempDir()
-	l, err := OpenRotatingAuditLog(filepath.Join(dir, "audit.log"), r)
+	l, err := OpenRotatingLog(filepath.Join(dir, "audit.log"), r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-func mustWriteLine(t *testing.T, l *RotatingAuditLog, line string) {
+func mustWriteLine(t *testing.T, l *RotatingLog, line string) {
 	t.Helper()
 	if _, err := l.Write([]byte(line + "\n")); err != nil {
 		t.Fatalf("Write(%q): %v", line, err)
@@ -52,7 +52,7 @@ func mustWriteLine(t *testing.T, l *RotatingAuditLog, line string) {
 
 func TestRotatingAuditLogRotatesAtMaxSize(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 19, 18, 38, 0, time.UTC)
-	l, dir := rotatingLogForTest(t, AuditLogRotation{MaxSizeMB: 1}, 10, &clock)
+	l, dir := rotatingLogForTest(t, Rotation{MaxSizeMB: 1}, 10, &clock)
 	for _, line := range []string{"aaaa", "bbbb", "cccc"} { // 5 bytes each
 		mustWriteLine(t, l, line)
 	}
@@ -75,7 +75,7 @@ func TestRotatingAuditLogRotatesAtMaxSize(t *testing.T) {
 
 func TestRotatingAuditLogKeepsMaxBackups(t *testing.T) {
 	clock := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	l, dir := rotatingLogForTest(t, AuditLogRotation{MaxSizeMB: 1, MaxBackups: 2}, 5, &clock)
+	l, dir := rotatingLogForTest(t, Rotation{MaxSizeMB: 1, MaxBackups: 2}, 5, &clock)
 	for i := range 5 { // each line fills a file: 4 rotations
 		clock = clock.Add(time.Second)
 		mustWriteLine(t, l, fmt.Sprintf("ev%d", i))
@@ -94,7 +94,7 @@ func TestRotatingAuditLogKeepsMaxBackups(t *testing.T) {
 
 func TestRotatingAuditLogRemovesOldBackups(t *testing.T) {
 	clock := time.Date(2026, 12, 10, 0, 0, 1, 0, time.UTC)
-	l, dir := rotatingLogForTest(t, AuditLogRotation{MaxSizeMB: 1, MaxAgeDays: 3}, 5, &clock)
+	l, dir := rotatingLogForTest(t, Rotation{MaxSizeMB: 1, MaxAgeDays: 3}, 5, &clock)
 	// Backups left by earlier runs, 9 and 2 days old; a file that is not
 	// a backup is left alone.
 	for _, name := range []string{"audit-2026-12-01T00-00-00.000.log", "audit-2026-12-08T00-00-00.000.log"} {
@@ -124,7 +124,7 @@ func TestOpenRotatingAuditLogContinuesTheFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("torn"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l, err := OpenRotatingAuditLog(path, AuditLogRotation{MaxSizeMB: 1})
+	l, err := OpenRotatingLog(path, Rotation{MaxSizeMB: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestOpenRotatingAuditLogContinuesTheFile(t *testing.T) {
 	if got := dirFiles(t, dir); len(got) != 1 || got["audit.log"] != "torn\nev\n" {
 		t.Errorf("files: %q, want audit.log alone with the torn line ended", got)
 	}
-	if _, err := OpenRotatingAuditLog(path, AuditLogRotation{MaxBackups: -1}); err == nil || !strings.Contains(err.Error(), "--audit-log-maxbackup -1 can't be a negative number") {
+	if _, err := OpenRotatingLog(path, Rotation{MaxBackups: -1}); err == nil || !strings.Contains(err.Error(), "--audit-log-maxbackup -1 can't be a negative number") {
 		t.Errorf("negative maxbackup: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package apiserver
+package filters
 
 import (
 	"fmt"
@@ -35,10 +35,10 @@ import (
 // that; the waiters are served in turn, with no fair queuing between the
 // flows of a level; every other request keeps the two limits above,
 // without a queue.
-func withMaxInFlight(h http.Handler, s *Server) http.Handler {
-	pools := newSeatPools(s.cfg.MaxRequestsInFlight, s.cfg.MaxMutatingRequestsInFlight)
+func withMaxInFlight(h http.Handler, c *Config) http.Handler {
+	pools := newSeatPools(c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight)
 	// APF's queue wait is a quarter of the request timeout.
-	queueWait := s.cfg.RequestTimeout / 4
+	queueWait := c.RequestTimeout / 4
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isLongRunning(r) {
 			h.ServeHTTP(w, r)
@@ -56,7 +56,7 @@ func withMaxInFlight(h http.Handler, s *Server) http.Handler {
 		}
 		request.TraceFrom(r.Context()).Step("limited", "failed", fmt.Sprintf("more than %d requests of this kind in flight", cap(slots.free)))
 		w.Header().Set("Retry-After", strconv.Itoa(1))
-		s.WriteError(w, r, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
+		c.WriteError(w, r, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
 	})
 }
 

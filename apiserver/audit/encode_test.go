@@ -1,4 +1,4 @@
-package apiserver
+package audit
 
 import (
 	"encoding/json"
@@ -13,36 +13,36 @@ import (
 // with strings that need escaping.
 func TestAuditEventAppendJSON(t *testing.T) {
 	at := time.Date(2026, 12, 1, 21, 0, 0, 123456789, time.FixedZone("x", 3600))
-	base := func() *auditEvent {
-		return &auditEvent{Kind: "Event", APIVersion: "audit.k8s.io/v1", Level: "Metadata", AuditID: "a-1",
-			Stage: auditRequestReceived, RequestURI: "/api/v1/namespaces/default/pods", Verb: "create",
-			User: auditUser{Username: "admin"}, RequestReceivedTimestamp: metav1.NewMicroTime(at), StageTimestamp: metav1.NewMicroTime(at)}
+	base := func() *Event {
+		return &Event{Kind: "Event", APIVersion: "audit.k8s.io/v1", Level: "Metadata", AuditID: "a-1",
+			Stage: StageRequestReceived, RequestURI: "/api/v1/namespaces/default/pods", Verb: "create",
+			User: User{Username: "admin"}, RequestReceivedTimestamp: metav1.NewMicroTime(at), StageTimestamp: metav1.NewMicroTime(at)}
 	}
 	tricky := "q\"b\\s/<tag>&amp;\n\r\t\b\f\x01\x1f é \u2028\u2029 \xff end"
-	tests := map[string]func(*auditEvent){
-		"minimal": func(*auditEvent) {},
-		"zero times": func(ev *auditEvent) {
+	tests := map[string]func(*Event){
+		"minimal": func(*Event) {},
+		"zero times": func(ev *Event) {
 			ev.RequestReceivedTimestamp, ev.StageTimestamp = metav1.MicroTime{}, metav1.MicroTime{}
 		},
-		"complete": func(ev *auditEvent) {
-			ev.Stage = auditResponseComplete
+		"complete": func(ev *Event) {
+			ev.Stage = StageResponseComplete
 			ev.User.Groups = []string{"system:masters", "system:authenticated"}
-			ev.ImpersonatedUser = &auditUser{Username: "student"}
+			ev.ImpersonatedUser = &User{Username: "student"}
 			ev.SourceIPs = []string{"127.0.0.1"}
 			ev.UserAgent = "kubectl/v1.37.2 (linux/amd64)"
-			ev.ObjectRef = &auditObjectRef{Resource: "pods", Namespace: "default", Name: "web", APIVersion: "v1"}
+			ev.ObjectRef = &ObjectRef{Resource: "pods", Namespace: "default", Name: "web", APIVersion: "v1"}
 			ev.ResponseStatus = &metav1.Status{Code: 201}
 			ev.Annotations = map[string]string{"z": "1", "authorization.k8s.io/decision": "allow", "a": tricky}
 		},
-		"empty object ref": func(ev *auditEvent) { ev.ObjectRef = &auditObjectRef{} },
-		"error status": func(ev *auditEvent) {
+		"empty object ref": func(ev *Event) { ev.ObjectRef = &ObjectRef{} },
+		"error status": func(ev *Event) {
 			ev.ResponseStatus = &metav1.Status{Status: metav1.StatusFailure, Message: tricky, Reason: metav1.StatusReasonForbidden, Code: 403,
 				Details: &metav1.StatusDetails{Name: "web", Kind: "pods"}}
 		},
-		"zero code": func(ev *auditEvent) { ev.ResponseStatus = &metav1.Status{} },
-		"escaping": func(ev *auditEvent) {
+		"zero code": func(ev *Event) { ev.ResponseStatus = &metav1.Status{} },
+		"escaping": func(ev *Event) {
 			ev.RequestURI, ev.UserAgent, ev.AuditID = tricky, tricky, tricky
-			ev.User = auditUser{Username: tricky, Groups: []string{tricky, ""}}
+			ev.User = User{Username: tricky, Groups: []string{tricky, ""}}
 		},
 	}
 	for name, mutate := range tests {

@@ -1,28 +1,28 @@
-package apiserver
+// Package audit writes the audit log: audit.k8s.io/v1 events, one JSON
+// line each, to a file that may rotate as kube-apiserver's --audit-log-max*
+// flags say. Package filters makes the events of each request.
+package audit
 
 import (
 	"fmt"
 	"io"
 	"log"
-	"net"
-	"net/http"
 	"os"
 	"sync"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Audit stages, as audit.k8s.io/v1 names them.
 const (
-	auditRequestReceived  = "RequestReceived"
-	auditResponseStarted  = "ResponseStarted"
-	auditResponseComplete = "ResponseComplete"
+	StageRequestReceived  = "RequestReceived"
+	StageResponseStarted  = "ResponseStarted"
+	StageResponseComplete = "ResponseComplete"
 )
 
-// auditEvent is one line of the audit log, in audit.k8s.io/v1's Event
+// Event is one line of the audit log, in audit.k8s.io/v1's Event
 // schema at level Metadata, so that it reads like a real cluster's.
-type auditEvent struct {
+type Event struct {
 	Kind                     string            `json:"kind"`
 	APIVersion               string            `json:"apiVersion"`
 	Level                    string            `json:"level"`
@@ -30,25 +30,25 @@ type auditEvent struct {
 	Stage                    string            `json:"stage"`
 	RequestURI               string            `json:"requestURI"`
 	Verb                     string            `json:"verb"`
-	User                     auditUser         `json:"user"`
-	ImpersonatedUser         *auditUser        `json:"impersonatedUser,omitempty"`
+	User                     User              `json:"user"`
+	ImpersonatedUser         *User             `json:"impersonatedUser,omitempty"`
 	SourceIPs                []string          `json:"sourceIPs,omitempty"`
 	UserAgent                string            `json:"userAgent,omitempty"`
-	ObjectRef                *auditObjectRef   `json:"objectRef,omitempty"`
+	ObjectRef                *ObjectRef        `json:"objectRef,omitempty"`
 	ResponseStatus           *metav1.Status    `json:"responseStatus,omitempty"`
 	RequestReceivedTimestamp metav1.MicroTime  `json:"requestReceivedTimestamp"`
 	StageTimestamp           metav1.MicroTime  `json:"stageTimestamp"`
 	Annotations              map[string]string `json:"annotations,omitempty"`
 }
 
-type auditUser struct {
+type User struct {
 	Username string              `json:"username"`
 	UID      string              `json:"uid,omitempty"`
 	Groups   []string            `json:"groups,omitempty"`
 	Extra    map[string][]string `json:"extra,omitempty"`
 }
 
-type auditObjectRef struct {
+type ObjectRef struct {
 	Resource    string `json:"resource,omitempty"`
 	Namespace   string `json:"namespace,omitempty"`
 	Name        string `json:"name,omitempty"`
@@ -57,26 +57,26 @@ type auditObjectRef struct {
 	Subresource string `json:"subresource,omitempty"`
 }
 
-// auditLog writes each audit event as one JSON line, with one Write call
+// Log writes each audit event as one JSON line, with one Write call
 // on the underlying writer, before write returns: kube-apiserver's
 // blocking mode (--audit-log-mode=blocking, its default for the log
 // backend). Nothing waits in a user-space buffer, so an event written to
 // a file survives a kill -9 of the process once write returns. A failed
 // write is logged and does not fail the request, as in blocking mode. A
-// nil *auditLog writes nothing. Safe for concurrent use; lines never
+// nil *Log writes nothing. Safe for concurrent use; lines never
 // interleave.
-type auditLog struct {
+type Log struct {
 	errorLog *log.Logger
 
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func newAuditLog(w io.Writer, errorLog *log.Logger) *auditLog {
-	return &auditLog{w: w, errorLog: errorLog}
+func NewLog(w io.Writer, errorLog *log.Logger) *Log {
+	return &Log{w: w, errorLog: errorLog}
 }
 
-func (l *auditLog) write(ev *auditEvent) {
+func (l *Log) Write(ev *Event) {
 	if l == nil {
 		return
 	}
@@ -94,14 +94,14 @@ func (l *auditLog) write(ev *auditEvent) {
 	}
 }
 
-// OpenAuditLog opens the audit log file at path for appending, creating it
+// OpenLog opens the audit log file at path for appending, creating it
 // with mode 0600 if it does not exist (as kube-apiserver's
 // --audit-log-path does), for Config.AuditLog. If the file's last line is
 // torn (does not end in a newline, as a crash in the middle of a write
-// leaves it), OpenAuditLog ends that line first, so that every event
+// leaves it), OpenLog ends that line first, so that every event
 // written afterwards is a line of its own; the torn line is kept as it
 // is. The caller closes the file.
-func OpenAuditLog(path string) (*os.File, error) {
+func OpenLog(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("apiserver: audit log: %w", err)
@@ -130,15 +130,3 @@ func endTornLine(f *os.File) error {
 	_, err = f.Write([]byte{'\n'})
 	return err
 }
-
-// sourceIPs lists the client's address (and X-Forwarded-For, which
-// kubesim does not trust for anything else).
-func sourceIPs(r *http.Request) []string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return []string{host}
-}
-
-func microNow() metav1.MicroTime { return metav1.NewMicroTime(time.Now()) }

@@ -1,7 +1,14 @@
-package apiserver
+// Package filters holds the filters every request passes before it reaches
+// a server of the delegation chain, as k8s.io/apiserver's filters: request
+// info, audit id, trace, panic recovery, cache control, timeout,
+// authentication, audit, impersonation, in-flight limits, authorization.
+// BuildHandlerChain chains them in kube-apiserver's order.
+package filters
 
 import (
 	"fmt"
+	"log"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -10,36 +17,62 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/request"
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
-// buildHandlerChain wraps the go-restful container in the request filters,
-// inside out: each line wraps everything above it, so the last line runs
-// first on a request. This is kube-apiserver's order.
-func (s *Server) buildHandlerChain(apiHandler http.Handler) http.Handler {
+// Config is what the filters need of the server they stand in front of.
+type Config struct {
+	// Authenticator identifies callers (the configured one, then service
+	// account tokens); Authorizer decides (Node, then RBAC).
+	Authenticator auth.Authenticator
+	Authorizer    auth.Authorizer
+	// AuditLog receives the audit events; nil: no audit.
+	AuditLog *audit.Log
+	// ErrorLog is where a panic or a failed audit write is logged.
+	ErrorLog *log.Logger
+	// RequestTimeout ends non-watch requests (504).
+	RequestTimeout time.Duration
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight size the
+	// in-flight limits (429 past them).
+	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// Recorder receives the traces of requests, signed by Component.
+	Recorder  *flow.Recorder
+	Component string
+	// WriteError answers an error as a metav1.Status, encoded as the
+	// request asks.
+	WriteError func(w http.ResponseWriter, r *http.Request, err error)
+}
+
+// BuildHandlerChain wraps apiHandler (the first server of the delegation
+// chain) in the request filters, inside out: each line wraps everything
+// above it, so the last line runs first on a request. This is
+// kube-apiserver's order.
+func BuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	h := apiHandler
-	h = withAuthorization(h, s)  // Node, then RBAC: 403 unless one allows
-	h = withMaxInFlight(h, s)    // 429 past the in-flight limits (watches exempt)
-	h = withImpersonation(h, s)  // Impersonate-User/-Group/-Uid/-Extra-*, if the caller may
-	h = withAudit(h, s)          // audit.k8s.io/v1 events: received, started, complete
-	h = withAuthentication(h, s) // bearer token or client certificate; 401 otherwise
-	h = withTimeout(h, s)        // non-watch requests end after 60 s with 504
+	h = withAuthorization(h, c)  // Node, then RBAC: 403 unless one allows
+	h = withMaxInFlight(h, c)    // 429 past the in-flight limits (watches exempt)
+	h = withImpersonation(h, c)  // Impersonate-User/-Group/-Uid/-Extra-*, if the caller may
+	h = withAudit(h, c)          // audit.k8s.io/v1 events: received, started, complete
+	h = withAuthentication(h, c) // bearer token or client certificate; 401 otherwise
+	h = withTimeout(h, c)        // non-watch requests end after 60 s with 504
 	h = withCacheControl(h)      // responses about cluster state are never cached
-	h = withPanicRecovery(h, s)  // a panic anywhere becomes a 500 Status; the server lives on
-	h = withTrace(h, s)          // the learner's step-by-step trace of the request
+	h = withPanicRecovery(h, c)  // a panic anywhere becomes a 500 Status; the server lives on
+	h = withTrace(h, c)          // the learner's step-by-step trace of the request
 	h = withAuditID(h)           // every request gets an id, echoed in Audit-Id
-	h = withRequestInfo(h, s)    // verb, resource, namespace, name from method and path
+	h = withRequestInfo(h, c)    // verb, resource, namespace, name from method and path
 	return h
 }
 
 // withRequestInfo resolves the request's verb and resource, as
 // kube-apiserver's RequestInfo filter does.
-func withRequestInfo(h http.Handler, s *Server) http.Handler {
+func withRequestInfo(h http.Handler, c *Config) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, err := auth.ResolveRequest(r)
 		if err != nil {
-			s.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("%q: failed to create RequestInfo: %w", r.URL.RequestURI(), err)))
+			c.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("%q: failed to create RequestInfo: %w", r.URL.RequestURI(), err)))
 			return
 		}
 		h.ServeHTTP(w, r.WithContext(request.WithAttributes(r.Context(), a)))
@@ -84,8 +117,8 @@ func withAuditID(h http.Handler) http.Handler {
 // withAuthentication identifies the caller: a bearer token or a client
 // certificate signed by the cluster's CA; no credentials is
 // system:anonymous on the health and version paths and 401 elsewhere.
-func withAuthentication(h http.Handler, s *Server) http.Handler {
-	authn := auth.WithAnonymous(s.authn)
+func withAuthentication(h http.Handler, c *Config) http.Handler {
+	authn := auth.WithAnonymous(c.Authenticator)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := request.TraceFrom(r.Context())
 		res, ok, err := authn.AuthenticateRequest(r)
@@ -97,8 +130,8 @@ func withAuthentication(h http.Handler, s *Server) http.Handler {
 			t.Step("authenticated", "failed", "not authenticated: "+why)
 			unauthorized := apierrors.NewUnauthorized("Unauthorized")
 			st := unauthorized.Status()
-			s.audit(r, nil, auditResponseStarted, http.StatusUnauthorized, &st)
-			s.WriteError(w, r, unauthorized)
+			c.audit(r, nil, audit.StageResponseStarted, http.StatusUnauthorized, &st)
+			c.WriteError(w, r, unauthorized)
 			return
 		}
 		a, _ := request.AttributesFrom(r.Context())
@@ -115,15 +148,15 @@ func withAuthentication(h http.Handler, s *Server) http.Handler {
 
 // withAuthorization asks the authorizers (Node, then RBAC) whether the
 // user may do this; a denial is 403 with kube-apiserver's message.
-func withAuthorization(h http.Handler, s *Server) http.Handler {
+func withAuthorization(h http.Handler, c *Config) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, _ := request.AttributesFrom(r.Context())
 		t := request.TraceFrom(r.Context())
-		res, err := s.authorizer.Authorize(r.Context(), a)
+		res, err := c.Authorizer.Authorize(r.Context(), a)
 		ac := request.AuditFrom(r.Context())
 		if err == nil && res.Decision == auth.DecisionAllow {
 			if t.Recording() {
-				t.Step("authorized", "allowed", allowedBecause(res), "authorizer", res.Authorizer, "reason", res.Reason, "rule", res.Rule)
+				t.Step("authorized", "allowed", AllowedBecause(res), "authorizer", res.Authorizer, "reason", res.Reason, "rule", res.Rule)
 			}
 			ac.Annotate("authorization.k8s.io/decision", "allow")
 			ac.Annotate("authorization.k8s.io/reason", res.Reason)
@@ -137,13 +170,13 @@ func withAuthorization(h http.Handler, s *Server) http.Handler {
 		t.Step("authorized", "denied", auth.ForbiddenMessage(a), "reason", reason)
 		ac.Annotate("authorization.k8s.io/decision", "forbid")
 		ac.Annotate("authorization.k8s.io/reason", reason)
-		s.WriteError(w, r, auth.Forbidden(a, reason))
+		c.WriteError(w, r, auth.Forbidden(a, reason))
 	})
 }
 
 // withPanicRecovery answers a handler panic with a 500 Status (when the
 // response has not started) instead of dropping the connection.
-func withPanicRecovery(h http.Handler, s *Server) http.Handler {
+func withPanicRecovery(h http.Handler, c *Config) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rw := &startedWriter{ResponseWriter: w}
 		defer func() {
@@ -154,10 +187,10 @@ func withPanicRecovery(h http.Handler, s *Server) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.cfg.errorLog().Printf("panic serving %s %s: %v", r.Method, r.URL.Path, v)
+			c.ErrorLog.Printf("panic serving %s %s: %v", r.Method, r.URL.Path, v)
 			request.TraceFrom(r.Context()).Step("panicked", "failed", fmt.Sprint(v))
 			if !rw.started {
-				s.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("this request caused the server to panic: %v", v)))
+				c.WriteError(w, r, apierrors.NewInternalError(fmt.Errorf("this request caused the server to panic: %v", v)))
 			}
 		}()
 		h.ServeHTTP(rw, r)
@@ -194,26 +227,26 @@ func (w *startedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // withAudit writes the audit events of a request: RequestReceived when it
 // arrives, ResponseStarted when a watch starts streaming, ResponseComplete
 // when it ends.
-func withAudit(h http.Handler, s *Server) http.Handler {
+func withAudit(h http.Handler, c *Config) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.auditLog == nil {
+		if c.AuditLog == nil {
 			h.ServeHTTP(w, r)
 			return
 		}
 		ac := &request.AuditContext{Received: time.Now()}
 		ctx := request.WithAudit(r.Context(), ac)
 		r = r.WithContext(ctx)
-		s.audit(r, ac, auditRequestReceived, 0, nil)
+		c.audit(r, ac, audit.StageRequestReceived, 0, nil)
 		aw := &auditWriter{ResponseWriter: w}
 		if isLongRunning(r) {
-			aw.onStart = func(code int) { s.audit(r, ac, auditResponseStarted, code, nil) }
+			aw.onStart = func(code int) { c.audit(r, ac, audit.StageResponseStarted, code, nil) }
 		}
 		h.ServeHTTP(aw, r)
 		code := aw.code
 		if code == 0 {
 			code = http.StatusOK
 		}
-		s.audit(r, ac, auditResponseComplete, code, ac.Status)
+		c.audit(r, ac, audit.StageResponseComplete, code, ac.Status)
 	})
 }
 
@@ -251,8 +284,8 @@ func (w *auditWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // audit writes one audit event for r. ac may be nil (a request that failed
 // authentication is audited once, complete).
-func (s *Server) audit(r *http.Request, ac *request.AuditContext, stage string, code int, st *metav1.Status) {
-	if s.auditLog == nil {
+func (c *Config) audit(r *http.Request, ac *request.AuditContext, stage string, code int, st *metav1.Status) {
+	if c.AuditLog == nil {
 		return
 	}
 	a, _ := request.AttributesFrom(r.Context())
@@ -260,7 +293,7 @@ func (s *Server) audit(r *http.Request, ac *request.AuditContext, stage string, 
 	if ac != nil {
 		received = ac.Received
 	}
-	ev := &auditEvent{
+	ev := &audit.Event{
 		Kind:                     "Event",
 		APIVersion:               "audit.k8s.io/v1",
 		Level:                    "Metadata",
@@ -274,24 +307,24 @@ func (s *Server) audit(r *http.Request, ac *request.AuditContext, stage string, 
 		StageTimestamp:           microNow(),
 	}
 	if a.User != nil {
-		ev.User = auditUser{Username: a.User.Name, Groups: a.User.Groups}
+		ev.User = audit.User{Username: a.User.Name, Groups: a.User.Groups}
 	}
 	if ac != nil {
 		if u := ac.Impersonated; u != nil {
-			ev.ImpersonatedUser = &auditUser{Username: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+			ev.ImpersonatedUser = &audit.User{Username: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
 		}
 		if len(ac.Annotations) > 0 {
 			ev.Annotations = ac.Annotations
 		}
 	}
 	if a.ResourceRequest {
-		ref := &auditObjectRef{Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, APIGroup: a.APIGroup, APIVersion: a.APIVersion, Subresource: a.Subresource}
+		ref := &audit.ObjectRef{Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, APIGroup: a.APIGroup, APIVersion: a.APIVersion, Subresource: a.Subresource}
 		if ref.Name == "" && ac != nil {
 			ref.Name = ac.ObjectName
 		}
 		ev.ObjectRef = ref
 	}
-	if stage != auditRequestReceived {
+	if stage != audit.StageRequestReceived {
 		rs := &metav1.Status{Code: int32(code)}
 		if st != nil && code >= 400 {
 			rs = st.DeepCopy()
@@ -299,13 +332,13 @@ func (s *Server) audit(r *http.Request, ac *request.AuditContext, stage string, 
 		}
 		ev.ResponseStatus = rs
 	}
-	s.auditLog.write(ev)
+	c.AuditLog.Write(ev)
 }
 
-// allowedBecause says, for the trace, why a request was allowed: RBAC's
+// AllowedBecause says, for the trace, why a request was allowed: RBAC's
 // reason, or (the Node authorizer gives none, as upstream's) the
 // authorizer and the system:node rule that covers the request.
-func allowedBecause(res auth.Result) string {
+func AllowedBecause(res auth.Result) string {
 	if res.Reason != "" {
 		return res.Reason
 	}
@@ -315,3 +348,15 @@ func allowedBecause(res auth.Result) string {
 	}
 	return msg
 }
+
+// sourceIPs lists the client's address (and X-Forwarded-For, which
+// kubesim does not trust for anything else).
+func sourceIPs(r *http.Request) []string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return []string{host}
+}
+
+func microNow() metav1.MicroTime { return metav1.NewMicroTime(time.Now()) }

@@ -1,11 +1,10 @@
-package apiserver
+package filters
 
 import (
 	"bytes"
 	"fmt"
 	"net/http"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -31,9 +30,9 @@ func goroutineID() string {
 // as a flow event. When the recorder has no readers the trace is quiet:
 // no steps are made (runtime.Stack, which tells the goroutine, is
 // costly, and so is formatting a dozen steps per request for nobody).
-func withTrace(h http.Handler, s *Server) http.Handler {
+func withTrace(h http.Handler, c *Config) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t := request.NewTrace(time.Now(), !s.cfg.Recorder.HasReaders(), flow.RequestTrace{
+		t := request.NewTrace(time.Now(), !c.Recorder.HasReaders(), flow.RequestTrace{
 			AuditID:    r.Header.Get("Audit-ID"),
 			Method:     r.Method,
 			URI:        r.URL.RequestURI(),
@@ -59,7 +58,7 @@ func withTrace(h http.Handler, s *Server) http.Handler {
 			}
 			t.Step("responded", outcomeOf(code), fmt.Sprintf("status %d %s, %d bytes", code, http.StatusText(code), cw.bytes),
 				"code", fmt.Sprint(code), "bytes", fmt.Sprint(cw.bytes))
-			s.recordTrace(t)
+			c.recordTrace(t)
 		}()
 		h.ServeHTTP(cw, r.WithContext(request.WithTrace(r.Context(), t)))
 	})
@@ -88,13 +87,13 @@ func outcomeOf(code int) string {
 // recordTrace hands a finished trace to the recorder, as an event of no
 // stage (Stage 0), if anyone reads it: the stages of a pod's creation
 // are recorded while its requests run (see podTracker).
-func (s *Server) recordTrace(t *request.Trace) {
-	if !s.cfg.Recorder.HasReaders() {
+func (c *Config) recordTrace(t *request.Trace) {
+	if !c.Recorder.HasReaders() {
 		return // it would reach nobody
 	}
 	rt := t.Snapshot()
-	s.cfg.Recorder.Record(flow.Event{
-		Component: component,
+	c.Recorder.Record(flow.Event{
+		Component: c.Component,
 		Object:    t.Object(),
 		Time:      t.Start(),
 		Summary:   fmt.Sprintf("%s %s → %d", rt.Method, rt.URI, rt.Code),
@@ -134,13 +133,3 @@ func (w *countingWriter) Flush() {
 
 // Unwrap gives http.ResponseController access to the real writer.
 func (w *countingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// sortedKeys lists a map's keys in order, for stable trace details.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
