@@ -255,16 +255,16 @@ func (c *Config) serviceAccountIssuer() string {
 	return DefaultServiceAccountIssuer
 }
 
-// endpointReconcilerInterval and endpointReconcilerTTL are the
-// configured periods, or upstream's.
-func (c *Config) endpointReconcilerInterval() time.Duration {
+// ReconcilerInterval and ReconcilerTTL are EndpointReconcilerInterval and
+// EndpointReconcilerTTL, or upstream's periods when they are not set.
+func (c *Config) ReconcilerInterval() time.Duration {
 	if c.EndpointReconcilerInterval > 0 {
 		return c.EndpointReconcilerInterval
 	}
 	return controlplane.DefaultEndpointReconcilerInterval
 }
 
-func (c *Config) endpointReconcilerTTL() time.Duration {
+func (c *Config) ReconcilerTTL() time.Duration {
 	if c.EndpointReconcilerTTL > 0 {
 		return c.EndpointReconcilerTTL
 	}

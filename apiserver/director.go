@@ -75,18 +75,18 @@ func (d *director) claimedBy(path string) *restful.WebService {
 	return nil
 }
 
-// servedByMux returns h, recording first that server served the request
+// ServedByMux returns h, recording first that server served the request
 // from its non-go-restful mux (health, OpenAPI).
-func servedByMux(server string, h http.Handler) http.Handler {
+func ServedByMux(server string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		TraceHop(r, server, "served", "its non-go-restful mux serves "+r.URL.Path)
 		h.ServeHTTP(w, r)
 	})
 }
 
-// delegateTo returns a handler that records that server delegated the
+// DelegateTo returns a handler that records that server delegated the
 // request and passes it to delegate.
-func delegateTo(server string, delegate http.Handler) http.Handler {
+func DelegateTo(server string, delegate http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		TraceHop(r, server, "delegated", "no route for "+r.URL.Path+", delegated")
 		delegate.ServeHTTP(w, r)

@@ -12,36 +12,24 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/request"
 )
 
-// KubeAPIServer is the kube-apiserver of the delegation chain: its
-// go-restful Container has one WebService per built-in group-version, with
-// a Route per verb and path, and the discovery services; its
-// non-go-restful mux serves health, version and OpenAPI. Any other path
-// goes to delegate (the apiextensions server).
-func (s *Server) KubeAPIServer(delegate http.Handler) http.Handler {
-	c := s.NewContainer()
+// InstallAPIGroups adds to c, kube-apiserver's go-restful Container, one
+// WebService per built-in group-version, with a Route per verb and path,
+// and the discovery services (/api, /apis, /version), and makes c the
+// Container RestfulContainer returns, to which InstallChain adds the pods'
+// streaming subresources. Package kubeapiserver calls it once.
+func (s *Server) InstallAPIGroups(c *restful.Container) {
 	for _, g := range s.groups {
 		c.Add(s.GroupWebService(g))
 	}
 	s.installDiscovery(c)
 	s.container = c
-	mux := http.NewServeMux()
-	openAPI := servedByMux(ServerKubeAPIServer, s.openapi)
-	mux.Handle(openapi.Path, openAPI)
-	mux.Handle(openapi.Path+"/", openAPI)
-	mux.Handle(openapi.PathV2, servedByMux(ServerKubeAPIServer, openapi.NewV2(s.openapi)))
-	health := servedByMux(ServerKubeAPIServer, http.HandlerFunc(s.health))
-	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
-		mux.Handle(p, health)
-		mux.Handle(p+"/", health)
-	}
-	installProfiling(mux, ServerKubeAPIServer)
-	mux.Handle("/", delegateTo(ServerKubeAPIServer, delegate))
-	return &director{name: ServerKubeAPIServer, container: c, nonGoRestful: mux}
 }
+
+// HealthHandler serves /healthz, /livez and /readyz (health.go).
+func (s *Server) HealthHandler() http.Handler { return http.HandlerFunc(s.health) }
 
 // serviceError answers an error of go-restful's own dispatch (no Route
 // for the path in a WebService that claimed it: 404; a Route for the path

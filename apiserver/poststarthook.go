@@ -59,9 +59,10 @@ type postStartHooks struct {
 // serves, as kube-apiserver's GenericAPIServer.AddPostStartHook does: the
 // name must be new and not empty, and hooks may be added until Run starts
 // running them (in New, or between New and Run). Its readiness check is
-// "poststarthook/<name>", listed after those added before it. Built-in
-// hooks (see addBuiltinPostStartHooks) are added when Run begins, after
-// those added earlier. Safe for concurrent use.
+// "poststarthook/<name>", listed after those added before it. The
+// servers of the chain add theirs while serverchain.New builds them
+// (the apiextensions server's, the aggregator's, then kube-apiserver's),
+// before any a caller adds. Safe for concurrent use.
 //
 // For example, a controller the server runs as long as it serves:
 //

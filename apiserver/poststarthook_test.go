@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/kubeapiserver"
 	"github.com/kubesim/kubesim/apiserver/serverchain"
 	"github.com/kubesim/kubesim/internal/etcdtest"
 )
@@ -102,7 +103,7 @@ func TestReadinessWaitsForPostStartHooks(t *testing.T) {
 		}
 		passedLines.WriteString("[+]poststarthook/" + name + " ok\n")
 	}
-	for _, name := range []string{"test-blocking", apiserver.HookSystemNamespaces, apiserver.HookBootstrapRoles} {
+	for _, name := range []string{"test-blocking", kubeapiserver.HookSystemNamespaces, kubeapiserver.HookBootstrapRoles} {
 		if !strings.Contains(passedLines.String(), "poststarthook/"+name+" ") {
 			t.Fatalf("hooks %q lack %s", srv.PostStartHooks(), name)
 		}

@@ -19,12 +19,12 @@ type preShutdownHooks struct {
 	ran   bool
 }
 
-// addPreShutdownHook registers fn under name, to run once when Run's
+// AddPreShutdownHook registers fn under name, to run once when Run's
 // context is done, before the server stops serving. A post-start hook may
 // register one; one registered after shutdown began runs at once, since
 // its post-start hook's work may already have been done. Safe for
 // concurrent use.
-func (s *Server) addPreShutdownHook(name string, fn func() error) {
+func (s *Server) AddPreShutdownHook(name string, fn func() error) {
 	h := &s.preShutdown
 	h.mu.Lock()
 	if !h.ran {

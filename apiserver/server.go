@@ -74,6 +74,8 @@ type Server struct {
 	// stopped (OnShutdown).
 	healthExtra []HealthCheck
 	onShutdown  []func()
+	// chain are the servers of the delegation chain (InstallChain).
+	chain []http.Handler
 	// kubelets is the transport to the kubelets, for pods/log.
 	kubelets kubeletClient
 	// drainer ends HTTP/2 connections at shutdown once they are done.
@@ -139,14 +141,21 @@ func (s *Server) URL() string {
 	return "http://" + s.ln.Addr().String()
 }
 
-// InstallChain puts the handler chain (the filters of filters.BuildHandlerChain)
-// around first, the first server of the delegation chain (the
-// aggregator), and adds the pods' streaming subresources to kube-apiserver's
-// WebService. It is called once, before Run.
-func (s *Server) InstallChain(first http.Handler) {
-	s.handler = s.withFilters(first)
+// InstallChain puts the handler chain (the filters of
+// filters.BuildHandlerChain) around servers[0], the first server of the
+// delegation chain (the aggregator), and adds the pods' streaming
+// subresources to kube-apiserver's WebService. servers are the servers of
+// the chain, first to last, which Chain returns. It is called once, before
+// Run.
+func (s *Server) InstallChain(servers ...http.Handler) {
+	s.chain = servers
+	s.handler = s.withFilters(servers[0])
 	s.installPodStreaming()
 }
+
+// Chain returns the servers of the delegation chain, first to last, as
+// InstallChain was given them.
+func (s *Server) Chain() []http.Handler { return s.chain }
 
 // withFilters wraps h in the filters of every request (package filters).
 func (s *Server) withFilters(h http.Handler) http.Handler {
@@ -157,6 +166,12 @@ func (s *Server) withFilters(h http.Handler) http.Handler {
 		Recorder: c.Recorder, Component: component, WriteError: s.WriteError,
 	})
 }
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// RBAC is the cache of RBAC roles and bindings the authorizer reads.
+func (s *Server) RBAC() *registry.RBACCache { return s.rbac }
 
 // OnShutdown adds fn to what Run does once the HTTP server has stopped
 // (the aggregator closes its idle connections to backends).
@@ -195,10 +210,6 @@ const shutdownGrace = 5 * time.Second
 // that a restarted server never answers 403 for want of its roles, nor
 // 429 to a watch whose cache is loading.
 func (s *Server) Run(ctx context.Context) error {
-	if err := s.addBuiltinPostStartHooks(); err != nil {
-		s.ln.Close()
-		return fmt.Errorf("apiserver: %w", err)
-	}
 	// Requests derive their context from this one: cancelling it ends
 	// long-running watches, which Shutdown alone would wait for forever.
 	reqCtx, cancelRequests := context.WithCancel(context.Background())

@@ -9,7 +9,7 @@ import (
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
-	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/kubeapiserver"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/cluster/clustertest"
 	"github.com/kubesim/kubesim/kubelet"
@@ -53,7 +53,7 @@ func TestStartupSequence(t *testing.T) {
 			t.Errorf("step %q came after %q: %q", order[i-1], order[i], got)
 		}
 	}
-	for _, hook := range []string{apiserver.HookSystemNamespaces, apiserver.HookBootstrapRoles} {
+	for _, hook := range []string{kubeapiserver.HookSystemNamespaces, kubeapiserver.HookBootstrapRoles} {
 		started, finished := index("Run poststarthook "+hook+" started"), index("Run poststarthook "+hook+" finished")
 		if !(index("Run serving ok") < started && started < finished && finished < index("Run poststarthooks finished")) {
 			t.Errorf("hook %s: started at %d, finished at %d, want between serving and all hooks finished: %q", hook, started, finished, got)

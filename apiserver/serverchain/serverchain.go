@@ -8,9 +8,12 @@
 package serverchain
 
 import (
+	"fmt"
+
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/aggregatorserver"
 	"github.com/kubesim/kubesim/apiserver/apiextensionsserver"
+	"github.com/kubesim/kubesim/apiserver/kubeapiserver"
 )
 
 // New builds the server on cfg and binds its listener, so URL is known
@@ -21,10 +24,13 @@ func New(cfg *apiserver.Config) (*apiserver.Server, error) {
 		return nil, err
 	}
 	// Inside out: each server gets the next one as its delegate.
-	h := apiserver.NotFoundHandler()
-	h = apiextensionsserver.New(s, h)               // CRDs and custom resources
-	h = s.KubeAPIServer(h)                          // the built-in groups
-	h = aggregatorserver.New(s, h, s.ListedPaths()) // APIServices: local ones delegate, others are proxied
-	s.InstallChain(h)
+	ext := apiextensionsserver.New(s, apiserver.NotFoundHandler()) // CRDs and custom resources
+	kube := kubeapiserver.New(s, ext)                              // the built-in groups
+	agg := aggregatorserver.New(s, kube, s.ListedPaths())          // APIServices: local ones delegate, others are proxied
+	if err := kube.AddPostStartHooks(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("apiserver: %w", err)
+	}
+	s.InstallChain(agg, kube, ext)
 	return s, nil
 }

@@ -1,6 +1,9 @@
-package apiserver
+package kubeapiserver
 
-import "github.com/kubesim/kubesim/apiserver/controlplane"
+import (
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/controlplane"
+)
 
 // The identity lease hooks, under kube-apiserver's names
 // (pkg/controlplane/apiserver/server.go).
@@ -12,8 +15,8 @@ const (
 // identityLeaseHook starts the controller of this server's identity Lease
 // (controlplane.IdentityLeaseController), named after its listen address,
 // and returns, as upstream's hook does.
-func (s *Server) identityLeaseHook(ctx PostStartHookContext) error {
-	c, err := controlplane.NewIdentityLeaseController(s.reg, s.ln.Addr().String(), s.cfg.IdentityLease, s.cfg.errorLog().Printf)
+func (s *Server) identityLeaseHook(ctx apiserver.PostStartHookContext) error {
+	c, err := controlplane.NewIdentityLeaseController(s.reg, s.generic.Addr().String(), s.cfg.IdentityLease, s.generic.ErrorLog().Printf)
 	if err != nil {
 		return err
 	}
@@ -24,7 +27,7 @@ func (s *Server) identityLeaseHook(ctx PostStartHookContext) error {
 // identityLeaseGCHook starts the garbage collector of expired identity
 // Leases (controlplane.APIServerLeaseGC) and returns, as upstream's hook
 // does.
-func (s *Server) identityLeaseGCHook(ctx PostStartHookContext) error {
-	ctx.Go(controlplane.NewAPIServerLeaseGC(s.reg, s.cfg.IdentityLease, s.cfg.errorLog().Printf).Run)
+func (s *Server) identityLeaseGCHook(ctx apiserver.PostStartHookContext) error {
+	ctx.Go(controlplane.NewAPIServerLeaseGC(s.reg, s.cfg.IdentityLease, s.generic.ErrorLog().Printf).Run)
 	return nil
 }

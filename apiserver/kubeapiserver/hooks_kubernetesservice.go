@@ -1,8 +1,9 @@
-package apiserver
+package kubeapiserver
 
 import (
 	"fmt"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/controlplane"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -24,22 +25,22 @@ const HookBootstrapController = "bootstrap-controller"
 //
 // It registers the pre-shutdown hook that stops the controller, taking
 // this server out of the Endpoints.
-func (s *Server) bootstrapControllerHook(ctx PostStartHookContext) error {
-	host, port, err := registry.HostPort(s.ln.Addr().String())
+func (s *Server) bootstrapControllerHook(ctx apiserver.PostStartHookContext) error {
+	host, port, err := registry.HostPort(s.generic.Addr().String())
 	if err != nil {
 		return fmt.Errorf("the API server's address: %w", err)
 	}
-	leases, err := registry.NewMasterLeases(s.cfg.Etcd, s.cfg.StorageMediaType, s.cfg.endpointReconcilerTTL())
+	leases, err := registry.NewMasterLeases(s.cfg.Etcd, s.cfg.StorageMediaType, s.cfg.ReconcilerTTL())
 	if err != nil {
 		return err
 	}
-	interval := s.cfg.endpointReconcilerInterval()
+	interval := s.cfg.ReconcilerInterval()
 	c := controlplane.NewKubernetesServiceController(s.reg, controlplane.KubernetesServiceConfig{
 		PublicIP:           host,
 		Port:               port,
 		EndpointReconciler: controlplane.NewLeaseEndpointReconciler(s.reg, leases),
 		EndpointInterval:   interval,
 	})
-	s.addPreShutdownHook(HookBootstrapController, c.Stop)
+	s.generic.AddPreShutdownHook(HookBootstrapController, c.Stop)
 	return s.ensureThenEvery(ctx, interval, c.Sync, "unable to sync kubernetes service")
 }

@@ -1,4 +1,4 @@
-package apiserver
+package kubeapiserver
 
 import (
 	"context"
@@ -8,12 +8,14 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
 // The post-start hooks of kube-apiserver that kubesim runs, under their
-// upstream names (and bootstrap-controller, in its own file).
+// upstream names (and bootstrap-controller and the identity lease hooks,
+// in files of their own), registered by Server.AddPostStartHooks.
 // kube-apiserver runs more (storage-readiness, which waits
 // for the watch caches; generic-apiserver-start-informers ...); kubesim
 // does not do what they do after it serves, so it does not list them.
@@ -40,29 +42,12 @@ const (
 	cacheCatchUpPoll = 10 * time.Millisecond
 )
 
-// addBuiltinPostStartHooks registers the hooks above (Run calls it once).
-func (s *Server) addBuiltinPostStartHooks() error {
-	if err := s.AddPostStartHook(HookSystemNamespaces, s.systemNamespacesHook); err != nil {
-		return err
-	}
-	if err := s.AddPostStartHook(HookBootstrapRoles, s.bootstrapRolesHook); err != nil {
-		return err
-	}
-	if err := s.AddPostStartHook(HookBootstrapController, s.bootstrapControllerHook); err != nil {
-		return err
-	}
-	if err := s.AddPostStartHook(HookIdentityLeaseController, s.identityLeaseHook); err != nil {
-		return err
-	}
-	return s.AddPostStartHook(HookIdentityLeaseGarbageCollect, s.identityLeaseGCHook)
-}
-
 // systemNamespacesHook creates the missing system namespaces, then keeps
 // checking every minute, as upstream's controller does. Unlike upstream's
 // hook, which only starts the controller, it returns once the first pass
 // has succeeded (retrying until then), so that a ready kubesim has its
 // namespaces: kubesim's own components and tests count on "default".
-func (s *Server) systemNamespacesHook(ctx PostStartHookContext) error {
+func (s *Server) systemNamespacesHook(ctx apiserver.PostStartHookContext) error {
 	return s.ensureThenEvery(ctx, systemNamespacesInterval, s.reg.Bootstrap, "unable to create required kubernetes system Namespace")
 }
 
@@ -70,7 +55,7 @@ func (s *Server) systemNamespacesHook(ctx PostStartHookContext) error {
 // bootstrapRolesRetry; an error only when ctx ends first), then again
 // every interval in the hook's goroutine until the server stops, logging
 // a failure with what.
-func (s *Server) ensureThenEvery(ctx PostStartHookContext, interval time.Duration, ensure func(context.Context) error, what string) error {
+func (s *Server) ensureThenEvery(ctx apiserver.PostStartHookContext, interval time.Duration, ensure func(context.Context) error, what string) error {
 	for ensure(ctx) != nil {
 		select {
 		case <-ctx.Done():
@@ -87,7 +72,7 @@ func (s *Server) ensureThenEvery(ctx PostStartHookContext, interval time.Duratio
 				return
 			case <-t.C:
 				if err := ensure(ctx); err != nil && ctx.Err() == nil {
-					s.cfg.errorLog().Printf("%s: %v", what, err)
+					s.generic.ErrorLog().Printf("%s: %v", what, err)
 				}
 			}
 		}
@@ -101,7 +86,7 @@ func (s *Server) ensureThenEvery(ctx PostStartHookContext, interval time.Duratio
 // adds missing rules unless rbac.authorization.kubernetes.io/autoupdate is
 // "false"). It then waits until the RBAC cache, which the authorizer
 // reads, holds them all, so that readiness means they are in force.
-func (s *Server) bootstrapRolesHook(ctx PostStartHookContext) error {
+func (s *Server) bootstrapRolesHook(ctx apiserver.PostStartHookContext) error {
 	roles, bindings := auth.BootstrapPolicy()
 	deadline := time.Now().Add(bootstrapRolesTimeout)
 	for {
