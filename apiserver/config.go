@@ -159,9 +159,10 @@ type Config struct {
 	// to rotate it as kube-apiserver's --audit-log-max* flags do.
 	AuditLog io.Writer
 	// Aggregator configures the aggregator's proxy to remote APIServices
-	// and their availability checks (aggregator_config.go).
+	// and their availability checks (aggregator_config.go; package
+	// aggregatorserver uses it).
 	Aggregator AggregatorConfig
-	// Kubelet says how pods/log reaches the kubelets (kubelet_client.go).
+	// Kubelet says how pods/log reaches the kubelets (kubelet_config.go).
 	Kubelet KubeletClientConfig
 	// DisableAdmissionPlugins names admission plugins not to run
 	// (kube-apiserver's --disable-admission-plugins; admit.go lists them).

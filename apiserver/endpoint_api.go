@@ -3,6 +3,8 @@ package apiserver
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -31,10 +33,23 @@ func (e *Endpoint) AddStatus(store *registry.Store) {
 	e.subresources = append(e.subresources, statusSubresource(e.res, store))
 }
 
-// AddListedSubresource adds a subresource discovery lists, which the
-// caller serves itself (a custom resource's scale).
+// AddListedSubresource adds a subresource discovery lists, in its
+// alphabetical order, which the caller serves itself (a custom resource's
+// scale, pods/log).
 func (e *Endpoint) AddListedSubresource(name string, kind schema.GroupVersionKind, verbs []string) {
 	e.subresources = append(e.subresources, subresource{name: name, kind: kind, verbs: verbs})
+	slices.SortStableFunc(e.subresources, func(a, b subresource) int { return strings.Compare(a.name, b.name) })
+}
+
+// BuiltinEndpoint is the endpoint of res among the built-in groups, nil if
+// none serves it.
+func (s *Server) BuiltinEndpoint(res *registry.Resource) *Endpoint {
+	for _, g := range s.groups {
+		if e := g.endpoint(res); e != nil {
+			return e
+		}
+	}
+	return nil
 }
 
 // HasSubresource reports whether e has the subresource name.

@@ -205,7 +205,7 @@ func (h *handlers) checkScale(sc, cur *autoscalingv1.Scale) error {
 // with handlers of its own, at path.
 func (s *Server) installServedSubresource(ws *restful.WebService, e *Endpoint, sub *subresource, path, scope, verb string) {
 	h := &handlers{s: s, e: e, sub: sub}
-	fn, kind := s.routeFunction(ws, sub.serve(h, verb)), e.res.Kind.Kind
+	fn, kind := s.RouteFunction(ws, sub.serve(h, verb)), e.res.Kind.Kind
 	var b *restful.RouteBuilder
 	var opVerb, doc string
 	switch verb {

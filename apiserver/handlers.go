@@ -23,7 +23,7 @@ type Params struct {
 	Name      string
 }
 
-// HandlerFunc is a plain handler; routeFunction adapts it to go-restful.
+// HandlerFunc is a plain handler; RouteFunction adapts it to go-restful.
 // An error it returns is answered as a metav1.Status (it must then not
 // have written anything).
 type HandlerFunc func(w http.ResponseWriter, r *http.Request, p Params) error

@@ -18,8 +18,8 @@ import (
 // InstallAPIGroups adds to c, kube-apiserver's go-restful Container, one
 // WebService per built-in group-version, with a Route per verb and path,
 // and the discovery services (/api, /apis, /version), and makes c the
-// Container RestfulContainer returns, to which InstallChain adds the pods'
-// streaming subresources. Package kubeapiserver calls it once.
+// Container RestfulContainer returns. Package kubeapiserver calls it
+// once.
 func (s *Server) InstallAPIGroups(c *restful.Container) {
 	for _, g := range s.groups {
 		c.Add(s.GroupWebService(g))
@@ -46,12 +46,12 @@ func rootPath(gv schema.GroupVersion) string {
 	return "/apis/" + gv.Group + "/" + gv.Version
 }
 
-// routeFunction adapts the plain handler h to the go-restful route
+// RouteFunction adapts the plain handler h to the go-restful route
 // function of a Route in ws: it records in the request's trace what
 // go-restful's dispatch chose (the WebService, the Route and its path
 // parameters), calls h with the path parameters, and answers an error h
 // returns as a metav1.Status.
-func (s *Server) routeFunction(ws *restful.WebService, h HandlerFunc) restful.RouteFunction {
+func (s *Server) RouteFunction(ws *restful.WebService, h HandlerFunc) restful.RouteFunction {
 	return func(req *restful.Request, resp *restful.Response) {
 		p := Params{Namespace: req.PathParameter("namespace"), Name: req.PathParameter("name")}
 		if t := request.TraceFrom(req.Request.Context()); t.Recording() {
@@ -82,7 +82,7 @@ func (s *Server) GroupWebService(g *Group) *restful.WebService {
 	ws := new(restful.WebService)
 	ws.Path(rootPath(g.gv)).Consumes("*/*").Produces("*/*") // handlers negotiate themselves
 	ws.Doc("API at " + rootPath(g.gv))
-	ws.Route(ws.GET("/").To(s.routeFunction(ws, func(w http.ResponseWriter, r *http.Request, _ Params) error {
+	ws.Route(ws.GET("/").To(s.RouteFunction(ws, func(w http.ResponseWriter, r *http.Request, _ Params) error {
 		s.ServeResourceList(w, r, g)
 		return nil
 	})).Operation("get" + opGroup(g.gv) + "APIResources").Doc("get available resources"))
@@ -91,11 +91,11 @@ func (s *Server) GroupWebService(g *Group) *restful.WebService {
 	}
 	if g.bindings != nil {
 		h := &handlers{s: s, e: g.bindings}
-		ws.Route(ws.POST("/namespaces/{namespace}/bindings").To(s.routeFunction(ws, h.bind)).
+		ws.Route(ws.POST("/namespaces/{namespace}/bindings").To(s.RouteFunction(ws, h.bind)).
 			Operation("create" + opGroup(g.gv) + "NamespacedBinding").Doc("create a Binding"))
 	}
 	for _, rv := range g.reviews {
-		ws.Route(ws.POST("/" + rv.plural).To(s.routeFunction(ws, rv.create(s))).
+		ws.Route(ws.POST("/" + rv.plural).To(s.RouteFunction(ws, rv.create(s))).
 			Operation("create" + opGroup(g.gv) + rv.kind.Kind).Doc("create a " + rv.kind.Kind))
 	}
 	return ws
@@ -120,35 +120,35 @@ func (s *Server) installEndpoint(ws *restful.WebService, e *Endpoint) {
 		ws.Route(b.Operation(operation).Doc(doc))
 	}
 	if e.has(verbList) {
-		route(ws.GET(coll).To(s.routeFunction(ws, h.list)), op("list", scope, ""), "list or watch objects of kind "+kind)
+		route(ws.GET(coll).To(s.RouteFunction(ws, h.list)), op("list", scope, ""), "list or watch objects of kind "+kind)
 		if e.res.Namespaced {
-			route(ws.GET("/"+plural).To(s.routeFunction(ws, h.list)), op("list", "", "ForAllNamespaces"), "list or watch objects of kind "+kind+" in all namespaces")
+			route(ws.GET("/"+plural).To(s.RouteFunction(ws, h.list)), op("list", "", "ForAllNamespaces"), "list or watch objects of kind "+kind+" in all namespaces")
 		}
 	}
 	if e.has(verbWatch) {
-		route(ws.GET("/watch"+coll).To(s.routeFunction(ws, h.watch)), op("watch", scope, "List"), "watch changes to a list of "+kind+" (deprecated: use ?watch=true on the list)")
-		route(ws.GET("/watch"+item).To(s.routeFunction(ws, h.watch)), op("watch", scope, ""), "watch changes to an object of kind "+kind+" (deprecated: use ?watch=true with a fieldSelector)")
+		route(ws.GET("/watch"+coll).To(s.RouteFunction(ws, h.watch)), op("watch", scope, "List"), "watch changes to a list of "+kind+" (deprecated: use ?watch=true on the list)")
+		route(ws.GET("/watch"+item).To(s.RouteFunction(ws, h.watch)), op("watch", scope, ""), "watch changes to an object of kind "+kind+" (deprecated: use ?watch=true with a fieldSelector)")
 		if e.res.Namespaced {
-			route(ws.GET("/watch/"+plural).To(s.routeFunction(ws, h.watch)), op("watch", "", "ListForAllNamespaces"), "watch changes to "+kind+" in all namespaces (deprecated)")
+			route(ws.GET("/watch/"+plural).To(s.RouteFunction(ws, h.watch)), op("watch", "", "ListForAllNamespaces"), "watch changes to "+kind+" in all namespaces (deprecated)")
 		}
 	}
 	if e.has(verbCreate) {
-		route(ws.POST(coll).To(s.routeFunction(ws, h.create)), op("create", scope, ""), "create a "+kind)
+		route(ws.POST(coll).To(s.RouteFunction(ws, h.create)), op("create", scope, ""), "create a "+kind)
 	}
 	if e.has(verbDeleteCollection) {
-		route(ws.DELETE(coll).To(s.routeFunction(ws, h.deleteCollection)), op("deletecollection", scope, ""), "delete a collection of "+kind)
+		route(ws.DELETE(coll).To(s.RouteFunction(ws, h.deleteCollection)), op("deletecollection", scope, ""), "delete a collection of "+kind)
 	}
 	if e.has(verbGet) {
-		route(ws.GET(item).To(s.routeFunction(ws, h.get)), op("read", scope, ""), "read the specified "+kind)
+		route(ws.GET(item).To(s.RouteFunction(ws, h.get)), op("read", scope, ""), "read the specified "+kind)
 	}
 	if e.has(verbUpdate) {
-		route(ws.PUT(item).To(s.routeFunction(ws, h.update)), op("replace", scope, ""), "replace the specified "+kind)
+		route(ws.PUT(item).To(s.RouteFunction(ws, h.update)), op("replace", scope, ""), "replace the specified "+kind)
 	}
 	if e.has(verbPatch) {
-		route(ws.PATCH(item).To(s.routeFunction(ws, h.patch)), op("patch", scope, ""), "partially update the specified "+kind)
+		route(ws.PATCH(item).To(s.RouteFunction(ws, h.patch)), op("patch", scope, ""), "partially update the specified "+kind)
 	}
 	if e.has(verbDelete) {
-		route(ws.DELETE(item).To(s.routeFunction(ws, h.delete)), op("delete", scope, ""), "delete a "+kind)
+		route(ws.DELETE(item).To(s.RouteFunction(ws, h.delete)), op("delete", scope, ""), "delete a "+kind)
 	}
 	for i := range e.subresources {
 		s.installSubresource(ws, e, &e.subresources[i], item, scope)
@@ -171,13 +171,13 @@ func (s *Server) installSubresource(ws *restful.WebService, e *Endpoint, sub *su
 		switch verb {
 		case verbCreate:
 			create := func(w http.ResponseWriter, r *http.Request, p Params) error { return sub.create(h, w, r, p) }
-			b, opVerb, doc = ws.POST(path).To(s.routeFunction(ws, create)), "create", "create "+sub.name+" of a "+kind
+			b, opVerb, doc = ws.POST(path).To(s.RouteFunction(ws, create)), "create", "create "+sub.name+" of a "+kind
 		case verbGet:
-			b, opVerb, doc = ws.GET(path).To(s.routeFunction(ws, h.get)), "read", "read "+sub.name+" of the specified "+kind
+			b, opVerb, doc = ws.GET(path).To(s.RouteFunction(ws, h.get)), "read", "read "+sub.name+" of the specified "+kind
 		case verbUpdate:
-			b, opVerb, doc = ws.PUT(path).To(s.routeFunction(ws, h.update)), "replace", "replace "+sub.name+" of the specified "+kind
+			b, opVerb, doc = ws.PUT(path).To(s.RouteFunction(ws, h.update)), "replace", "replace "+sub.name+" of the specified "+kind
 		case verbPatch:
-			b, opVerb, doc = ws.PATCH(path).To(s.routeFunction(ws, h.patch)), "patch", "partially update "+sub.name+" of the specified "+kind
+			b, opVerb, doc = ws.PATCH(path).To(s.RouteFunction(ws, h.patch)), "patch", "partially update "+sub.name+" of the specified "+kind
 		default:
 			continue
 		}

@@ -76,8 +76,6 @@ type Server struct {
 	onShutdown  []func()
 	// chain are the servers of the delegation chain (InstallChain).
 	chain []http.Handler
-	// kubelets is the transport to the kubelets, for pods/log.
-	kubelets kubeletClient
 	// drainer ends HTTP/2 connections at shutdown once they are done.
 	drainer *h2drain.Drainer
 }
@@ -143,14 +141,12 @@ func (s *Server) URL() string {
 
 // InstallChain puts the handler chain (the filters of
 // filters.BuildHandlerChain) around servers[0], the first server of the
-// delegation chain (the aggregator), and adds the pods' streaming
-// subresources to kube-apiserver's WebService. servers are the servers of
+// delegation chain (the aggregator). servers are the servers of
 // the chain, first to last, which Chain returns. It is called once, before
 // Run.
 func (s *Server) InstallChain(servers ...http.Handler) {
 	s.chain = servers
 	s.handler = s.withFilters(servers[0])
-	s.installPodStreaming()
 }
 
 // Chain returns the servers of the delegation chain, first to last, as
@@ -169,6 +165,9 @@ func (s *Server) withFilters(h http.Handler) http.Handler {
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Authorizer is the server's authorizer: Node, then RBAC.
+func (s *Server) Authorizer() auth.Authorizer { return s.authorizer }
 
 // RBAC is the cache of RBAC roles and bindings the authorizer reads.
 func (s *Server) RBAC() *registry.RBACCache { return s.rbac }

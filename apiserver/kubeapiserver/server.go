@@ -37,6 +37,8 @@ func New(g *apiserver.Server, delegate http.Handler) *Server {
 	const name = apiserver.ServerKubeAPIServer
 	c := g.NewContainer()
 	g.InstallAPIGroups(c)
+	cfg := g.Config()
+	installPodStreaming(g, coreWebService(c), &podStreams{reg: g.Registry(), cfg: &cfg.Kubelet, authorizer: g.Authorizer()})
 	mux := http.NewServeMux()
 	oa := g.OpenAPI()
 	served := apiserver.ServedByMux(name, oa)

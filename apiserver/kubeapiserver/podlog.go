@@ -1,4 +1,4 @@
-package apiserver
+package kubeapiserver
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/internal/podlog"
 )
@@ -26,8 +27,7 @@ var podLogResource = schema.GroupResource{Resource: "pods/log"}
 // /containerLogs/<namespace>/<pod>/<container>, and streams its answer
 // back as text/plain, flushed as it comes with follow=true. A pod with no
 // node yet has no log: 204 No Content, as upstream.
-func (h *handlers) podLog(w http.ResponseWriter, r *http.Request, p Params) error {
-	s := h.s
+func (ps *podStreams) podLog(w http.ResponseWriter, r *http.Request, p apiserver.Params) error {
 	opts, err := podlog.ParseOptions(r.URL.Query())
 	if err != nil {
 		return apierrors.NewBadRequest(err.Error())
@@ -35,7 +35,7 @@ func (h *handlers) podLog(w http.ResponseWriter, r *http.Request, p Params) erro
 	if errs := podlog.Validate(opts); len(errs) > 0 {
 		return apierrors.NewInvalid(schema.GroupKind{Kind: "PodLogOptions"}, p.Name, errs)
 	}
-	pod, err := s.readPod(r, p)
+	pod, err := ps.readPod(r, p)
 	if err != nil {
 		return err
 	}
@@ -49,13 +49,13 @@ func (h *handlers) podLog(w http.ResponseWriter, r *http.Request, p Params) erro
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	loc, err := s.kubeletLocation(r.Context(), pod.Spec.NodeName)
+	loc, err := ps.kubeletLocation(r.Context(), pod.Spec.NodeName)
 	if err != nil {
 		return err
 	}
 	u := &url.URL{Scheme: "https", Host: net.JoinHostPort(loc.host, loc.port),
 		Path: fmt.Sprintf("/containerLogs/%s/%s/%s", pod.Namespace, pod.Name, container), RawQuery: podlog.Query(opts).Encode()}
-	resp, err := s.askKubelet(r, u, pod.Spec.NodeName)
+	resp, err := ps.askKubelet(r, u, pod.Spec.NodeName)
 	if err != nil {
 		return err
 	}
@@ -72,8 +72,8 @@ func (h *handlers) podLog(w http.ResponseWriter, r *http.Request, p Params) erro
 }
 
 // readPod reads the pod of a subresource request from storage.
-func (s *Server) readPod(r *http.Request, p Params) (*corev1.Pod, error) {
-	obj, err := s.reg.Pods.Get(r.Context(), p.Namespace, p.Name, &metav1.GetOptions{})
+func (ps *podStreams) readPod(r *http.Request, p apiserver.Params) (*corev1.Pod, error) {
+	obj, err := ps.reg.Pods.Get(r.Context(), p.Namespace, p.Name, &metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -81,15 +81,15 @@ func (s *Server) readPod(r *http.Request, p Params) (*corev1.Pod, error) {
 	if !ok {
 		return nil, apierrors.NewInternalError(fmt.Errorf("pod %s: unexpected object %T", p.Name, obj))
 	}
-	key := s.reg.Pods.Key(p.Namespace, p.Name)
+	key := ps.reg.Pods.Key(p.Namespace, p.Name)
 	request.TraceFrom(r.Context()).Step("read", "ok", fmt.Sprintf("etcd get %s: revision %s", key, pod.ResourceVersion), "key", key, "revision", pod.ResourceVersion)
 	return pod, nil
 }
 
 // askKubelet sends GET u to the kubelet of node, recording the hop.
-func (s *Server) askKubelet(r *http.Request, u *url.URL, node string) (*http.Response, error) {
+func (ps *podStreams) askKubelet(r *http.Request, u *url.URL, node string) (*http.Response, error) {
 	detail := fmt.Sprintf("GET %s (the kubelet of %s, at the address and port its Node status gives)", u, node)
-	if note := s.cfg.Kubelet.DialNote; note != "" {
+	if note := ps.cfg.DialNote; note != "" {
 		detail += "; " + note
 	}
 	request.TraceFrom(r.Context()).Step("proxied", "sent", detail, "url", u.String(), "node", node)
@@ -97,7 +97,7 @@ func (s *Server) askKubelet(r *http.Request, u *url.URL, node string) (*http.Res
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	client := &http.Client{Transport: s.kubelets.roundTripper(&s.cfg.Kubelet),
+	client := &http.Client{Transport: ps.kubelets.roundTripper(ps.cfg),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {

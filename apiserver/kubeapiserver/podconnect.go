@@ -1,4 +1,4 @@
-package apiserver
+package kubeapiserver
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/filters"
 	"github.com/kubesim/kubesim/apiserver/request"
@@ -29,14 +30,13 @@ const (
 // the command in the container. kubesim runs no processes: after the
 // same checks it answers 400 Bad Request with a Status that says so,
 // which kubectl prints as "Error from server (BadRequest): ...".
-func (h *handlers) podConnect(w http.ResponseWriter, r *http.Request, p Params) error {
-	s, sub := h.s, h.sub.name
+func (ps *podStreams) podConnect(sub string, w http.ResponseWriter, r *http.Request, p apiserver.Params) error {
 	if r.Method == http.MethodGet {
-		if err := s.authorizeCreate(r); err != nil {
+		if err := ps.authorizeCreate(r); err != nil {
 			return err
 		}
 	}
-	pod, err := s.readPod(r, p)
+	pod, err := ps.readPod(r, p)
 	if err != nil {
 		return err
 	}
@@ -56,10 +56,10 @@ func (h *handlers) podConnect(w http.ResponseWriter, r *http.Request, p Params) 
 
 // authorizeCreate asks the authorizers whether the caller of a GET on a
 // pod's exec, attach or portforward may also create it.
-func (s *Server) authorizeCreate(r *http.Request) error {
+func (ps *podStreams) authorizeCreate(r *http.Request) error {
 	a, _ := request.AttributesFrom(r.Context())
 	a.Verb = auth.VerbCreate
-	res, err := s.authorizer.Authorize(r.Context(), a)
+	res, err := ps.authorizer.Authorize(r.Context(), a)
 	t := request.TraceFrom(r.Context())
 	if err == nil && res.Decision == auth.DecisionAllow {
 		t.Step("authorized", "allowed", "create too, as upstream asks of a GET that upgrades: "+filters.AllowedBecause(res), "authorizer", res.Authorizer, "rule", res.Rule)

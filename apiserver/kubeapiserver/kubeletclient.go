@@ -1,4 +1,4 @@
-package apiserver
+package kubeapiserver
 
 import (
 	"context"
@@ -13,39 +13,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
 
-// DefaultKubeletPort is the port asked for on a node whose status
-// advertises none (kube-apiserver's --kubelet-port, 10250).
-const DefaultKubeletPort = 10250
+	"github.com/kubesim/kubesim/apiserver"
+)
 
 // defaultKubeletAddressTypes is kube-apiserver's default
 // --kubelet-preferred-address-types.
 var defaultKubeletAddressTypes = []corev1.NodeAddressType{
 	corev1.NodeHostName, corev1.NodeInternalDNS, corev1.NodeInternalIP, corev1.NodeExternalDNS, corev1.NodeExternalIP,
-}
-
-// KubeletClientConfig is how the API server reaches the kubelets, for
-// pods/log (kube-apiserver's --kubelet-* flags). The zero value asks
-// each node's first preferred address over HTTPS, verified against the
-// system's roots, with no client certificate.
-type KubeletClientConfig struct {
-	// TLS holds the client certificate the API server presents (its
-	// --kubelet-client-certificate) and the CA the kubelets' serving
-	// certificates are verified with (--kubelet-certificate-authority).
-	TLS *tls.Config
-	// PreferredAddressTypes picks the node address to ask, first match
-	// wins (nil: Hostname, InternalDNS, InternalIP, ExternalDNS,
-	// ExternalIP, upstream's default).
-	PreferredAddressTypes []corev1.NodeAddressType
-	// DialContext connects to a node's address (nil: a plain dialer). In
-	// kubesim the nodes are simulated: their addresses are not on this
-	// machine, and the assembler's dialer connects to the node's kubelet
-	// on loopback instead.
-	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
-	// DialNote says, in the request trace, how DialContext reaches an
-	// address ("" when it is dialled as it is).
-	DialNote string
 }
 
 // kubeletClient is the transport to the kubelets, made on first use.
@@ -54,7 +29,7 @@ type kubeletClient struct {
 	transport http.RoundTripper
 }
 
-func (c *kubeletClient) roundTripper(cfg *KubeletClientConfig) http.RoundTripper {
+func (c *kubeletClient) roundTripper(cfg *apiserver.KubeletClientConfig) http.RoundTripper {
 	c.once.Do(func() {
 		dial := cfg.DialContext
 		if dial == nil {
@@ -83,8 +58,8 @@ type kubeletLocation struct {
 // kubeletLocation finds a node's kubelet as upstream's
 // NodeConnectionInfoGetter does: the node's first address of a preferred
 // type, and the port its status advertises (DefaultKubeletPort if none).
-func (s *Server) kubeletLocation(ctx context.Context, nodeName string) (kubeletLocation, error) {
-	obj, err := s.reg.Nodes.Get(ctx, "", nodeName, &metav1.GetOptions{})
+func (ps *podStreams) kubeletLocation(ctx context.Context, nodeName string) (kubeletLocation, error) {
+	obj, err := ps.reg.Nodes.Get(ctx, "", nodeName, &metav1.GetOptions{})
 	if err != nil {
 		return kubeletLocation{}, err
 	}
@@ -92,7 +67,7 @@ func (s *Server) kubeletLocation(ctx context.Context, nodeName string) (kubeletL
 	if !ok {
 		return kubeletLocation{}, apierrors.NewInternalError(fmt.Errorf("node %s: unexpected object %T", nodeName, obj))
 	}
-	types := s.cfg.Kubelet.PreferredAddressTypes
+	types := ps.cfg.PreferredAddressTypes
 	if types == nil {
 		types = defaultKubeletAddressTypes
 	}
@@ -109,7 +84,7 @@ func (s *Server) kubeletLocation(ctx context.Context, nodeName string) (kubeletL
 	}
 	port := int(node.Status.DaemonEndpoints.KubeletEndpoint.Port)
 	if port <= 0 {
-		port = DefaultKubeletPort
+		port = apiserver.DefaultKubeletPort
 	}
 	return kubeletLocation{host: host, port: strconv.Itoa(port)}, nil
 }
