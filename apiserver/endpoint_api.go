@@ -109,6 +109,22 @@ func (s *Server) TraceStored(ctx context.Context, e *Endpoint, verb string, obj 
 	(&handlers{s: s, e: e}).traceStored(ctx, verb, obj)
 }
 
+// DecodeBody reads r's body and decodes it as kind into into (JSON, YAML
+// or protobuf, as its Content-Type says), after checking that the
+// response can be written as r accepts (406 first, as the handlers
+// negotiate before they read).
+func (s *Server) DecodeBody(r *http.Request, kind schema.GroupVersionKind, into runtime.Object) (runtime.Object, error) {
+	if _, err := negotiate(r); err != nil {
+		return nil, err
+	}
+	body, err := readBody(r, s.cfg.MaxRequestBodyBytes)
+	if err != nil {
+		return nil, err
+	}
+	obj, _, err := decodeBody(r, body, kind, into, "")
+	return obj, err
+}
+
 // ReadBody reads r's body, up to Config.MaxRequestBodyBytes (413 past it).
 func (s *Server) ReadBody(r *http.Request) ([]byte, error) {
 	return readBody(r, s.cfg.MaxRequestBodyBytes)

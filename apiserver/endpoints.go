@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -116,30 +114,40 @@ type Group struct {
 	bindings *Endpoint
 	// reviews are create-only resources that are computed, not stored
 	// (selfsubjectaccessreviews).
-	reviews []review
+	reviews []Review
 }
 
-// review is a create-only, never stored resource.
-type review struct {
-	plural, singular string
-	kind             schema.GroupVersionKind
-	create           func(s *Server) HandlerFunc
+// Review is a create-only, never stored resource (selfsubjectaccessreviews):
+// Create answers a POST of Kind to /<group-version>/<Plural>.
+type Review struct {
+	Plural, Singular string
+	Kind             schema.GroupVersionKind
+	Create           HandlerFunc
+}
+
+// AddReviews adds reviews to the built-in group-version of their kind,
+// before InstallAPIGroups installs its routes.
+func (s *Server) AddReviews(reviews ...Review) {
+	for _, rv := range reviews {
+		for _, g := range s.groups {
+			if g.gv == rv.Kind.GroupVersion() {
+				g.reviews = append(g.reviews, rv)
+			}
+		}
+	}
 }
 
 // buildGroups lays out what the server serves: an endpoint for each
 // resource of registry.Groups, with its status and scale subresources
 // when its registration declares them, and what kube-apiserver does
-// besides storing for a few kinds (serverExtras); the reviews of the
-// authentication and authorization groups.
+// besides storing for a few kinds (serverExtras). The reviews of the
+// authentication and authorization groups are kube-apiserver's
+// (AddReviews).
 func buildGroups(reg *registry.Registry) []*Group {
-	reviews := map[schema.GroupVersion][]review{
-		authenticationv1.SchemeGroupVersion: authenticationReviews(),
-		authorizationv1.SchemeGroupVersion:  authorizationReviews(),
-	}
 	extras := serverExtras(reg)
 	var groups []*Group
 	for _, rg := range registry.Groups {
-		g := &Group{gv: rg.GroupVersion, reviews: reviews[rg.GroupVersion]}
+		g := &Group{gv: rg.GroupVersion}
 		for _, res := range rg.Resources {
 			e := newEndpoint(rg.GroupVersion, res, reg)
 			if extra := extras[res]; extra != nil {

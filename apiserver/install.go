@@ -95,8 +95,8 @@ func (s *Server) GroupWebService(g *Group) *restful.WebService {
 			Operation("create" + opGroup(g.gv) + "NamespacedBinding").Doc("create a Binding"))
 	}
 	for _, rv := range g.reviews {
-		ws.Route(ws.POST("/" + rv.plural).To(s.RouteFunction(ws, rv.create(s))).
-			Operation("create" + opGroup(g.gv) + rv.kind.Kind).Doc("create a " + rv.kind.Kind))
+		ws.Route(ws.POST("/" + rv.Plural).To(s.RouteFunction(ws, rv.Create)).
+			Operation("create" + opGroup(g.gv) + rv.Kind.Kind).Doc("create a " + rv.Kind.Kind))
 	}
 	return ws
 }

@@ -47,9 +47,6 @@ type Server struct {
 	// rbac feeds the RBAC authorizer; authorizer is Node then RBAC.
 	rbac       *registry.RBACCache
 	authorizer auth.Authorizer
-	// rules lists what a user may do (selfsubjectrulesreviews), from the
-	// same authorizers.
-	rules auth.RuleResolver
 	// authn is the configured authenticator, then service account
 	// tokens signed by tokens.
 	authn    auth.Authenticator
@@ -106,7 +103,6 @@ func NewGeneric(cfg *Config) (*Server, error) {
 	s.accounts = registry.NewServiceAccountCache(reg.ServiceAccounts)
 	s.admission = newAdmissionChain(s.namespaces, s.serviceAccounts(), cfg.DisableAdmissionPlugins...)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
-	s.rules = s.ruleResolver()
 	s.installRBACEscalationChecks()
 	if err := s.setupServiceAccountTokens(); err != nil {
 		return nil, err

@@ -36,6 +36,8 @@ type Server struct {
 func New(g *apiserver.Server, delegate http.Handler) *Server {
 	const name = apiserver.ServerKubeAPIServer
 	c := g.NewContainer()
+	rv := &reviews{g: g, rules: ruleResolver(g.RBAC())}
+	g.AddReviews(rv.list()...)
 	g.InstallAPIGroups(c)
 	cfg := g.Config()
 	installPodStreaming(g, coreWebService(c), &podStreams{reg: g.Registry(), cfg: &cfg.Kubelet, authorizer: g.Authorizer()})

@@ -1,4 +1,4 @@
-package apiserver
+package kubeapiserver
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
 )
 
@@ -22,57 +22,31 @@ var (
 	selfSubjectRulesReviewKind = authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectRulesReview")
 )
 
-// authenticationReviews are authentication.k8s.io/v1's reviews:
-// selfsubjectreviews (kubectl auth whoami).
-func authenticationReviews() []review {
-	return []review{{
-		plural: "selfsubjectreviews", singular: "selfsubjectreview", kind: selfSubjectReviewKind,
-		create: func(s *Server) HandlerFunc { return s.createSelfSubjectReview },
-	}}
+// reviews serves kube-apiserver's reviews: create-only resources computed
+// from the request's user and the authorizers, never stored.
+type reviews struct {
+	g     *apiserver.Server
+	rules auth.RuleResolver
 }
 
-// authorizationReviews are authorization.k8s.io/v1's reviews:
-// selfsubjectaccessreviews (kubectl auth can-i) and
-// selfsubjectrulesreviews.
-func authorizationReviews() []review {
-	return []review{{
-		plural: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview",
-		kind:   authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"),
-		create: func(s *Server) HandlerFunc { return s.createSelfSubjectAccessReview },
-	}, selfSubjectRulesReview()}
-}
-
-// selfSubjectRulesReview is authorization.k8s.io/v1's
-// selfsubjectrulesreviews (kubectl auth can-i --list).
-func selfSubjectRulesReview() review {
-	return review{
-		plural: "selfsubjectrulesreviews", singular: "selfsubjectrulesreview", kind: selfSubjectRulesReviewKind,
-		create: func(s *Server) HandlerFunc { return s.createSelfSubjectRulesReview },
+// list is authentication.k8s.io/v1's selfsubjectreviews (kubectl auth
+// whoami) and authorization.k8s.io/v1's selfsubjectaccessreviews (kubectl
+// auth can-i) and selfsubjectrulesreviews (kubectl auth can-i --list).
+func (rv *reviews) list() []apiserver.Review {
+	return []apiserver.Review{
+		{Plural: "selfsubjectreviews", Singular: "selfsubjectreview", Kind: selfSubjectReviewKind, Create: rv.createSelfSubjectReview},
+		{Plural: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview",
+			Kind: authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"), Create: rv.createSelfSubjectAccessReview},
+		{Plural: "selfsubjectrulesreviews", Singular: "selfsubjectrulesreview", Kind: selfSubjectRulesReviewKind, Create: rv.createSelfSubjectRulesReview},
 	}
-}
-
-// decodeReview reads a review's body as kind into obj, after negotiating
-// the response's form.
-func (s *Server) decodeReview(r *http.Request, kind schema.GroupVersionKind, into runtime.Object) (runtime.Object, output, error) {
-	o, err := negotiate(r)
-	if err != nil {
-		return nil, o, err
-	}
-	body, err := readBody(r, s.cfg.MaxRequestBodyBytes)
-	if err != nil {
-		return nil, o, err
-	}
-	obj, _, err := decodeBody(r, body, kind, into, "")
-	return obj, o, err
 }
 
 // createSelfSubjectReview answers "who am I?" with the caller's user as
 // authentication (and impersonation) left it, as upstream's
 // selfsubjectreview REST does: a new object whose only metadata is the
 // creation time, whatever the request carried. Nothing is stored.
-func (s *Server) createSelfSubjectReview(w http.ResponseWriter, r *http.Request, _ Params) error {
-	_, o, err := s.decodeReview(r, selfSubjectReviewKind, &authenticationv1.SelfSubjectReview{})
-	if err != nil {
+func (rv *reviews) createSelfSubjectReview(w http.ResponseWriter, r *http.Request, _ apiserver.Params) error {
+	if _, err := rv.g.DecodeBody(r, selfSubjectReviewKind, &authenticationv1.SelfSubjectReview{}); err != nil {
 		return err
 	}
 	caller, _ := request.AttributesFrom(r.Context())
@@ -91,8 +65,7 @@ func (s *Server) createSelfSubjectReview(w http.ResponseWriter, r *http.Request,
 		review.Status.UserInfo.Extra[k] = append(authenticationv1.ExtraValue(nil), v...)
 	}
 	request.TraceFrom(r.Context()).Step("reviewed", "ok", fmt.Sprintf("user %q, groups %v", u.Name, u.Groups))
-	s.writeObject(w, r, http.StatusCreated, review, o)
-	return nil
+	return rv.g.WriteObject(w, r, http.StatusCreated, review)
 }
 
 // createSelfSubjectRulesReview lists what the caller may do in
@@ -101,8 +74,8 @@ func (s *Server) createSelfSubjectReview(w http.ResponseWriter, r *http.Request,
 // does: 400 "no namespace on request" without a namespace; the rules
 // found, incomplete when an authorizer cannot list them, and the errors in
 // status.evaluationError. Nothing is stored.
-func (s *Server) createSelfSubjectRulesReview(w http.ResponseWriter, r *http.Request, _ Params) error {
-	obj, o, err := s.decodeReview(r, selfSubjectRulesReviewKind, &authorizationv1.SelfSubjectRulesReview{})
+func (rv *reviews) createSelfSubjectRulesReview(w http.ResponseWriter, r *http.Request, _ apiserver.Params) error {
+	obj, err := rv.g.DecodeBody(r, selfSubjectRulesReviewKind, &authorizationv1.SelfSubjectRulesReview{})
 	if err != nil {
 		return err
 	}
@@ -114,7 +87,7 @@ func (s *Server) createSelfSubjectRulesReview(w http.ResponseWriter, r *http.Req
 	if namespace == "" {
 		return apierrors.NewBadRequest("no namespace on request")
 	}
-	set, rerr := s.rules.RulesFor(r.Context(), caller.User, namespace)
+	set, rerr := rv.rules.RulesFor(r.Context(), caller.User, namespace)
 	review := &authorizationv1.SelfSubjectRulesReview{Status: authorizationv1.SubjectRulesReviewStatus{
 		ResourceRules:    nonNil(set.Resource),
 		NonResourceRules: nonNil(set.NonResource),
@@ -125,8 +98,7 @@ func (s *Server) createSelfSubjectRulesReview(w http.ResponseWriter, r *http.Req
 	}
 	request.TraceFrom(r.Context()).Step("reviewed", "ok",
 		fmt.Sprintf("%d resource rules, %d non-resource rules for %q in namespace %q", len(set.Resource), len(set.NonResource), caller.User.Name, namespace))
-	s.writeObject(w, r, http.StatusCreated, review, o)
-	return nil
+	return rv.g.WriteObject(w, r, http.StatusCreated, review)
 }
 
 // nonNil returns an empty slice for nil, as upstream's conversion makes
@@ -140,6 +112,6 @@ func nonNil[T any](s []T) []T {
 
 // ruleResolver is what kube-apiserver lists rules from: the Node
 // authorizer, then RBAC (its system:masters authorizer lists none).
-func (s *Server) ruleResolver() auth.RuleResolver {
-	return auth.UnionRules(auth.NodeRuleResolver(), auth.RBACRuleResolver(s.rbac))
+func ruleResolver(rbac *registry.RBACCache) auth.RuleResolver {
+	return auth.UnionRules(auth.NodeRuleResolver(), auth.RBACRuleResolver(rbac))
 }

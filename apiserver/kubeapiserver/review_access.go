@@ -1,4 +1,4 @@
-package apiserver
+package kubeapiserver
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
 	"github.com/kubesim/kubesim/apiserver/request"
 )
@@ -14,17 +15,9 @@ import (
 // createSelfSubjectAccessReview answers "may I do this?" for the caller
 // (what kubectl auth can-i asks), with the same authorizers that guard
 // every request. Nothing is stored.
-func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Request, _ Params) error {
-	o, err := negotiate(r)
-	if err != nil {
-		return err
-	}
-	body, err := readBody(r, s.cfg.MaxRequestBodyBytes)
-	if err != nil {
-		return err
-	}
+func (rv *reviews) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Request, _ apiserver.Params) error {
 	gvk := authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview")
-	obj, _, err := decodeBody(r, body, gvk, &authorizationv1.SelfSubjectAccessReview{}, "")
+	obj, err := rv.g.DecodeBody(r, gvk, &authorizationv1.SelfSubjectAccessReview{})
 	if err != nil {
 		return err
 	}
@@ -44,7 +37,7 @@ func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Re
 	} else {
 		a.Verb, a.Path = nra.Verb, nra.Path
 	}
-	res, err := s.authorizer.Authorize(r.Context(), a)
+	res, err := rv.g.Authorizer().Authorize(r.Context(), a)
 	review.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: err == nil && res.Decision == auth.DecisionAllow, Reason: res.Reason}
 	if err != nil {
 		review.Status.EvaluationError = err.Error()
@@ -54,6 +47,5 @@ func (s *Server) createSelfSubjectAccessReview(w http.ResponseWriter, r *http.Re
 		outcome = "allowed"
 	}
 	request.TraceFrom(r.Context()).Step("reviewed", outcome, auth.ForbiddenMessage(a), "reason", res.Reason, "rule", res.Rule)
-	s.writeObject(w, r, http.StatusCreated, review, o)
-	return nil
+	return rv.g.WriteObject(w, r, http.StatusCreated, review)
 }
