@@ -77,9 +77,10 @@ func TestPodValidationOverHTTP(t *testing.T) {
 			t.Fatalf("err = %v, want Invalid", err)
 		}
 		se := err.(*apierrors.StatusError)
+		// The diff is upstream's, of its internal type: Go field names.
 		prefix := `Pod "web" is invalid: spec: Forbidden: pod updates may not change fields other than ` +
 			"`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n"
-		if !strings.HasPrefix(se.ErrStatus.Message, prefix) || !strings.Contains(se.ErrStatus.Message, `+ "restartPolicy": "Never",`) {
+		if !strings.HasPrefix(se.ErrStatus.Message, prefix) || !strings.Contains(se.ErrStatus.Message, `+ "RestartPolicy": "Never",`) {
 			t.Errorf("message = %q, want the updatable list and a diff", se.ErrStatus.Message)
 		}
 		if c := se.ErrStatus.Details.Causes; len(c) != 1 || c[0].Field != "spec" || c[0].Type != metav1.CauseTypeForbidden {

@@ -1,12 +1,14 @@
 package registry
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-aggregator/pkg/apis/apiregistration"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/helper"
-
-	"github.com/kubesim/kubesim/apiserver/aggregator"
+	apiregistrationvalidation "k8s.io/kube-aggregator/pkg/apis/apiregistration/validation"
 
 	"github.com/kubesim/kubesim/apiserver/printers"
 )
@@ -16,21 +18,18 @@ import (
 // /registry/apiregistration.k8s.io/apiservices/. Its strategy is
 // upstream's: the status is the status subresource's (reset on create;
 // a local APIService, with no spec.service, starts Available=True reason
-// Local), and validation is aggregator.ValidateAPIService.
+// Local), and so are defaults and validation.
 var APIServices = &Resource{
-	Kind:         apiregistrationv1.SchemeGroupVersion.WithKind("APIService"),
-	Plural:       "apiservices",
-	Singular:     "apiservice",
-	Categories:   []string{"api-extensions"},
-	KeyPrefix:    "apiregistration.k8s.io/apiservices",
-	NewFunc:      func() runtime.Object { return &apiregistrationv1.APIService{} },
-	NewListFunc:  func() runtime.Object { return &apiregistrationv1.APIServiceList{} },
-	Status:       &APIServiceStatusStrategy,
-	Table:        printers.APIServices,
-	ValidateName: aggregator.ValidateName,
-	Default: func(obj runtime.Object) []string {
-		return aggregator.Default(obj.(*apiregistrationv1.APIService))
-	},
+	Kind:        apiregistrationv1.SchemeGroupVersion.WithKind("APIService"),
+	Plural:      "apiservices",
+	Singular:    "apiservice",
+	Categories:  []string{"api-extensions"},
+	KeyPrefix:   "apiregistration.k8s.io/apiservices",
+	NewFunc:     func() runtime.Object { return &apiregistrationv1.APIService{} },
+	NewListFunc: func() runtime.Object { return &apiregistrationv1.APIServiceList{} },
+	Status:      &APIServiceStatusStrategy,
+	Table:       printers.APIServices,
+	Default:     defaultAPIService,
 	Strategy: Strategy{
 		PrepareForCreate: func(obj runtime.Object) {
 			a := obj.(*apiregistrationv1.APIService)
@@ -42,12 +41,8 @@ var APIServices = &Resource{
 		PrepareForUpdate: func(obj, old runtime.Object) {
 			obj.(*apiregistrationv1.APIService).Status = old.(*apiregistrationv1.APIService).Status
 		},
-		Validate: func(obj runtime.Object) field.ErrorList {
-			return aggregator.ValidateAPIService(obj.(*apiregistrationv1.APIService))
-		},
-		ValidateUpdate: func(obj, _ runtime.Object) field.ErrorList {
-			return aggregator.ValidateAPIService(obj.(*apiregistrationv1.APIService))
-		},
+		Validate:       validateAPIService,
+		ValidateUpdate: validateAPIServiceUpdate,
 	},
 }
 
@@ -62,7 +57,21 @@ var APIServiceStatusStrategy = Strategy{
 		a.Labels, a.Annotations = o.Labels, o.Annotations
 		a.Finalizers, a.OwnerReferences = o.Finalizers, o.OwnerReferences
 	},
-	ValidateUpdate: func(obj, _ runtime.Object) field.ErrorList {
-		return aggregator.ValidateAPIServiceStatus(obj.(*apiregistrationv1.APIService))
-	},
+	ValidateUpdate: validateAPIServiceStatus,
 }
+
+// The defaults (a service's port 443) and validation of APIServices are
+// kube-aggregator's apiServerStrategy and apiServerStatusStrategy
+// (k8s.io/kube-aggregator/pkg/registry/apiservice/strategy.go).
+var (
+	defaultAPIService  = upstreamDefaults(apiregistrationv1.SetObjectDefaults_APIService, apiregistrationv1.Convert_v1_APIService_To_apiregistration_APIService, apiregistrationv1.Convert_apiregistration_APIService_To_v1_APIService)
+	validateAPIService = upstreamValidate(apiregistrationv1.Convert_v1_APIService_To_apiregistration_APIService, func(a *apiregistration.APIService) field.ErrorList {
+		return apiregistrationvalidation.ValidateAPIService(context.Background(), a)
+	})
+	validateAPIServiceUpdate = upstreamValidateUpdate(apiregistrationv1.Convert_v1_APIService_To_apiregistration_APIService, func(a, old *apiregistration.APIService) field.ErrorList {
+		return apiregistrationvalidation.ValidateAPIServiceUpdate(context.Background(), a, old)
+	})
+	validateAPIServiceStatus = upstreamValidateSubresource("status", apiregistrationv1.Convert_v1_APIService_To_apiregistration_APIService, func(a, old *apiregistration.APIService) field.ErrorList {
+		return apiregistrationvalidation.ValidateAPIServiceStatusUpdate(context.Background(), a, old)
+	})
+)

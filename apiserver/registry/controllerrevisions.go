@@ -1,13 +1,10 @@
 package registry
 
 import (
-	"encoding/json"
-	"fmt"
-
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	upappsv1 "k8s.io/kubernetes/pkg/apis/apps/v1"
+	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
 
 	"github.com/kubesim/kubesim/apiserver/printers"
 )
@@ -16,14 +13,13 @@ import (
 // snapshots of a StatefulSet's or DaemonSet's pod template that their
 // controllers roll between. Its data never changes once written.
 var ControllerRevisions = &Resource{
-	Kind:         appsv1.SchemeGroupVersion.WithKind("ControllerRevision"),
-	Plural:       "controllerrevisions",
-	Singular:     "controllerrevision",
-	Namespaced:   true,
-	NewFunc:      func() runtime.Object { return &appsv1.ControllerRevision{} },
-	NewListFunc:  func() runtime.Object { return &appsv1.ControllerRevisionList{} },
-	Table:        printers.ControllerRevisions,
-	ValidateName: validation.NameIsDNSSubdomain,
+	Kind:        appsv1.SchemeGroupVersion.WithKind("ControllerRevision"),
+	Plural:      "controllerrevisions",
+	Singular:    "controllerrevision",
+	Namespaced:  true,
+	NewFunc:     func() runtime.Object { return &appsv1.ControllerRevision{} },
+	NewListFunc: func() runtime.Object { return &appsv1.ControllerRevisionList{} },
+	Table:       printers.ControllerRevisions,
 	Strategy: Strategy{
 		Validate:                 validateControllerRevisionCreate,
 		ValidateUpdate:           validateControllerRevisionUpdate,
@@ -31,34 +27,9 @@ var ControllerRevisions = &Resource{
 	},
 }
 
-// validateControllerRevisionCreate is upstream's
-// ValidateControllerRevisionCreate after the metadata: a revision is not
-// negative and its data is a JSON object.
-func validateControllerRevisionCreate(obj runtime.Object) field.ErrorList {
-	cr := obj.(*appsv1.ControllerRevision)
-	errs := validation.ValidateNonnegativeField(cr.Revision, field.NewPath("revision"))
-	data := field.NewPath("data")
-	var v any
-	switch err := json.Unmarshal(cr.Data.Raw, &v); {
-	case cr.Data.Raw == nil:
-		errs = append(errs, field.Required(data, "data is mandatory"))
-	case err != nil:
-		errs = append(errs, field.Invalid(data, "<value omitted>", fmt.Sprintf("error parsing data: %v", err.Error())))
-	case v == nil:
-		errs = append(errs, field.Required(data, "data is mandatory"))
-	default:
-		if _, isObject := v.(map[string]any); !isObject {
-			errs = append(errs, field.Required(data, "data must be a valid JSON object"))
-		}
-	}
-	return errs
-}
-
-// validateControllerRevisionUpdate is upstream's
-// ValidateControllerRevisionUpdate after the metadata: the revision is
-// not negative and the data is what it was.
-func validateControllerRevisionUpdate(obj, old runtime.Object) field.ErrorList {
-	cr, o := obj.(*appsv1.ControllerRevision), old.(*appsv1.ControllerRevision)
-	errs := validation.ValidateNonnegativeField(cr.Revision, field.NewPath("revision"))
-	return append(errs, validation.ValidateImmutableField(cr.Data, o.Data, field.NewPath("data"))...)
-}
+// The validation of controller revisions is upstream's strategy's
+// (pkg/registry/apps/controllerrevision/strategy.go).
+var (
+	validateControllerRevisionCreate = upstreamValidate(upappsv1.Convert_v1_ControllerRevision_To_apps_ControllerRevision, appsvalidation.ValidateControllerRevisionCreate)
+	validateControllerRevisionUpdate = upstreamValidateUpdate(upappsv1.Convert_v1_ControllerRevision_To_apps_ControllerRevision, appsvalidation.ValidateControllerRevisionUpdate)
+)

@@ -6,7 +6,6 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -24,16 +23,15 @@ import (
 // version recorded in status.storedVersions, and upstream's CRD
 // validation.
 var CustomResourceDefinitions = &Resource{
-	Kind:         apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"),
-	Plural:       "customresourcedefinitions",
-	Singular:     "customresourcedefinition",
-	ShortNames:   []string{"crd", "crds"},
-	Categories:   []string{"api-extensions"},
-	KeyPrefix:    "apiextensions.k8s.io/customresourcedefinitions",
-	NewFunc:      func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
-	NewListFunc:  func() runtime.Object { return &apiextensionsv1.CustomResourceDefinitionList{} },
-	Status:       &CustomResourceDefinitionStatusStrategy,
-	ValidateName: validation.NameIsDNSSubdomain,
+	Kind:        apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"),
+	Plural:      "customresourcedefinitions",
+	Singular:    "customresourcedefinition",
+	ShortNames:  []string{"crd", "crds"},
+	Categories:  []string{"api-extensions"},
+	KeyPrefix:   "apiextensions.k8s.io/customresourcedefinitions",
+	NewFunc:     func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
+	NewListFunc: func() runtime.Object { return &apiextensionsv1.CustomResourceDefinitionList{} },
+	Status:      &CustomResourceDefinitionStatusStrategy,
 	Default: func(obj runtime.Object) []string {
 		apiextensions.Default(obj.(*apiextensionsv1.CustomResourceDefinition))
 		return nil

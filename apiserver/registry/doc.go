@@ -6,7 +6,9 @@
 // request body is decoded (Default), which fields selectors may use, and
 // its Strategy — what the server fills in on create, what a client may not
 // change on update, how it is validated — and how it is deleted
-// (gracefully, for pods bound to a node; through finalizers).
+// (gracefully, for pods bound to a node; through finalizers). The
+// built-in kinds default and validate with kube-apiserver's own packages
+// (upstream.go), so that a bad object gets kube-apiserver's answer.
 //
 // A Store applies a strategy on top of the etcd storage: the resource's,
 // or a subresource's on the same data (pods/status, nodes/status,

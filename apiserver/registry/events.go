@@ -2,9 +2,12 @@ package registry
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kubernetes/pkg/apis/core"
+	upcorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/kubesim/kubesim/apiserver/printers"
 )
@@ -25,8 +28,9 @@ var Events = &Resource{
 	NewListFunc:  func() runtime.Object { return &corev1.EventList{} },
 	NoWatchCache: true,
 	Table:        printers.Events,
-	ValidateName: validation.NameIsDNSSubdomain,
 	Strategy: Strategy{
+		Validate:                 validateEvent,
+		ValidateUpdate:           validateEventUpdate,
 		AllowCreateOnUpdate:      true,
 		AllowUnconditionalUpdate: true,
 	},
@@ -60,3 +64,15 @@ var Events = &Resource{
 	},
 	TTLSeconds: DefaultEventTTL,
 }
+
+// The validation of events is upstream's strategy's
+// (pkg/registry/core/event/strategy.go), for requests to core/v1, the
+// only version kubesim serves events at.
+var (
+	validateEvent = upstreamValidate(upcorev1.Convert_v1_Event_To_core_Event, func(e *core.Event) field.ErrorList {
+		return corevalidation.ValidateEventCreate(e, corev1.SchemeGroupVersion)
+	})
+	validateEventUpdate = upstreamValidateUpdate(upcorev1.Convert_v1_Event_To_core_Event, func(e, old *core.Event) field.ErrorList {
+		return corevalidation.ValidateEventUpdate(e, old, corev1.SchemeGroupVersion)
+	})
+)

@@ -5,10 +5,13 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kubernetes/pkg/apis/core"
+	upcorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/kubesim/kubesim/apiserver/storage"
 
@@ -35,10 +38,9 @@ var Namespaces = &Resource{
 	NewListFunc: func() runtime.Object { return &corev1.NamespaceList{} },
 	Status:      &NamespaceStatusStrategy,
 	// No deletecollection, as upstream's namespace storage.
-	Verbs:        []string{"create", "delete", "get", "list", "patch", "update", "watch"},
-	Table:        printers.Namespaces,
-	Default:      defaultNamespace,
-	ValidateName: validation.ValidateNamespaceName,
+	Verbs:   []string{"create", "delete", "get", "list", "patch", "update", "watch"},
+	Table:   printers.Namespaces,
+	Default: defaultNamespace,
 	Strategy: Strategy{
 		PrepareForCreate: func(obj runtime.Object) {
 			ns := obj.(*corev1.Namespace)
@@ -52,6 +54,8 @@ var Namespaces = &Resource{
 			ns.Spec.Finalizers = o.Spec.Finalizers
 			ns.Status = o.Status
 		},
+		Validate:                 validateNamespace,
+		ValidateUpdate:           validateNamespaceUpdate,
 		AllowUnconditionalUpdate: true,
 	},
 	Fields: func(obj runtime.Object) fields.Set {
@@ -69,6 +73,7 @@ var NamespaceStatusStrategy = Strategy{
 	PrepareForUpdate: func(obj, old runtime.Object) {
 		obj.(*corev1.Namespace).Spec = old.(*corev1.Namespace).Spec
 	},
+	ValidateUpdate:           validateNamespaceStatus,
 	AllowUnconditionalUpdate: true,
 }
 
@@ -78,24 +83,22 @@ var NamespaceFinalizeStrategy = Strategy{
 	PrepareForUpdate: func(obj, old runtime.Object) {
 		obj.(*corev1.Namespace).Status = old.(*corev1.Namespace).Status
 	},
+	ValidateUpdate:           validateNamespaceFinalize,
 	AllowUnconditionalUpdate: true,
 }
 
-// defaultNamespace adds the kubernetes.io/metadata.name label, as the
-// defaulting of every namespace write does, and reports it.
-func defaultNamespace(obj runtime.Object) []string {
-	ns := obj.(*corev1.Namespace)
-	if ns.Name == "" || ns.Labels[corev1.LabelMetadataName] == ns.Name {
-		return nil
-	}
-	if ns.Labels == nil {
-		ns.Labels = map[string]string{}
-	}
-	ns.Labels[corev1.LabelMetadataName] = ns.Name
-	var d defaulted
-	d.add("metadata.labels."+corev1.LabelMetadataName, ns.Name)
-	return d
-}
+// The defaults (the kubernetes.io/metadata.name label) and validation of
+// namespaces are upstream's namespaceStrategy, namespaceStatusStrategy
+// and namespaceFinalizeStrategy (pkg/registry/core/namespace/strategy.go).
+var (
+	defaultNamespace        = upstreamDefaults(upcorev1.SetObjectDefaults_Namespace, upcorev1.Convert_v1_Namespace_To_core_Namespace, upcorev1.Convert_core_Namespace_To_v1_Namespace)
+	validateNamespace       = upstreamValidate(upcorev1.Convert_v1_Namespace_To_core_Namespace, corevalidation.ValidateNamespace)
+	validateNamespaceUpdate = upstreamValidateUpdate(upcorev1.Convert_v1_Namespace_To_core_Namespace, func(ns, old *core.Namespace) field.ErrorList {
+		return append(corevalidation.ValidateNamespace(ns), corevalidation.ValidateNamespaceUpdate(ns, old)...)
+	})
+	validateNamespaceStatus   = upstreamValidateSubresource("status", upcorev1.Convert_v1_Namespace_To_core_Namespace, corevalidation.ValidateNamespaceStatusUpdate)
+	validateNamespaceFinalize = upstreamValidateSubresource("finalize", upcorev1.Convert_v1_Namespace_To_core_Namespace, corevalidation.ValidateNamespaceFinalizeUpdate)
+)
 
 // DeleteNamespace starts the deletion of a namespace: the first call marks
 // it Terminating (the answer is the namespace, 200); it is removed only

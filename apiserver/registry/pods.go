@@ -2,21 +2,22 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"net/http"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	podutil "k8s.io/kubernetes/pkg/api/pod"
+	"k8s.io/kubernetes/pkg/apis/core"
+	upcorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/kubesim/kubesim/apiserver/storage"
 
@@ -27,18 +28,17 @@ import (
 // their status changes only through pods/status, their node only through
 // pods/binding.
 var Pods = &Resource{
-	Kind:         corev1.SchemeGroupVersion.WithKind("Pod"),
-	Plural:       "pods",
-	Singular:     "pod",
-	ShortNames:   []string{"po"},
-	Categories:   []string{"all"},
-	Namespaced:   true,
-	NewFunc:      func() runtime.Object { return &corev1.Pod{} },
-	NewListFunc:  func() runtime.Object { return &corev1.PodList{} },
-	Status:       &PodStatusStrategy,
-	Table:        printers.Pods,
-	Default:      DefaultPod,
-	ValidateName: validation.NameIsDNSSubdomain,
+	Kind:        corev1.SchemeGroupVersion.WithKind("Pod"),
+	Plural:      "pods",
+	Singular:    "pod",
+	ShortNames:  []string{"po"},
+	Categories:  []string{"all"},
+	Namespaced:  true,
+	NewFunc:     func() runtime.Object { return &corev1.Pod{} },
+	NewListFunc: func() runtime.Object { return &corev1.PodList{} },
+	Status:      &PodStatusStrategy,
+	Table:       printers.Pods,
+	Default:     defaultPod,
 	Strategy: Strategy{
 		PrepareForCreate:         preparePodForCreate,
 		PrepareForUpdate:         preparePodForUpdate,
@@ -192,15 +192,8 @@ func (b *Binder) Bind(ctx context.Context, namespace, name string, binding *core
 	if binding.Name != name {
 		return nil, apierrors.NewBadRequest("name in URL does not match name in Binding object")
 	}
-	var errs field.ErrorList
-	if binding.Target.Kind != "" && binding.Target.Kind != "Node" {
-		errs = append(errs, field.NotSupported(field.NewPath("target", "kind"), binding.Target.Kind, []string{"Node", "<empty>"}))
-	}
-	if binding.Target.Name == "" {
-		errs = append(errs, field.Required(field.NewPath("target", "name"), ""))
-	}
-	if len(errs) > 0 {
-		return nil, apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Binding").GroupKind(), name, errs)
+	if err := validateBinding(binding); err != nil {
+		return nil, err
 	}
 	key, err := b.pods.checkedKey(namespace, name)
 	if err != nil {
@@ -247,6 +240,28 @@ func (b *Binder) Bind(ctx context.Context, namespace, name string, binding *core
 	return &metav1.Status{Status: metav1.StatusSuccess}, nil
 }
 
+// validateBinding is the check of upstream's BindingREST.Create
+// (pkg/registry/core/pod/storage/storage.go): ValidatePodBinding, whose
+// errors it returns as an aggregate, not as an Invalid status, so that the
+// client sees what kube-apiserver answers to an error that is not a status
+// (responsewriters.ErrorToAPIStatus): 500, reason unknown, the aggregate's
+// text.
+func validateBinding(b *corev1.Binding) error {
+	in, errs := toInternal(b, upcorev1.Convert_v1_Binding_To_core_Binding)
+	if errs == nil {
+		errs = corevalidation.ValidatePodBinding(in)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusInternalServerError,
+		Reason:  metav1.StatusReasonUnknown,
+		Message: errs.ToAggregate().Error(),
+	}}
+}
+
 // SetPodCondition adds or replaces the condition of c's type. The
 // transition time is now if the status changed, else the old one is kept.
 func SetPodCondition(status *corev1.PodStatus, c corev1.PodCondition) {
@@ -265,133 +280,41 @@ func SetPodCondition(status *corev1.PodStatus, c corev1.PodCondition) {
 	status.Conditions = append(status.Conditions, c)
 }
 
-// DefaultPod fills in what kube-apiserver's defaulting fills in for a pod,
-// and returns what it set as "path=value" (value in JSON), in order.
-func DefaultPod(obj runtime.Object) []string {
-	p := obj.(*corev1.Pod)
-	s := &p.Spec
-	var d defaulted
-	if s.ServiceAccountName == "" && s.DeprecatedServiceAccount != "" {
-		s.ServiceAccountName = s.DeprecatedServiceAccount
-		d.add("spec.serviceAccountName", s.ServiceAccountName)
+// DefaultPod applies kube-apiserver's defaults to a pod (see
+// upstreamDefaults) and returns the fields they set, as "path=value".
+func DefaultPod(obj runtime.Object) []string { return defaultPod(obj) }
+
+var defaultPod = upstreamDefaults(upcorev1.SetObjectDefaults_Pod, upcorev1.Convert_v1_Pod_To_core_Pod, upcorev1.Convert_core_Pod_To_v1_Pod)
+
+// podValidationOptions are the options upstream's pod strategies pass to
+// validation: derived from the pod and the stored one (nil on create),
+// for a pod rather than a template.
+func podValidationOptions(p, old *core.Pod) corevalidation.PodValidationOptions {
+	var opts corevalidation.PodValidationOptions
+	if old == nil {
+		opts = podutil.GetValidationOptionsFromPodSpecAndMeta(&p.Spec, nil, &p.ObjectMeta, nil)
+	} else {
+		opts = podutil.GetValidationOptionsFromPodSpecAndMeta(&p.Spec, &old.Spec, &p.ObjectMeta, &old.ObjectMeta)
 	}
-	if s.DeprecatedServiceAccount != s.ServiceAccountName {
-		s.DeprecatedServiceAccount = s.ServiceAccountName
-		d.add("spec.serviceAccount", s.DeprecatedServiceAccount)
-	}
-	if s.DNSPolicy == "" {
-		s.DNSPolicy = corev1.DNSClusterFirst
-		d.add("spec.dnsPolicy", s.DNSPolicy)
-	}
-	if s.RestartPolicy == "" {
-		s.RestartPolicy = corev1.RestartPolicyAlways
-		d.add("spec.restartPolicy", s.RestartPolicy)
-	}
-	if s.SecurityContext == nil {
-		s.SecurityContext = &corev1.PodSecurityContext{}
-		d.add("spec.securityContext", s.SecurityContext)
-	}
-	if s.TerminationGracePeriodSeconds == nil {
-		period := int64(corev1.DefaultTerminationGracePeriodSeconds)
-		s.TerminationGracePeriodSeconds = &period
-		d.add("spec.terminationGracePeriodSeconds", period)
-	} else if *s.TerminationGracePeriodSeconds < 0 {
-		one := int64(1)
-		s.TerminationGracePeriodSeconds = &one
-		d.add("spec.terminationGracePeriodSeconds", one)
-	}
-	if s.SchedulerName == "" {
-		s.SchedulerName = corev1.DefaultSchedulerName
-		d.add("spec.schedulerName", s.SchedulerName)
-	}
-	if s.EnableServiceLinks == nil {
-		on := corev1.DefaultEnableServiceLinks
-		s.EnableServiceLinks = &on
-		d.add("spec.enableServiceLinks", on)
-	}
-	for i := range s.InitContainers {
-		defaultContainer(&s.InitContainers[i], fmt.Sprintf("spec.initContainers[%d]", i), &d)
-	}
-	for i := range s.Containers {
-		defaultContainer(&s.Containers[i], fmt.Sprintf("spec.containers[%d]", i), &d)
-	}
-	// status.podIP and status.podIPs[0] say the same; either fills the other.
-	st := &p.Status
-	switch {
-	case st.PodIP != "" && len(st.PodIPs) == 0:
-		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
-		d.add("status.podIPs", st.PodIPs)
-	case st.PodIP == "" && len(st.PodIPs) > 0:
-		st.PodIP = st.PodIPs[0].IP
-		d.add("status.podIP", st.PodIP)
-	}
-	return d
+	opts.ResourceIsPod = true
+	return opts
 }
 
-func defaultContainer(c *corev1.Container, path string, d *defaulted) {
-	if c.ImagePullPolicy == "" {
-		if imageTag(c.Image) == "latest" {
-			c.ImagePullPolicy = corev1.PullAlways
-		} else {
-			c.ImagePullPolicy = corev1.PullIfNotPresent
-		}
-		d.add(path+".imagePullPolicy", c.ImagePullPolicy)
-	}
-	if c.TerminationMessagePath == "" {
-		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
-		d.add(path+".terminationMessagePath", c.TerminationMessagePath)
-	}
-	if c.TerminationMessagePolicy == "" {
-		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
-		d.add(path+".terminationMessagePolicy", c.TerminationMessagePolicy)
-	}
-	for i := range c.Ports {
-		if c.Ports[i].Protocol == "" {
-			c.Ports[i].Protocol = corev1.ProtocolTCP
-			d.add(fmt.Sprintf("%s.ports[%d].protocol", path, i), c.Ports[i].Protocol)
-		}
-	}
-	// Requests default to limits where only limits are given.
-	names := make([]string, 0, len(c.Resources.Limits))
-	for name := range c.Resources.Limits {
-		names = append(names, string(name))
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		lim := c.Resources.Limits[corev1.ResourceName(name)]
-		if c.Resources.Requests == nil {
-			c.Resources.Requests = corev1.ResourceList{}
-		}
-		if _, ok := c.Resources.Requests[corev1.ResourceName(name)]; !ok {
-			c.Resources.Requests[corev1.ResourceName(name)] = lim.DeepCopy()
-			d.add(path+".resources.requests."+name, lim.String())
-		}
-	}
-}
+// ValidatePod checks a pod about to be created as kube-apiserver's pod
+// strategy does (ValidatePodCreate).
+func ValidatePod(p *corev1.Pod) field.ErrorList { return validatePodObject(p) }
 
-// defaulted collects the fields defaulting set, as "path=value".
-type defaulted []string
-
-func (d *defaulted) add(path string, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		data = []byte(fmt.Sprint(v))
-	}
-	*d = append(*d, path+"="+string(data))
-}
-
-// imageTag returns the tag of an image reference: "latest" when there is
-// neither tag nor digest, "" when there is only a digest.
-func imageTag(image string) string {
-	if strings.Contains(image, "@") {
-		before, _, _ := strings.Cut(image, "@")
-		if i := strings.LastIndex(before, ":"); i > strings.LastIndex(before, "/") {
-			return before[i+1:]
-		}
-		return ""
-	}
-	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
-		return image[i+1:]
-	}
-	return "latest"
-}
+// validatePodObject, validatePodUpdateObject and validatePodStatusObject
+// are the Validate and ValidateUpdate of upstream's podStrategy and
+// podStatusStrategy (pkg/registry/core/pod/strategy.go).
+var (
+	validatePodObject = upstreamValidate(upcorev1.Convert_v1_Pod_To_core_Pod, func(p *core.Pod) field.ErrorList {
+		return corevalidation.ValidatePodCreate(p, podValidationOptions(p, nil))
+	})
+	validatePodUpdateObject = upstreamValidateUpdate(upcorev1.Convert_v1_Pod_To_core_Pod, func(p, old *core.Pod) field.ErrorList {
+		return corevalidation.ValidatePodUpdate(p, old, podValidationOptions(p, old))
+	})
+	validatePodStatusObject = upstreamValidateSubresource("status", upcorev1.Convert_v1_Pod_To_core_Pod, func(p, old *core.Pod) field.ErrorList {
+		return corevalidation.ValidatePodStatusUpdate(p, old, podValidationOptions(p, old))
+	})
+)

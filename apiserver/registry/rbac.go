@@ -6,171 +6,95 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/validation/path"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kubernetes/pkg/apis/rbac"
+	uprbacv1 "k8s.io/kubernetes/pkg/apis/rbac/v1"
+	rbacvalidation "k8s.io/kubernetes/pkg/apis/rbac/validation"
 
 	"github.com/kubesim/kubesim/apiserver/printers"
 )
 
-// The four RBAC resources of rbac.authorization.k8s.io/v1. Names are path
-// segments (they may contain ":"), as upstream allows.
+// The four RBAC resources of rbac.authorization.k8s.io/v1, with the
+// defaults and validation of upstream's strategies (pkg/registry/rbac/*):
+// names are path segments (they may contain ":").
 var (
 	Roles = &Resource{
-		Kind:         rbacv1.SchemeGroupVersion.WithKind("Role"),
-		Plural:       "roles",
-		Singular:     "role",
-		Namespaced:   true,
-		NewFunc:      func() runtime.Object { return &rbacv1.Role{} },
-		NewListFunc:  func() runtime.Object { return &rbacv1.RoleList{} },
-		ValidateName: validatePathSegmentName,
+		Kind:        rbacv1.SchemeGroupVersion.WithKind("Role"),
+		Plural:      "roles",
+		Singular:    "role",
+		Namespaced:  true,
+		NewFunc:     func() runtime.Object { return &rbacv1.Role{} },
+		NewListFunc: func() runtime.Object { return &rbacv1.RoleList{} },
 		Strategy: Strategy{
-			Validate:                 func(obj runtime.Object) field.ErrorList { return validateRules(obj.(*rbacv1.Role).Rules, true) },
-			ValidateUpdate:           func(obj, _ runtime.Object) field.ErrorList { return validateRules(obj.(*rbacv1.Role).Rules, true) },
+			Validate:                 upstreamValidate(uprbacv1.Convert_v1_Role_To_rbac_Role, rbacvalidation.ValidateRole),
+			ValidateUpdate:           upstreamValidateUpdate(uprbacv1.Convert_v1_Role_To_rbac_Role, rbacvalidation.ValidateRoleUpdate),
 			AllowUnconditionalUpdate: true,
 		},
 	}
 	ClusterRoles = &Resource{
-		Kind:         rbacv1.SchemeGroupVersion.WithKind("ClusterRole"),
-		Plural:       "clusterroles",
-		Singular:     "clusterrole",
-		NewFunc:      func() runtime.Object { return &rbacv1.ClusterRole{} },
-		NewListFunc:  func() runtime.Object { return &rbacv1.ClusterRoleList{} },
-		ValidateName: validatePathSegmentName,
+		Kind:        rbacv1.SchemeGroupVersion.WithKind("ClusterRole"),
+		Plural:      "clusterroles",
+		Singular:    "clusterrole",
+		NewFunc:     func() runtime.Object { return &rbacv1.ClusterRole{} },
+		NewListFunc: func() runtime.Object { return &rbacv1.ClusterRoleList{} },
 		Strategy: Strategy{
-			Validate: func(obj runtime.Object) field.ErrorList { return validateRules(obj.(*rbacv1.ClusterRole).Rules, false) },
-			ValidateUpdate: func(obj, _ runtime.Object) field.ErrorList {
-				return validateRules(obj.(*rbacv1.ClusterRole).Rules, false)
-			},
+			Validate: upstreamValidate(uprbacv1.Convert_v1_ClusterRole_To_rbac_ClusterRole, func(r *rbac.ClusterRole) field.ErrorList {
+				return rbacvalidation.ValidateClusterRole(r, rbacvalidation.ClusterRoleValidationOptions{})
+			}),
+			ValidateUpdate: upstreamValidateUpdate(uprbacv1.Convert_v1_ClusterRole_To_rbac_ClusterRole, func(r, old *rbac.ClusterRole) field.ErrorList {
+				opts := rbacvalidation.ClusterRoleValidationOptions{AllowInvalidLabelValueInSelector: hasInvalidLabelValueInSelector(old)}
+				return rbacvalidation.ValidateClusterRoleUpdate(r, old, opts)
+			}),
 			AllowUnconditionalUpdate: true,
 		},
 	}
 	RoleBindings = &Resource{
-		Kind:         rbacv1.SchemeGroupVersion.WithKind("RoleBinding"),
-		Plural:       "rolebindings",
-		Singular:     "rolebinding",
-		Namespaced:   true,
-		NewFunc:      func() runtime.Object { return &rbacv1.RoleBinding{} },
-		NewListFunc:  func() runtime.Object { return &rbacv1.RoleBindingList{} },
-		Table:        printers.RoleBindings,
-		ValidateName: validatePathSegmentName,
+		Kind:        rbacv1.SchemeGroupVersion.WithKind("RoleBinding"),
+		Plural:      "rolebindings",
+		Singular:    "rolebinding",
+		Namespaced:  true,
+		NewFunc:     func() runtime.Object { return &rbacv1.RoleBinding{} },
+		NewListFunc: func() runtime.Object { return &rbacv1.RoleBindingList{} },
+		Table:       printers.RoleBindings,
+		Default:     upstreamDefaults(uprbacv1.SetObjectDefaults_RoleBinding, uprbacv1.Convert_v1_RoleBinding_To_rbac_RoleBinding, uprbacv1.Convert_rbac_RoleBinding_To_v1_RoleBinding),
 		Strategy: Strategy{
-			Validate: func(obj runtime.Object) field.ErrorList {
-				b := obj.(*rbacv1.RoleBinding)
-				return validateBinding(b.RoleRef, b.Subjects, []string{"Role", "ClusterRole"})
-			},
-			ValidateUpdate: func(obj, old runtime.Object) field.ErrorList {
-				b, o := obj.(*rbacv1.RoleBinding), old.(*rbacv1.RoleBinding)
-				return append(validateBinding(b.RoleRef, b.Subjects, []string{"Role", "ClusterRole"}), roleRefUnchanged(b.RoleRef, o.RoleRef)...)
-			},
+			Validate:                 upstreamValidate(uprbacv1.Convert_v1_RoleBinding_To_rbac_RoleBinding, rbacvalidation.ValidateRoleBinding),
+			ValidateUpdate:           upstreamValidateUpdate(uprbacv1.Convert_v1_RoleBinding_To_rbac_RoleBinding, rbacvalidation.ValidateRoleBindingUpdate),
 			AllowUnconditionalUpdate: true,
 		},
 	}
 	ClusterRoleBindings = &Resource{
-		Kind:         rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"),
-		Plural:       "clusterrolebindings",
-		Singular:     "clusterrolebinding",
-		NewFunc:      func() runtime.Object { return &rbacv1.ClusterRoleBinding{} },
-		NewListFunc:  func() runtime.Object { return &rbacv1.ClusterRoleBindingList{} },
-		Table:        printers.ClusterRoleBindings,
-		ValidateName: validatePathSegmentName,
+		Kind:        rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"),
+		Plural:      "clusterrolebindings",
+		Singular:    "clusterrolebinding",
+		NewFunc:     func() runtime.Object { return &rbacv1.ClusterRoleBinding{} },
+		NewListFunc: func() runtime.Object { return &rbacv1.ClusterRoleBindingList{} },
+		Table:       printers.ClusterRoleBindings,
+		Default:     upstreamDefaults(uprbacv1.SetObjectDefaults_ClusterRoleBinding, uprbacv1.Convert_v1_ClusterRoleBinding_To_rbac_ClusterRoleBinding, uprbacv1.Convert_rbac_ClusterRoleBinding_To_v1_ClusterRoleBinding),
 		Strategy: Strategy{
-			Validate: func(obj runtime.Object) field.ErrorList {
-				b := obj.(*rbacv1.ClusterRoleBinding)
-				return validateBinding(b.RoleRef, b.Subjects, []string{"ClusterRole"})
-			},
-			ValidateUpdate: func(obj, old runtime.Object) field.ErrorList {
-				b, o := obj.(*rbacv1.ClusterRoleBinding), old.(*rbacv1.ClusterRoleBinding)
-				return append(validateBinding(b.RoleRef, b.Subjects, []string{"ClusterRole"}), roleRefUnchanged(b.RoleRef, o.RoleRef)...)
-			},
+			Validate:                 upstreamValidate(uprbacv1.Convert_v1_ClusterRoleBinding_To_rbac_ClusterRoleBinding, rbacvalidation.ValidateClusterRoleBinding),
+			ValidateUpdate:           upstreamValidateUpdate(uprbacv1.Convert_v1_ClusterRoleBinding_To_rbac_ClusterRoleBinding, rbacvalidation.ValidateClusterRoleBindingUpdate),
 			AllowUnconditionalUpdate: true,
 		},
 	}
 )
 
-// validatePathSegmentName accepts any name that can be a URL path segment
-// (RBAC names such as "system:node" contain colons).
-func validatePathSegmentName(name string, prefix bool) []string {
-	return path.ValidatePathSegmentName(name, prefix)
-}
-
-// validateRules checks policy rules as upstream does.
-func validateRules(rules []rbacv1.PolicyRule, namespaced bool) field.ErrorList {
-	var errs field.ErrorList
-	for i, r := range rules {
-		p := field.NewPath("rules").Index(i)
-		if len(r.Verbs) == 0 {
-			errs = append(errs, field.Required(p.Child("verbs"), "verbs must contain at least one value"))
-		}
-		if len(r.NonResourceURLs) > 0 {
-			if namespaced {
-				errs = append(errs, field.Invalid(p.Child("nonResourceURLs"), r.NonResourceURLs, "namespaced rules cannot apply to non-resource URLs"))
-			}
-			if len(r.APIGroups) > 0 || len(r.Resources) > 0 || len(r.ResourceNames) > 0 {
-				errs = append(errs, field.Invalid(p.Child("nonResourceURLs"), r.NonResourceURLs, "rules cannot apply to both regular resources and non-resource URLs"))
-			}
-			continue
-		}
-		if len(r.APIGroups) == 0 {
-			errs = append(errs, field.Required(p.Child("apiGroups"), "resource rules must supply at least one api group"))
-		}
-		if len(r.Resources) == 0 {
-			errs = append(errs, field.Required(p.Child("resources"), "resource rules must supply at least one resource"))
+// hasInvalidLabelValueInSelector reports whether a stored ClusterRole's
+// aggregation rule has a selector today's rules refuse, which its update
+// may keep, as upstream's hasInvalidLabelValueInLabelSelector
+// (pkg/registry/rbac/clusterrole/strategy.go).
+func hasInvalidLabelValueInSelector(r *rbac.ClusterRole) bool {
+	if r.AggregationRule == nil {
+		return false
+	}
+	for _, sel := range r.AggregationRule.ClusterRoleSelectors {
+		if len(metav1validation.ValidateLabelSelector(&sel, metav1validation.LabelSelectorValidationOptions{}, nil)) > 0 {
+			return true
 		}
 	}
-	return errs
-}
-
-// validateBinding checks a binding's roleRef and subjects.
-func validateBinding(ref rbacv1.RoleRef, subjects []rbacv1.Subject, kinds []string) field.ErrorList {
-	var errs field.ErrorList
-	if ref.APIGroup != rbacv1.GroupName {
-		errs = append(errs, field.NotSupported(field.NewPath("roleRef", "apiGroup"), ref.APIGroup, []string{rbacv1.GroupName}))
-	}
-	okKind := false
-	for _, k := range kinds {
-		okKind = okKind || ref.Kind == k
-	}
-	if !okKind {
-		errs = append(errs, field.NotSupported(field.NewPath("roleRef", "kind"), ref.Kind, kinds))
-	}
-	if ref.Name == "" {
-		errs = append(errs, field.Required(field.NewPath("roleRef", "name"), ""))
-	} else {
-		for _, msg := range path.ValidatePathSegmentName(ref.Name, false) {
-			errs = append(errs, field.Invalid(field.NewPath("roleRef", "name"), ref.Name, msg))
-		}
-	}
-	for i, s := range subjects {
-		p := field.NewPath("subjects").Index(i)
-		if s.Name == "" {
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		}
-		switch s.Kind {
-		case rbacv1.ServiceAccountKind:
-			if s.APIGroup != "" {
-				errs = append(errs, field.NotSupported(p.Child("apiGroup"), s.APIGroup, []string{""}))
-			}
-			if s.Namespace == "" {
-				errs = append(errs, field.Required(p.Child("namespace"), ""))
-			}
-		case rbacv1.UserKind, rbacv1.GroupKind:
-			if s.APIGroup != rbacv1.GroupName {
-				errs = append(errs, field.NotSupported(p.Child("apiGroup"), s.APIGroup, []string{rbacv1.GroupName}))
-			}
-		default:
-			errs = append(errs, field.NotSupported(p.Child("kind"), s.Kind, []string{rbacv1.ServiceAccountKind, rbacv1.UserKind, rbacv1.GroupKind}))
-		}
-	}
-	return errs
-}
-
-// roleRefUnchanged: a binding's roleRef is immutable.
-func roleRefUnchanged(ref, old rbacv1.RoleRef) field.ErrorList {
-	if ref != old {
-		return field.ErrorList{field.Invalid(field.NewPath("roleRef"), ref, "cannot change roleRef")}
-	}
-	return nil
+	return false
 }
 
 // RBACWriteCheck refuses a write to an RBAC object that would grant

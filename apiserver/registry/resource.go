@@ -30,8 +30,9 @@ type Strategy struct {
 	// PrepareForUpdate copies from old what this endpoint may not change
 	// (the main resource keeps the old status; status keeps the old spec).
 	PrepareForUpdate func(obj, old runtime.Object)
-	// Validate and ValidateUpdate check the resource-specific rules;
-	// object metadata is always validated too.
+	// Validate and ValidateUpdate check the resource-specific rules.
+	// Store adds the generic object metadata checks as kube-apiserver's
+	// rest.BeforeCreate and BeforeUpdate do (see Store.validateCreate).
 	Validate       func(obj runtime.Object) field.ErrorList
 	ValidateUpdate func(obj, old runtime.Object) field.ErrorList
 	// AllowCreateOnUpdate lets PUT create a missing object.
@@ -78,7 +79,11 @@ type Resource struct {
 	// request body (before admission), and returns the fields it set as
 	// "path=value". Nil: no defaults.
 	Default func(obj runtime.Object) []string
-	// ValidateName checks metadata.name (and generateName).
+	// ValidateName, if set, is the name rule of a kind whose
+	// Strategy.Validate does not check the object's metadata (custom
+	// resources): Store checks the metadata with it first, as upstream's
+	// custom resource strategy does. Nil for the kinds on upstream's
+	// validation, which checks the metadata itself.
 	ValidateName validation.ValidateNameFunc
 	// Strategy applies to writes to the resource itself.
 	Strategy Strategy

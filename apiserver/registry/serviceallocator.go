@@ -283,12 +283,13 @@ func (a *ServiceAllocator) Allocate(ctx context.Context, s, old *corev1.Service,
 	case <-ctx.Done():
 		return nil, apierrors.NewServiceUnavailable("the service allocators are not ready")
 	}
-	// clusterIP and clusterIPs agree before anything looks at them.
-	normalizeClusterIPs(s)
+	// As upstream's beginUpdate and beginCreate: what was allocated and
+	// left out of s is kept, not drawn again, and clusterIP and clusterIPs
+	// agree before anything looks at them.
 	if old != nil {
-		// What was allocated and left out of s is kept, not drawn again.
-		prepareServiceForUpdate(s, old)
+		patchAllocatedValues(s, old)
 	}
+	normalizeClusterIPs(s, old)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.nextReservation++

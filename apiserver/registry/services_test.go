@@ -124,7 +124,7 @@ func TestServiceAllocation(t *testing.T) {
 		moved := got.DeepCopy()
 		moved.Spec.ClusterIP, moved.Spec.ClusterIPs = "10.96.0.50", []string{"10.96.0.50"}
 		_, _, err = r.Services.Update(context.Background(), "default", "web", replaceWith(moved), nil, nil, registry.Options{})
-		wantStatus(t, err, 422, `spec.clusterIPs[0]: Invalid value: "10.96.0.50": may not change once set`)
+		wantStatus(t, err, 422, `spec.clusterIPs[0]: Invalid value: ["10.96.0.50"]: may not change once set`)
 	})
 
 	t.Run("delete frees the IP and the port", func(t *testing.T) {

@@ -192,15 +192,32 @@ func (s *Store) beforeCreate(obj runtime.Object, namespace string) error {
 	}
 	m.SetUID(uuid.NewUUID())
 	m.SetCreationTimestamp(metav1.Now())
-	// Metadata first, then the resource's own rules, as upstream lists them.
-	errs := validation.ValidateObjectMetaAccessor(m, s.Resource.Namespaced, s.Resource.ValidateName, field.NewPath("metadata"))
+	if errs := s.validateCreate(obj, m); len(errs) > 0 {
+		return s.invalid(m.GetName(), errs)
+	}
+	return nil
+}
+
+// validateCreate runs the checks of a create as kube-apiserver's
+// rest.ValidateCreate (k8s.io/apiserver/pkg/registry/rest/create.go): the
+// strategy's, then, only if they found nothing, the generic metadata
+// checks with the name a path segment, so that a bad name the strategy
+// reported is not reported twice. A kind with its own name rule
+// (Resource.ValidateName) has its metadata checked first, as part of its
+// strategy.
+func (s *Store) validateCreate(obj runtime.Object, m metav1.Object) field.ErrorList {
+	fld := field.NewPath("metadata")
+	var errs field.ErrorList
+	if s.Resource.ValidateName != nil {
+		errs = validation.ValidateObjectMetaAccessor(m, s.Resource.Namespaced, s.Resource.ValidateName, fld)
+	}
 	if s.strategy.Validate != nil {
 		errs = append(errs, s.strategy.Validate(obj)...)
 	}
 	if len(errs) > 0 {
-		return s.invalid(m.GetName(), errs)
+		return errs
 	}
-	return nil
+	return validation.ValidateObjectMetaAccessor(m, s.Resource.Namespaced, path.ValidatePathSegmentName, fld)
 }
 
 // Create stores a new object in namespace after the strategy, validation
