@@ -1,53 +1,103 @@
 // Command upvaloracle prints what kube-apiserver v1.37.2 would answer to
-// the create (or, with -old, the update) of each object given, by calling
-// its own defaulting, conversion and validation packages the way its
-// registry strategies do, and wrapping the field errors as its REST layer
-// does (apierrors.NewInvalid). It is the measuring stick of issue 27 §2
+// the create (or, with -old, the update) of each object given, by running
+// its own code: the object is decoded with kube-apiserver's scheme (which
+// applies the v1 defaults and converts to the internal type), then goes
+// through rest.BeforeCreate or rest.BeforeUpdate with the kind's own
+// registry strategy (pkg/registry/<group>/<kind>.Strategy: PrepareFor*,
+// Validate*, the generic metadata checks, declarative validation), as the
+// generic registry store does. It is the measuring stick of issue 27 §2
 // (kubesim's answers must be these), run by hand:
 //
 //	go run ./hack/upvaloracle FILE.yaml...
-//	go run ./hack/upvaloracle -old STORED.json NEW.json
+//	go run ./hack/upvaloracle -old STORED.yaml NEW.yaml
+//	go run ./hack/upvaloracle -status -old STORED.yaml NEW.yaml
 //
-// Services get what the service REST's BeginCreate would have allocated
-// (a cluster IP, IPv4 single stack) before validation, as upstream
-// allocates before it validates. It prints one line per file: the file,
-// then "OK" or the message kubectl shows after "Error from server
-// (Invalid): ...".
+// -status validates an update through the kind's status strategy.
+// Services get what the service REST's beginCreate and beginUpdate do
+// before validation (allocate, patchAllocatedValues, normalizeClusterIPs:
+// see allocate and keepAllocated). A Binding gets what the pods/binding
+// REST does (ValidatePodBinding, answered as an aggregate error). It
+// prints one answer per file: with -kubectl as kubectl prints an Invalid
+// status, else the error's text (or OK).
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	podutil "k8s.io/kubernetes/pkg/api/pod"
-	"k8s.io/kubernetes/pkg/apis/apps"
-	upappsv1 "k8s.io/kubernetes/pkg/apis/apps/v1"
-	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	aggregatorscheme "k8s.io/kube-aggregator/pkg/apiserver/scheme"
+	"k8s.io/kube-aggregator/pkg/registry/apiservice"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
 	"k8s.io/kubernetes/pkg/apis/core"
-	upcorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
+	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
+	"k8s.io/kubernetes/pkg/registry/apps/controllerrevision"
+	"k8s.io/kubernetes/pkg/registry/apps/deployment"
+	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
+	"k8s.io/kubernetes/pkg/registry/coordination/lease"
+	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/endpoint"
+	"k8s.io/kubernetes/pkg/registry/core/event"
+	"k8s.io/kubernetes/pkg/registry/core/namespace"
+	"k8s.io/kubernetes/pkg/registry/core/node"
+	"k8s.io/kubernetes/pkg/registry/core/pod"
+	"k8s.io/kubernetes/pkg/registry/core/secret"
+	"k8s.io/kubernetes/pkg/registry/core/service"
+	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
+	"k8s.io/kubernetes/pkg/registry/discovery/endpointslice"
+	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
+	"k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
+	"k8s.io/kubernetes/pkg/registry/rbac/role"
+	"k8s.io/kubernetes/pkg/registry/rbac/rolebinding"
 	"sigs.k8s.io/yaml"
 )
 
+// strategies are the kinds' strategies: main, then status (nil: none).
+var strategies = map[string][2]rest.RESTUpdateStrategy{
+	"Pod":                {pod.Strategy, pod.StatusStrategy},
+	"Service":            {service.Strategy, service.StatusStrategy},
+	"Deployment":         {deployment.Strategy, deployment.StatusStrategy},
+	"ReplicaSet":         {replicaset.Strategy, replicaset.StatusStrategy},
+	"ControllerRevision": {controllerrevision.Strategy},
+	"ConfigMap":          {configmap.Strategy},
+	"Secret":             {secret.Strategy},
+	"Endpoints":          {endpoint.Strategy},
+	"EndpointSlice":      {endpointslice.Strategy},
+	"Event":              {event.Strategy},
+	"Namespace":          {namespace.Strategy, namespace.StatusStrategy},
+	"Node":               {node.Strategy, node.StatusStrategy},
+	"ServiceAccount":     {serviceaccount.Strategy},
+	"Lease":              {lease.Strategy},
+	"Role":               {role.Strategy},
+	"ClusterRole":        {clusterrole.Strategy},
+	"RoleBinding":        {rolebinding.Strategy},
+	"ClusterRoleBinding": {clusterrolebinding.Strategy},
+	"APIService":         {apiservice.NewStrategy(aggregatorscheme.Scheme), apiservice.NewStatusStrategy(aggregatorscheme.Scheme)},
+}
+
 func main() {
 	old := flag.String("old", "", "the stored object (JSON or YAML): validate each file as an update of it")
+	status := flag.Bool("status", false, "validate the update with the kind's status strategy")
 	kubectl := flag.Bool("kubectl", false, "print what kubectl apply prints for each answer")
 	flag.Parse()
 	for _, f := range flag.Args() {
-		err := answer(f, *old)
+		err := answer(f, *old, *status)
 		switch {
 		case *kubectl:
 			fmt.Printf("== %s\n%s", f, kubectlText(err))
@@ -67,7 +117,7 @@ func kubectlText(err error) string {
 	if err == nil {
 		return "OK\n"
 	}
-	if !errors.As(err, &se) || se.Status().Details == nil {
+	if !errors.As(err, &se) || se.Status().Details == nil || se.Status().Reason != metav1.StatusReasonInvalid {
 		return err.Error() + "\n"
 	}
 	d := se.Status().Details
@@ -83,136 +133,117 @@ func kubectlText(err error) string {
 }
 
 // answer returns kube-apiserver's answer to a write of the object in
-// file: nil, an Invalid status error, or a decode error.
-func answer(file, oldFile string) error {
-	obj, err := load(file)
+// file: nil, a status error, or a decode error.
+func answer(file, oldFile string, status bool) error {
+	obj, gvk, err := load(file)
 	if err != nil {
 		return fmt.Errorf("decode error: %w", err)
 	}
-	var old runtime.Object
-	if oldFile != "" {
-		if old, err = load(oldFile); err != nil {
-			return fmt.Errorf("decode error (old): %w", err)
-		}
+	if b, ok := obj.(*core.Binding); ok {
+		return bind(b)
 	}
-	gk, errs := validate(obj, old)
-	if len(errs) == 0 {
-		return nil
+	st, ok := strategies[gvk.Kind]
+	if !ok || (status && st[1] == nil) {
+		return fmt.Errorf("kind %q not handled", gvk.Kind)
+	}
+	strategy := st[0]
+	if status {
+		strategy = st[1]
 	}
 	m, _ := meta.Accessor(obj)
-	return apierrors.NewInvalid(gk, m.GetName(), errs)
-}
-
-// load decodes a Pod, Deployment or Service and applies the v1 defaults,
-// as kube-apiserver's decoder does.
-func load(file string) (runtime.Object, error) {
-	data, err := os.ReadFile(file)
+	ns := ""
+	if strategy.NamespaceScoped() {
+		if m.GetNamespace() == "" {
+			m.SetNamespace("default")
+		}
+		ns = m.GetNamespace()
+	}
+	ctx := genericapirequest.WithNamespace(context.Background(), ns)
+	// Event validation and declarative validation read the request's version.
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{APIGroup: gvk.Group, APIVersion: gvk.Version})
+	if oldFile == "" {
+		return create(ctx, strategy, obj, m)
+	}
+	old, _, err := load(oldFile)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("decode error (old): %w", err)
 	}
+	return update(ctx, st[0].(rest.RESTCreateStrategy), strategy, obj, old, m)
+}
+
+// update is what the generic store's Update does before it writes, with
+// old made to look stored (created through main: a namespace, a
+// resourceVersion, main's PrepareForCreate, what the service REST
+// allocated) and an unconditional update's resourceVersion taken from it,
+// as every kind here allows.
+func update(ctx context.Context, main rest.RESTCreateStrategy, strategy rest.RESTUpdateStrategy, obj, old runtime.Object, m metav1.Object) error {
+	main.PrepareForCreate(ctx, old)
+	om, _ := meta.Accessor(old)
+	om.SetNamespace(m.GetNamespace())
+	if om.GetResourceVersion() == "" {
+		om.SetResourceVersion("1")
+	}
+	rest.FillObjectMetaSystemFields(om)
+	if m.GetResourceVersion() == "" {
+		m.SetResourceVersion(om.GetResourceVersion())
+	}
+	if s, ok := obj.(*core.Service); ok {
+		allocate(old.(*core.Service))
+		keepAllocated(s, old.(*core.Service))
+	}
+	return rest.BeforeUpdate(strategy, ctx, obj, old)
+}
+
+// create is what the generic store's Create does before it writes.
+func create(ctx context.Context, strategy rest.RESTUpdateStrategy, obj runtime.Object, m metav1.Object) error {
+	if s, ok := obj.(*core.Service); ok {
+		allocate(s)
+	}
+	rest.FillObjectMetaSystemFields(m)
+	return rest.BeforeCreate(strategy.(rest.RESTCreateStrategy), ctx, obj)
+}
+
+// bind is the check of the pods/binding REST's Create: the validation
+// errors as an aggregate, which kube-apiserver answers with a 500.
+func bind(b *core.Binding) error {
+	if errs := corevalidation.ValidatePodBinding(b); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return nil
+}
+
+// load decodes a file with kube-apiserver's codecs: the object comes out
+// defaulted and in its internal version.
+func load(file string) (runtime.Object, schema.GroupVersionKind, error) {
 	var tm metav1.TypeMeta
-	if err := yaml.Unmarshal(data, &tm); err != nil {
-		return nil, err
+	data, err := os.ReadFile(file)
+	if err == nil {
+		data, err = yaml.YAMLToJSON(data)
 	}
-	var obj runtime.Object
-	switch tm.Kind {
-	case "Pod":
-		obj = &corev1.Pod{}
-	case "Deployment":
-		obj = &appsv1.Deployment{}
-	case "Service":
-		obj = &corev1.Service{}
-	default:
-		return nil, fmt.Errorf("kind %q not handled", tm.Kind)
+	if err == nil {
+		err = yaml.Unmarshal(data, &tm)
 	}
-	if err := yaml.UnmarshalStrict(data, obj); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, schema.GroupVersionKind{}, err
 	}
-	m, _ := meta.Accessor(obj)
-	if m.GetNamespace() == "" {
-		m.SetNamespace("default")
+	codecs := legacyscheme.Codecs
+	if tm.GroupVersionKind().Group == "apiregistration.k8s.io" {
+		codecs = serializer.NewCodecFactory(aggregatorscheme.Scheme)
 	}
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		upcorev1.SetObjectDefaults_Pod(o)
-	case *appsv1.Deployment:
-		upappsv1.SetObjectDefaults_Deployment(o)
-	case *corev1.Service:
-		upcorev1.SetObjectDefaults_Service(o)
-	}
-	return obj, nil
+	obj, _, err := codecs.UniversalDecoder().Decode(data, nil, nil)
+	return obj, tm.GroupVersionKind(), err
 }
 
-// validate converts obj (and old) to the internal types and runs the
-// strategy's validation; on create, as rest.ValidateCreate, the generic
-// metadata check follows when the strategy found nothing.
-func validate(obj, old runtime.Object) (schema.GroupKind, field.ErrorList) {
-	var gk schema.GroupKind
-	var errs field.ErrorList
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		gk = core.Kind("Pod")
-		p := &core.Pod{}
-		must(upcorev1.Convert_v1_Pod_To_core_Pod(o, p, nil))
-		if old == nil {
-			opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&p.Spec, nil, &p.ObjectMeta, nil)
-			opts.ResourceIsPod = true
-			errs = corevalidation.ValidatePodCreate(p, opts)
-			break
-		}
-		op := &core.Pod{}
-		must(upcorev1.Convert_v1_Pod_To_core_Pod(old.(*corev1.Pod), op, nil))
-		opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&p.Spec, &op.Spec, &p.ObjectMeta, &op.ObjectMeta)
-		opts.ResourceIsPod = true
-		errs = corevalidation.ValidatePodUpdate(p, op, opts)
-	case *appsv1.Deployment:
-		gk = apps.Kind("Deployment")
-		d := &apps.Deployment{}
-		must(upappsv1.Convert_v1_Deployment_To_apps_Deployment(o, d, nil))
-		if old == nil {
-			errs = appsvalidation.ValidateDeployment(d, podutil.GetValidationOptionsFromPodTemplate(&d.Spec.Template, nil))
-			break
-		}
-		od := &apps.Deployment{}
-		must(upappsv1.Convert_v1_Deployment_To_apps_Deployment(old.(*appsv1.Deployment), od, nil))
-		errs = appsvalidation.ValidateDeploymentUpdate(d, od, podutil.GetValidationOptionsFromPodTemplate(&d.Spec.Template, &od.Spec.Template))
-	case *corev1.Service:
-		gk = core.Kind("Service")
-		s := &core.Service{}
-		must(upcorev1.Convert_v1_Service_To_core_Service(o, s, nil))
-		if old == nil {
-			allocate(s)
-			errs = corevalidation.ValidateServiceCreate(s)
-			break
-		}
-		stored := &core.Service{}
-		must(upcorev1.Convert_v1_Service_To_core_Service(old.(*corev1.Service), stored, nil))
-		keepAllocated(s, stored)
-		errs = corevalidation.ValidateServiceUpdate(s, stored)
-	}
-	if old == nil && len(errs) == 0 {
-		m, _ := meta.Accessor(obj)
-		errs = apimachineryvalidation.ValidateObjectMetaAccessor(m, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
-	}
-	if old != nil {
-		m, _ := meta.Accessor(obj)
-		om, _ := meta.Accessor(old)
-		common := apimachineryvalidation.ValidateObjectMetaAccessor(m, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
-		common = append(common, apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, om, field.NewPath("metadata"))...)
-		errs = append(common, errs...)
-	}
-	return gk, errs
-}
-
-// allocate does what the service REST's BeginCreate does before
-// validation for a cluster-IP service without one: IPv4 single stack and
-// an address from the service CIDR (the address is a stand-in).
+// allocate does what the service REST's beginCreate does before
+// validation for a cluster-IP service: normalizeClusterIPs, then an
+// address from the service CIDR if it has none (the address is a
+// stand-in) and IPv4 single stack.
 func allocate(s *core.Service) {
-	if s.Spec.Type == core.ServiceTypeExternalName {
-		return
-	}
 	if s.Spec.ClusterIP != "" && len(s.Spec.ClusterIPs) == 0 {
 		s.Spec.ClusterIPs = []string{s.Spec.ClusterIP}
+	}
+	if s.Spec.Type == core.ServiceTypeExternalName {
+		return
 	}
 	if len(s.Spec.ClusterIPs) == 0 {
 		s.Spec.ClusterIP, s.Spec.ClusterIPs = "10.96.0.10", []string{"10.96.0.10"}
@@ -226,16 +257,18 @@ func allocate(s *core.Service) {
 	}
 }
 
-// keepAllocated is the part of the service REST's BeginUpdate that runs
+// keepAllocated is the part of the service REST's beginUpdate that runs
 // before validation (patchAllocatedValues, normalizeClusterIPs) for the
-// cases measured: a missing cluster IP is taken from the stored object,
-// and a changed clusterIP with unchanged clusterIPs replaces clusterIPs.
+// cluster IPs: a missing cluster IP is taken from the stored object, and
+// a changed clusterIP with unchanged clusterIPs replaces clusterIPs.
 func keepAllocated(s, old *core.Service) {
-	if s.Spec.ClusterIP == "" {
-		s.Spec.ClusterIP = old.Spec.ClusterIP
-	}
-	if len(s.Spec.ClusterIPs) == 0 {
-		s.Spec.ClusterIPs = old.Spec.ClusterIPs
+	if s.Spec.Type != core.ServiceTypeExternalName && old.Spec.Type != core.ServiceTypeExternalName {
+		if s.Spec.ClusterIP == "" {
+			s.Spec.ClusterIP = old.Spec.ClusterIP
+		}
+		if len(s.Spec.ClusterIPs) == 0 {
+			s.Spec.ClusterIPs = old.Spec.ClusterIPs
+		}
 	}
 	same := len(s.Spec.ClusterIPs) == len(old.Spec.ClusterIPs)
 	for i := range s.Spec.ClusterIPs {
@@ -249,11 +282,5 @@ func keepAllocated(s, old *core.Service) {
 	}
 	if len(s.Spec.IPFamilies) == 0 {
 		s.Spec.IPFamilies = old.Spec.IPFamilies
-	}
-}
-
-func must(err error) {
-	if err != nil {
-		panic(err)
 	}
 }
