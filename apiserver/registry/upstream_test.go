@@ -29,7 +29,8 @@ type upstreamCase struct {
 // files (go run ./hack/upvaloracle [-status] [-old OLD] FILE), that is
 // kube-apiserver v1.37.2's own decoding, defaulting and registry strategy
 // (rest.BeforeCreate / BeforeUpdate) answering the write: "OK", or the
-// error's text. The first 19 bad objects are issue 27's fidelity table.
+// error's text. Issue 27's fidelity table is p01-p11 (p08 is valid),
+// d01-d04 and s01-s04 (s03 an update).
 var upstreamCases = []upstreamCase{
 	{file: "as01-badname.yaml", want: "APIService.apiregistration.k8s.io \"v1.wrong.example.com\" is invalid: metadata.name: Invalid value: \"v1.wrong.example.com\": must be `spec.version+\".\"+spec.group`: \"v1.example.com\""},
 	{file: "bind01-notarget.yaml", want: `target.name: Required value`},
@@ -75,6 +76,9 @@ var upstreamCases = []upstreamCase{
 	{file: "pst01-badpodip-v2.yaml", old: "pu01-restartpolicy-v1.yaml", status: true, want: `Pod "pu01" is invalid: status.podIPs[0]: Invalid value: "10.244.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`},
 	{file: "dst01-negreplicas-v2.yaml", old: "du01-selector-v1.yaml", status: true, want: `Deployment.apps "du01" is invalid: [status.replicas: Invalid value: -2: must be greater than or equal to 0, status.updatedReplicas: Invalid value: 0: cannot be greater than status.replicas, status.readyReplicas: Invalid value: 0: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 0: cannot be greater than status.replicas]`},
 	{file: "svst01-badingress-v2.yaml", old: "s03-clusterip-v1.yaml", status: true, want: "Service \"s03\" is invalid: status.loadBalancer.ingress: Forbidden: may only be used when `spec.type` is 'LoadBalancer'"},
+	{file: "rsst01-negready-v2.yaml", old: "rsu01-v1.yaml", status: true, want: `ReplicaSet.apps "rsu01" is invalid: [status.readyReplicas: Invalid value: -1: must be greater than or equal to 0, status.availableReplicas: Invalid value: 0: cannot be greater than readyReplicas]`},
+	{file: "nsst01-badphase-v2.yaml", old: "nsu01-v1.yaml", status: true, want: "Namespace \"nsu01\" is invalid: status.Phase: Invalid value: \"Sleeping\": may only be 'Active' if `deletionTimestamp` is empty"},
+	{file: "nost01-negcpu-v2.yaml", old: "nou01-v1.yaml", status: true, want: `Node "nou01" is invalid: [status.capacity.cpu: Invalid value: "-1": must be greater than or equal to 0, status.allocatable.cpu: Invalid value: "-1": must be greater than or equal to 0]`},
 }
 
 // TestUpstreamAnswers writes each case through the registry as the API
