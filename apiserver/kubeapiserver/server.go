@@ -36,6 +36,7 @@ type Server struct {
 func New(g *apiserver.Server, delegate http.Handler) *Server {
 	const name = apiserver.ServerKubeAPIServer
 	c := g.NewContainer()
+	installRBACEscalationChecks(g.Registry(), g.Authorizer(), g.RBAC())
 	rv := &reviews{g: g, rules: ruleResolver(g.RBAC())}
 	g.AddReviews(rv.list()...)
 	g.InstallAPIGroups(c)

@@ -1,4 +1,4 @@
-package apiserver
+package kubeapiserver
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubesim/kubesim/apiserver/auth"
+	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
 )
 
@@ -28,10 +29,10 @@ type rbacEscalation struct {
 }
 
 // installRBACEscalationChecks puts the checks on the registry's RBAC
-// stores.
-func (s *Server) installRBACEscalationChecks() {
-	e := rbacEscalation{authz: s.authorizer, rules: s.rbac}
-	s.reg.SetRBACWriteChecks(e.checkRole("roles"), e.checkRole("clusterroles"), e.checkBinding("rolebindings"), e.checkBinding("clusterrolebindings"))
+// stores, with authz (Node, then RBAC) and the rules of the RBAC cache.
+func installRBACEscalationChecks(reg *registry.Registry, authz auth.Authorizer, rules auth.RuleSource) {
+	e := rbacEscalation{authz: authz, rules: rules}
+	reg.SetRBACWriteChecks(e.checkRole("roles"), e.checkRole("clusterroles"), e.checkBinding("rolebindings"), e.checkBinding("clusterrolebindings"))
 }
 
 // writer returns the attributes of the request in ctx (its user, its
