@@ -9,10 +9,11 @@ import (
 	"github.com/kubesim/kubesim/apiserver/request"
 )
 
-// The servers of the delegation chain, as kube-apiserver's
-// CreateServerChain builds it: a request enters the aggregator; what it
-// does not serve goes to kube-apiserver, then to the apiextensions server,
-// then to the not-found handler. The filters of filters.BuildHandlerChain (authn,
+// The names of the servers of the delegation chain, as the trace shows
+// them. As kube-apiserver's CreateServerChain builds the chain (package
+// serverchain), a request enters the aggregator; what it does not serve
+// goes to kube-apiserver, then to the apiextensions server, then to the
+// not-found handler. The filters of filters.BuildHandlerChain (authn,
 // audit, authz, ...) run once, around the aggregator, as upstream's run in
 // the aggregator's handler chain only.
 const (

@@ -92,8 +92,25 @@ func (s *Server) ResourceHandler(e *Endpoint, sub, verb string) HandlerFunc {
 			return nil
 		}
 	}
-	return map[string]HandlerFunc{verbGet: h.get, verbList: h.list, verbWatch: h.watch, verbCreate: h.create,
-		verbUpdate: h.update, verbPatch: h.patch, verbDelete: h.delete, verbDeleteCollection: h.deleteCollection}[verb]
+	switch verb {
+	case verbGet:
+		return h.get
+	case verbList:
+		return h.list
+	case verbWatch:
+		return h.watch
+	case verbCreate:
+		return h.create
+	case verbUpdate:
+		return h.update
+	case verbPatch:
+		return h.patch
+	case verbDelete:
+		return h.delete
+	case verbDeleteCollection:
+		return h.deleteCollection
+	}
+	return nil
 }
 
 // UpdateAdmission is the validating admission of an update of

@@ -61,7 +61,7 @@ type Server struct {
 	// pod's write (which keys took the revisions since its previous one).
 	writes writeLog
 	// container is kube-apiserver's go-restful Container, the one that
-	// serves the built-in groups (KubeAPIServer sets it).
+	// serves the built-in groups (InstallAPIGroups sets it).
 	container *restful.Container
 	// extensions and registration are the groups of the apiextensions
 	// server and of the aggregator.
