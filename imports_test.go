@@ -66,6 +66,9 @@ func ours(paths []string) []string {
 // components are the packages that run a part of the control plane.
 var components = []string{"apiserver", "scheduler", "kubelet", "controllers", "metricsserver"}
 
+// chainServers are the servers of the API server's delegation chain.
+var chainServers = []string{"apiserver/aggregatorserver", "apiserver/kubeapiserver", "apiserver/apiextensionsserver"}
+
 // importRules checks the dependency rules of docs/architecture.md ("The
 // process") and returns every breach, one line each.
 func importRules(pkgs map[string]pkgInfo) []string {
@@ -98,6 +101,21 @@ func importRules(pkgs map[string]pkgInfo) []string {
 					if under(d, c) {
 						report("%s depends on %s: internal/ packages import no component", name, d)
 					}
+				}
+			}
+		}
+		// The servers of the chain are built only by serverchain, and
+		// each knows its delegate only as an http.Handler.
+		for _, d := range direct {
+			if slices.Contains(chainServers, d) && name != "apiserver/serverchain" {
+				report("%s imports %s: only apiserver/serverchain builds the servers of the chain", name, d)
+			}
+		}
+		// The filters and a request's context sit below the generic server.
+		if under(name, "apiserver/filters") || under(name, "apiserver/request") {
+			for _, d := range deps {
+				if d == "apiserver" {
+					report("%s depends on apiserver: the generic server builds on the filters, not the other way", name)
 				}
 			}
 		}
@@ -154,6 +172,9 @@ func TestImportRulesCatchBreaches(t *testing.T) {
 		{p("scenarios", "kubelet"), "scenarios imports kubelet"},
 		{p("internal/flow", "cluster"), "internal/flow depends on cluster"},
 		{p("tui", "scheduler", "kubelet"), "tui imports [scheduler kubelet]"},
+		{p("apiserver/aggregatorserver", "apiserver/kubeapiserver"), "apiserver/aggregatorserver imports apiserver/kubeapiserver"},
+		{p("apiserver", "apiserver/apiextensionsserver"), "apiserver imports apiserver/apiextensionsserver"},
+		{p("apiserver/filters", "apiserver"), "apiserver/filters depends on apiserver"},
 	}
 	for _, tt := range tests {
 		got := importRules(map[string]pkgInfo{rel(tt.pkg.ImportPath): tt.pkg})
