@@ -34,7 +34,6 @@ type Server struct {
 // New builds kube-apiserver on g, in front of delegate. Its post-start
 // hooks are added by AddPostStartHooks.
 func New(g *apiserver.Server, delegate http.Handler) *Server {
-	const name = apiserver.ServerKubeAPIServer
 	c := g.NewContainer()
 	installRBACEscalationChecks(g.Registry(), g.Authorizer(), g.RBAC())
 	rv := &reviews{g: g, rules: ruleResolver(g.RBAC())}
@@ -42,6 +41,15 @@ func New(g *apiserver.Server, delegate http.Handler) *Server {
 	g.InstallAPIGroups(c)
 	cfg := g.Config()
 	installPodStreaming(g, coreWebService(c), &podStreams{reg: g.Registry(), cfg: &cfg.Kubelet, authorizer: g.Authorizer()})
+	director := apiserver.NewDirector(apiserver.ServerKubeAPIServer, c, nonGoRestful(g, delegate))
+	return &Server{generic: g, cfg: cfg, reg: g.Registry(), rbac: g.RBAC(), director: director}
+}
+
+// nonGoRestful is kube-apiserver's mux for what its Container does not
+// serve: OpenAPI v3 and v2, the health endpoints, profiling; any other
+// path goes to delegate.
+func nonGoRestful(g *apiserver.Server, delegate http.Handler) http.Handler {
+	const name = apiserver.ServerKubeAPIServer
 	mux := http.NewServeMux()
 	oa := g.OpenAPI()
 	served := apiserver.ServedByMux(name, oa)
@@ -55,7 +63,7 @@ func New(g *apiserver.Server, delegate http.Handler) *Server {
 	}
 	apiserver.InstallProfiling(mux, name)
 	mux.Handle("/", apiserver.DelegateTo(name, delegate))
-	return &Server{generic: g, cfg: g.Config(), reg: g.Registry(), rbac: g.RBAC(), director: apiserver.NewDirector(name, c, mux)}
+	return mux
 }
 
 // AddPostStartHooks registers kube-apiserver's post-start hooks on the
