@@ -1,7 +1,8 @@
 // Package filters holds the filters every request passes before it reaches
 // a server of the delegation chain, as k8s.io/apiserver's filters: request
 // info, audit id, trace, panic recovery, cache control, timeout,
-// authentication, audit, impersonation, in-flight limits, authorization.
+// warning recorder, authentication, audit, impersonation, in-flight
+// limits, authorization.
 // BuildHandlerChain chains them in kube-apiserver's order.
 package filters
 
@@ -16,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	genericapifilters "k8s.io/apiserver/pkg/endpoints/filters"
 
 	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/auth"
@@ -52,17 +54,18 @@ type Config struct {
 // kube-apiserver's order.
 func BuildHandlerChain(apiHandler http.Handler, c *Config) http.Handler {
 	h := apiHandler
-	h = withAuthorization(h, c)  // Node, then RBAC: 403 unless one allows
-	h = withMaxInFlight(h, c)    // 429 past the in-flight limits (watches exempt)
-	h = withImpersonation(h, c)  // Impersonate-User/-Group/-Uid/-Extra-*, if the caller may
-	h = withAudit(h, c)          // audit.k8s.io/v1 events: received, started, complete
-	h = withAuthentication(h, c) // bearer token or client certificate; 401 otherwise
-	h = withTimeout(h, c)        // non-watch requests end after 60 s with 504
-	h = withCacheControl(h)      // responses about cluster state are never cached
-	h = withPanicRecovery(h, c)  // a panic anywhere becomes a 500 Status; the server lives on
-	h = withTrace(h, c)          // the learner's step-by-step trace of the request
-	h = withAuditID(h)           // every request gets an id, echoed in Audit-Id
-	h = withRequestInfo(h, c)    // verb, resource, namespace, name from method and path
+	h = withAuthorization(h, c)                  // Node, then RBAC: 403 unless one allows
+	h = withMaxInFlight(h, c)                    // 429 past the in-flight limits (watches exempt)
+	h = withImpersonation(h, c)                  // Impersonate-User/-Group/-Uid/-Extra-*, if the caller may
+	h = withAudit(h, c)                          // audit.k8s.io/v1 events: received, started, complete
+	h = withAuthentication(h, c)                 // bearer token or client certificate; 401 otherwise
+	h = genericapifilters.WithWarningRecorder(h) // warning.AddWarning becomes a "Warning: 299 - ..." header (upstream's own filter)
+	h = withTimeout(h, c)                        // non-watch requests end after 60 s with 504
+	h = withCacheControl(h)                      // responses about cluster state are never cached
+	h = withPanicRecovery(h, c)                  // a panic anywhere becomes a 500 Status; the server lives on
+	h = withTrace(h, c)                          // the learner's step-by-step trace of the request
+	h = withAuditID(h)                           // every request gets an id, echoed in Audit-Id
+	h = withRequestInfo(h, c)                    // verb, resource, namespace, name from method and path
 	return h
 }
 
