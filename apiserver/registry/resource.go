@@ -35,6 +35,12 @@ type Strategy struct {
 	// rest.BeforeCreate and BeforeUpdate do (see Store.validateCreate).
 	Validate       func(obj runtime.Object) field.ErrorList
 	ValidateUpdate func(obj, old runtime.Object) field.ErrorList
+	// WarningsOnCreate and WarningsOnUpdate return the warnings of a
+	// write that passed validation (upstream's strategies' methods of
+	// the same names); Store adds them to the request's warning recorder
+	// as rest.BeforeCreate and BeforeUpdate do.
+	WarningsOnCreate func(ctx context.Context, obj runtime.Object) []string
+	WarningsOnUpdate func(ctx context.Context, obj, old runtime.Object) []string
 	// AllowCreateOnUpdate lets PUT create a missing object.
 	AllowCreateOnUpdate bool
 	// AllowUnconditionalUpdate lets PUT without a resourceVersion overwrite.

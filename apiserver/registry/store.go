@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apiserver/pkg/warning"
 
 	"github.com/kubesim/kubesim/apiserver/storage"
 )
@@ -173,8 +174,10 @@ func (s *Store) invalid(name string, errs field.ErrorList) error {
 	return apierrors.NewInvalid(s.Resource.Kind.GroupKind(), name, errs)
 }
 
-// beforeCreate applies the strategy and validation to a new object.
-func (s *Store) beforeCreate(obj runtime.Object, namespace string) error {
+// beforeCreate applies the strategy and validation to a new object, then
+// records the strategy's warnings, as rest.BeforeCreate
+// (k8s.io/apiserver/pkg/registry/rest/create.go) does.
+func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object, namespace string) error {
 	m, err := metaOf(obj)
 	if err != nil {
 		return err
@@ -195,7 +198,18 @@ func (s *Store) beforeCreate(obj runtime.Object, namespace string) error {
 	if errs := s.validateCreate(obj, m); len(errs) > 0 {
 		return s.invalid(m.GetName(), errs)
 	}
+	if s.strategy.WarningsOnCreate != nil {
+		addWarnings(ctx, s.strategy.WarningsOnCreate(ctx, obj))
+	}
 	return nil
+}
+
+// addWarnings adds each warning to the request's recorder (none: dropped),
+// as upstream's rest.BeforeCreate and BeforeUpdate do.
+func addWarnings(ctx context.Context, warnings []string) {
+	for _, w := range warnings {
+		warning.AddWarning(ctx, "", w)
+	}
 }
 
 // validateCreate runs the checks of a create as kube-apiserver's
@@ -239,7 +253,7 @@ func (s *Store) Create(ctx context.Context, namespace string, obj runtime.Object
 		}
 		defer func() { finish(out) }()
 	}
-	if err := s.beforeCreate(obj, namespace); err != nil {
+	if err := s.beforeCreate(ctx, obj, namespace); err != nil {
 		return nil, err
 	}
 	if createValidation != nil {
@@ -388,7 +402,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 				return nil, err
 			}
 		}
-		if err := s.beforeUpdate(obj, current, namespace); err != nil {
+		if err := s.beforeUpdate(ctx, obj, current, namespace); err != nil {
 			return nil, err
 		}
 		if updateValidation != nil {
@@ -415,7 +429,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 // strategy's create preparation and createValidation (may be nil).
 func (s *Store) createOnUpdate(ctx context.Context, obj runtime.Object, m metav1.Object, namespace string, createValidation ValidateObjectFunc) (runtime.Object, error) {
 	m.SetResourceVersion("")
-	if err := s.beforeCreate(obj, namespace); err != nil {
+	if err := s.beforeCreate(ctx, obj, namespace); err != nil {
 		return nil, err
 	}
 	if createValidation != nil {
@@ -482,8 +496,10 @@ func mustRV(obj runtime.Object) string {
 	return m.GetResourceVersion()
 }
 
-// beforeUpdate applies the strategy and validation to an update of old.
-func (s *Store) beforeUpdate(obj, old runtime.Object, namespace string) error {
+// beforeUpdate applies the strategy and validation to an update of old,
+// then records the strategy's warnings, as rest.BeforeUpdate
+// (k8s.io/apiserver/pkg/registry/rest/update.go) does.
+func (s *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object, namespace string) error {
 	m, err := metaOf(obj)
 	if err != nil {
 		return err
@@ -522,6 +538,9 @@ func (s *Store) beforeUpdate(obj, old runtime.Object, namespace string) error {
 	}
 	if len(errs) > 0 {
 		return s.invalid(m.GetName(), errs)
+	}
+	if s.strategy.WarningsOnUpdate != nil {
+		addWarnings(ctx, s.strategy.WarningsOnUpdate(ctx, obj, old))
 	}
 	return nil
 }
