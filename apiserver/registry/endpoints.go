@@ -27,6 +27,8 @@ var Endpoints = &Resource{
 	Strategy: Strategy{
 		Validate:                 validateEndpoints,
 		ValidateUpdate:           validateEndpointsUpdate,
+		WarningsOnCreate:         onCreate(warnEndpoints),
+		WarningsOnUpdate:         onUpdate(warnEndpoints),
 		AllowCreateOnUpdate:      true,
 		AllowUnconditionalUpdate: true,
 	},

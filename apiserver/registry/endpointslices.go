@@ -39,6 +39,8 @@ var EndpointSlices = &Resource{
 		},
 		Validate:                 validateEndpointSlice,
 		ValidateUpdate:           validateEndpointSliceUpdate,
+		WarningsOnCreate:         warnEndpointSliceCreate,
+		WarningsOnUpdate:         warnEndpointSliceUpdate,
 		AllowUnconditionalUpdate: true,
 	},
 }

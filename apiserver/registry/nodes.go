@@ -38,6 +38,8 @@ var Nodes = &Resource{
 		},
 		Validate:                 validateNode,
 		ValidateUpdate:           validateNodeUpdate,
+		WarningsOnCreate:         onCreate(warnNode),
+		WarningsOnUpdate:         onUpdate(warnNode),
 		AllowUnconditionalUpdate: true,
 	},
 	Fields: func(obj runtime.Object) fields.Set {

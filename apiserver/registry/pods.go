@@ -44,6 +44,7 @@ var Pods = &Resource{
 		PrepareForUpdate:         preparePodForUpdate,
 		Validate:                 validatePodObject,
 		ValidateUpdate:           validatePodUpdateObject,
+		WarningsOnCreate:         warnPodCreate,
 		AllowUnconditionalUpdate: true,
 	},
 	Fields: podFields,
@@ -68,6 +69,7 @@ var PodStatusStrategy = Strategy{
 		p.OwnerReferences = o.OwnerReferences
 	},
 	ValidateUpdate:           validatePodStatusObject,
+	WarningsOnUpdate:         warnPodStatusUpdate,
 	AllowUnconditionalUpdate: true,
 }
 

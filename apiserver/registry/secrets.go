@@ -35,6 +35,8 @@ var Secrets = &Resource{
 		},
 		Validate:                 validateSecret,
 		ValidateUpdate:           validateSecretUpdate,
+		WarningsOnCreate:         onCreate(warnSecret),
+		WarningsOnUpdate:         onUpdate(warnSecret),
 		AllowUnconditionalUpdate: true,
 	},
 	Fields: func(obj runtime.Object) fields.Set {

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"context"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	upcorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
@@ -25,6 +27,8 @@ var ServiceAccounts = &Resource{
 	Strategy: Strategy{
 		Validate:                 upstreamValidate(upcorev1.Convert_v1_ServiceAccount_To_core_ServiceAccount, corevalidation.ValidateServiceAccount),
 		ValidateUpdate:           upstreamValidateUpdate(upcorev1.Convert_v1_ServiceAccount_To_core_ServiceAccount, corevalidation.ValidateServiceAccountUpdate),
+		WarningsOnCreate:         func(_ context.Context, obj runtime.Object) []string { return warnServiceAccount(obj, nil) },
+		WarningsOnUpdate:         func(_ context.Context, obj, old runtime.Object) []string { return warnServiceAccount(obj, old) },
 		AllowUnconditionalUpdate: true,
 	},
 }

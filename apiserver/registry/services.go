@@ -38,6 +38,8 @@ var Services = &Resource{
 		},
 		Validate:                 validateService,
 		ValidateUpdate:           validateServiceUpdate,
+		WarningsOnCreate:         warnServiceCreate,
+		WarningsOnUpdate:         warnServiceUpdate,
 		AllowUnconditionalUpdate: true,
 	},
 }
@@ -48,6 +50,7 @@ var ServiceStatusStrategy = Strategy{
 		obj.(*corev1.Service).Spec = old.(*corev1.Service).Spec
 	},
 	ValidateUpdate:           validateServiceStatus,
+	WarningsOnUpdate:         warnServiceStatusUpdate,
 	AllowUnconditionalUpdate: true,
 }
 

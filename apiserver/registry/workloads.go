@@ -43,6 +43,8 @@ var Deployments = &Resource{
 		},
 		Validate:                 validateDeployment,
 		ValidateUpdate:           validateDeploymentUpdate,
+		WarningsOnCreate:         warnDeploymentCreate,
+		WarningsOnUpdate:         warnDeploymentUpdate,
 		AllowUnconditionalUpdate: true,
 	},
 }
@@ -86,6 +88,8 @@ var ReplicaSets = &Resource{
 		},
 		Validate:                 validateReplicaSet,
 		ValidateUpdate:           validateReplicaSetUpdate,
+		WarningsOnCreate:         warnReplicaSetCreate,
+		WarningsOnUpdate:         warnReplicaSetUpdate,
 		AllowUnconditionalUpdate: true,
 	},
 }
