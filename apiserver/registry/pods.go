@@ -67,6 +67,12 @@ var PodStatusStrategy = Strategy{
 		p.Spec = o.Spec
 		p.DeletionTimestamp = nil
 		p.OwnerReferences = o.OwnerReferences
+		// As podStatusStrategy.PrepareForUpdate
+		// (pkg/registry/core/pod/strategy.go): the QoS class, immutable,
+		// is backfilled when a client left it out.
+		if p.Status.QOSClass == "" {
+			p.Status.QOSClass = o.Status.QOSClass
+		}
 	},
 	ValidateUpdate:           validatePodStatusObject,
 	WarningsOnUpdate:         warnPodStatusUpdate,
