@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/warning"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -18,19 +20,22 @@ import (
 
 // upstreamCase is a write of testdata/upstream/FILE (an update of OLD if
 // set, through the status subresource if status) and kube-apiserver's
-// answer to it.
+// answer to it, with the warnings it records first (none if nil).
 type upstreamCase struct {
 	file, old string
 	status    bool
 	want      string
+	warnings  []string
 }
 
 // upstreamCases: each want is what hack/upvaloracle prints for the same
 // files (go run ./hack/upvaloracle [-status] [-old OLD] FILE), that is
 // kube-apiserver v1.37.2's own decoding, defaulting and registry strategy
 // (rest.BeforeCreate / BeforeUpdate) answering the write: "OK", or the
-// error's text. Issue 27's fidelity table is p01-p11 (p08 is valid),
-// d01-d04 and s01-s04 (s03 an update).
+// error's text, and the warnings its strategy recorded (the oracle's
+// "FILE\tWarning: TEXT" lines). Issue 27's fidelity table is p01-p11 (p08
+// is valid), d01-d04 and s01-s04 (s03 an update). The cases named *w*
+// draw warnings: one or more of each kind whose strategy has any.
 var upstreamCases = []upstreamCase{
 	{file: "as01-badname.yaml", want: "APIService.apiregistration.k8s.io \"v1.wrong.example.com\" is invalid: metadata.name: Invalid value: \"v1.wrong.example.com\": must be `spec.version+\".\"+spec.group`: \"v1.example.com\""},
 	{file: "bind01-notarget.yaml", want: `target.name: Required value`},
@@ -79,24 +84,77 @@ var upstreamCases = []upstreamCase{
 	{file: "rsst01-negready-v2.yaml", old: "rsu01-v1.yaml", status: true, want: `ReplicaSet.apps "rsu01" is invalid: [status.readyReplicas: Invalid value: -1: must be greater than or equal to 0, status.availableReplicas: Invalid value: 0: cannot be greater than readyReplicas]`},
 	{file: "nsst01-badphase-v2.yaml", old: "nsu01-v1.yaml", status: true, want: "Namespace \"nsu01\" is invalid: status.Phase: Invalid value: \"Sleeping\": may only be 'Active' if `deletionTimestamp` is empty"},
 	{file: "nost01-negcpu-v2.yaml", old: "nou01-v1.yaml", status: true, want: `Node "nou01" is invalid: [status.capacity.cpu: Invalid value: "-1": must be greater than or equal to 0, status.allocatable.cpu: Invalid value: "-1": must be greater than or equal to 0]`},
+	{file: "pw01-dotname.yaml", want: "OK", warnings: []string{
+		`metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]`}},
+	{file: "pw02-deprecated.yaml", want: "OK", warnings: []string{
+		`spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use "kubernetes.io/arch" instead`,
+		`spec.topologySpreadConstraints[0].labelSelector: a null labelSelector results in matching no pod`,
+		`metadata.annotations[scheduler.alpha.kubernetes.io/critical-pod]: non-functional in v1.16+; use the "priorityClassName" field instead`,
+		`spec.imagePullSecrets[1].name: duplicate name "reg"`}},
+	{file: "dw01-dotname-template.yaml", want: "OK", warnings: []string{
+		`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]`,
+		`spec.template.spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "kubernetes.io/os" instead`,
+		`spec.template.metadata.annotations[security.alpha.kubernetes.io/sysctls]: non-functional in v1.11+; use the "sysctls" field instead`}},
+	{file: "rsw01-dotname.yaml", want: "OK", warnings: []string{
+		`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]`}},
+	{file: "sw01-externalips.yaml", want: "OK", warnings: []string{
+		`annotation service.kubernetes.io/topology-aware-hints is deprecated, please use service.kubernetes.io/topology-mode instead`,
+		`spec.externalIPs[0]: IPv6 address "2001:db8:0:0::1" should be in RFC 5952 canonical format ("2001:db8::1")`,
+		`spec.externalIPs is deprecated and may no longer be implemented in some clusters`,
+		`spec.externalName is ignored when spec.type is not "ExternalName"`}},
+	{file: "secw01-tlsmismatch.yaml", want: "OK", warnings: []string{`tls: failed to find any PEM data in certificate input`}},
+	{file: "now01-externalid.yaml", want: "OK", warnings: []string{`spec.externalID: this field is deprecated, and is unused by Kubernetes`}},
+	{file: "epw01-ipv6.yaml", want: "OK", warnings: []string{
+		`subsets[0].addresses[0].ip: IPv6 address "2001:db8:0:0::5" should be in RFC 5952 canonical format ("2001:db8::5")`,
+		`subsets[0].notReadyAddresses[0].ip: IPv6 address "2001:DB8::6" should be in RFC 5952 canonical format ("2001:db8::6")`}},
+	{file: "epsw01-fqdn.yaml", want: "OK", warnings: []string{`spec.addressType: FQDN endpoints are deprecated`}},
+	{file: "saw01-mountable.yaml", want: "OK", warnings: []string{
+		`metadata.annotations[kubernetes.io/enforce-mountable-secrets]: deprecated in v1.32+; prefer separate namespaces to isolate access to mounted secrets`}},
+	{file: "dwu01-v2.yaml", old: "dwu01-v1.yaml", want: "OK", warnings: []string{
+		`spec.template.spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "kubernetes.io/os" instead`}},
+	{file: "swu01-v2.yaml", old: "s03-clusterip-v1.yaml", want: "OK", warnings: []string{
+		`spec.externalIPs is deprecated and may no longer be implemented in some clusters`}},
+	{file: "saw02-v2.yaml", old: "saw02-v1.yaml", want: "OK"},
+	{file: "secw01-tlsmismatch.yaml", old: "secw01-tlsmismatch.yaml", want: "OK", warnings: []string{`tls: failed to find any PEM data in certificate input`}},
+	{file: "pstw01-podips-v2.yaml", old: "pu01-restartpolicy-v1.yaml", status: true, want: "OK", warnings: []string{
+		`status.podIPs[0].ip: IPv6 address "2001:db8:0:0::9" should be in RFC 5952 canonical format ("2001:db8::9")`}},
 }
 
 // TestUpstreamAnswers writes each case through the registry as the API
 // handlers do (decode, Default, then the store) and wants kube-apiserver's
-// answer, byte for byte.
+// answer and warnings, byte for byte and in order.
 func TestUpstreamAnswers(t *testing.T) {
 	r := newRegistry(t)
 	runAllocator(t, r)
 	for _, tc := range upstreamCases {
-		t.Run(tc.file, func(t *testing.T) {
+		name := tc.file
+		if tc.old != "" {
+			name = tc.old + "->" + tc.file
+		}
+		t.Run(name, func(t *testing.T) {
+			rec := &warningRecorder{}
 			got := "OK"
-			if err := writeCase(t, r, tc); err != nil {
+			if err := writeCase(t, warning.WithWarningRecorder(context.Background(), rec), r, tc); err != nil {
 				got = err.Error()
 			}
 			if got != tc.want {
 				t.Errorf("answer\n got %s\nwant %s", got, tc.want)
 			}
+			if !slices.Equal(rec.warnings, tc.warnings) {
+				t.Errorf("warnings\n got %q\nwant %q", rec.warnings, tc.warnings)
+			}
 		})
+	}
+}
+
+// warningRecorder keeps the warnings of a write, each text once, in
+// order, as kube-apiserver's WithWarningRecorder and hack/upvaloracle's
+// recorder do.
+type warningRecorder struct{ warnings []string }
+
+func (r *warningRecorder) AddWarning(_, text string) {
+	if !slices.Contains(r.warnings, text) {
+		r.warnings = append(r.warnings, text)
 	}
 }
 
@@ -111,10 +169,10 @@ var upstreamKinds = map[string]*registry.Resource{
 	"ClusterRoleBinding": registry.ClusterRoleBindings, "APIService": registry.APIServices,
 }
 
-// writeCase makes the case's write and returns the registry's answer. The
-// old object of an update is created first, unless an earlier case did.
-func writeCase(t *testing.T, r *registry.Registry, tc upstreamCase) error {
-	ctx := context.Background()
+// writeCase makes the case's write with ctx and returns the registry's
+// answer. The old object of an update is created first (without ctx, so
+// its warnings are not the case's), unless an earlier case did.
+func writeCase(t *testing.T, ctx context.Context, r *registry.Registry, tc upstreamCase) error {
 	obj, res := decodeCase(t, tc.file)
 	if b, ok := obj.(*corev1.Binding); ok {
 		_, err := r.Binder.Bind(ctx, "default", b.Name, b, registry.Options{})
@@ -129,7 +187,7 @@ func writeCase(t *testing.T, r *registry.Registry, tc upstreamCase) error {
 		return err
 	}
 	old, _ := decodeCase(t, tc.old)
-	if _, err := r.Store(res).Create(ctx, ns, old, nil, registry.Options{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := r.Store(res).Create(context.Background(), ns, old, nil, registry.Options{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("create %s: %v", tc.old, err)
 	}
 	store := r.Store(res)

@@ -18,7 +18,12 @@
 // see allocate and keepAllocated). A Binding gets what the pods/binding
 // REST does (ValidatePodBinding, answered as an aggregate error). It
 // prints one answer per file: with -kubectl as kubectl prints an Invalid
-// status, else the error's text (or OK).
+// status, else the error's text (or OK). Before it come the warnings the
+// strategy's WarningsOnCreate or WarningsOnUpdate recorded in the request's
+// context (rest.BeforeCreate and BeforeUpdate add them with
+// warning.AddWarning), deduplicated as kube-apiserver's recorder
+// (WithWarningRecorder) does: "FILE\tWarning: TEXT" each, or, with
+// -kubectl, "Warning: TEXT" as kubectl prints them.
 package main
 
 import (
@@ -27,6 +32,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,6 +43,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/warning"
 	aggregatorscheme "k8s.io/kube-aggregator/pkg/apiserver/scheme"
 	"k8s.io/kube-aggregator/pkg/registry/apiservice"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -97,7 +104,16 @@ func main() {
 	kubectl := flag.Bool("kubectl", false, "print what kubectl apply prints for each answer")
 	flag.Parse()
 	for _, f := range flag.Args() {
-		err := answer(f, *old, *status)
+		rec := &recorder{}
+		ctx := warning.WithWarningRecorder(context.Background(), rec)
+		err := answer(ctx, f, *old, *status)
+		for _, w := range rec.warnings {
+			if *kubectl {
+				fmt.Printf("Warning: %s\n", w)
+			} else {
+				fmt.Printf("%s\tWarning: %s\n", f, w)
+			}
+		}
 		switch {
 		case *kubectl:
 			fmt.Printf("== %s\n%s", f, kubectlText(err))
@@ -132,9 +148,22 @@ func kubectlText(err error) string {
 	return prefix + "\n* " + strings.Join(causes, "\n* ") + "\n"
 }
 
+// recorder keeps the warnings added to a request's context, each text
+// once, in order, as kube-apiserver's WithWarningRecorder
+// (k8s.io/apiserver/pkg/endpoints/filters/warning.go) writes them to the
+// response (its 4096-rune truncation aside: none of ours come close).
+type recorder struct{ warnings []string }
+
+func (r *recorder) AddWarning(agent, text string) {
+	if !slices.Contains(r.warnings, text) {
+		r.warnings = append(r.warnings, text)
+	}
+}
+
 // answer returns kube-apiserver's answer to a write of the object in
-// file: nil, a status error, or a decode error.
-func answer(file, oldFile string, status bool) error {
+// file: nil, a status error, or a decode error. ctx carries the warning
+// recorder.
+func answer(ctx context.Context, file, oldFile string, status bool) error {
 	obj, gvk, err := load(file)
 	if err != nil {
 		return fmt.Errorf("decode error: %w", err)
@@ -158,7 +187,7 @@ func answer(file, oldFile string, status bool) error {
 		}
 		ns = m.GetNamespace()
 	}
-	ctx := genericapirequest.WithNamespace(context.Background(), ns)
+	ctx = genericapirequest.WithNamespace(ctx, ns)
 	// Event validation and declarative validation read the request's version.
 	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{APIGroup: gvk.Group, APIVersion: gvk.Version})
 	if oldFile == "" {
