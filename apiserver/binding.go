@@ -40,6 +40,7 @@ func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p Params) error 
 		return err
 	}
 	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, obj, warnings, nil)
+	recordWarnings(r.Context(), warnings)
 	binding := obj.(*corev1.Binding)
 	name := p.Name
 	if name == "" { // legacy POST namespaces/NS/bindings names the pod in the body
@@ -64,7 +65,6 @@ func (h *handlers) bind(w http.ResponseWriter, r *http.Request, p Params) error 
 		}
 	}
 	st.Code = http.StatusCreated
-	addWarnings(w, warnings)
 	h.s.writeObject(w, r, http.StatusCreated, st, o)
 	return nil
 }

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/warning"
 
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -185,9 +187,13 @@ func fieldValidation(v string) string {
 	return v
 }
 
-// addWarnings sends warnings as HTTP Warning headers, as kubectl prints them.
-func addWarnings(w http.ResponseWriter, warnings []string) {
+// recordWarnings adds warnings to the request's warning recorder
+// (upstream's WithWarningRecorder filter), which sends each once as an
+// HTTP Warning header, as kubectl prints them. As upstream's handlers do,
+// the decoding's warnings are recorded when they are found, before
+// admission and the strategy add theirs, and are sent with a failure too.
+func recordWarnings(ctx context.Context, warnings []string) {
 	for _, msg := range warnings {
-		w.Header().Add("Warning", fmt.Sprintf("299 - %q", msg))
+		warning.AddWarning(ctx, "", msg)
 	}
 }

@@ -163,6 +163,7 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 		defaulted = h.e.res.Default(obj)
 	}
 	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, obj, warnings, defaulted)
+	recordWarnings(r.Context(), warnings)
 	return obj, warnings, nil
 }
 
@@ -179,7 +180,7 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p Params) erro
 	if err != nil {
 		return err
 	}
-	obj, warnings, err := h.readObject(r, opts.FieldValidation)
+	obj, _, err := h.readObject(r, opts.FieldValidation)
 	if err != nil {
 		return err
 	}
@@ -202,7 +203,6 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p Params) erro
 	if !dryRun {
 		h.traceStored(r.Context(), "create", out)
 	}
-	addWarnings(w, warnings)
 	h.s.writeObject(w, r, http.StatusCreated, out, o)
 	return nil
 }
@@ -218,7 +218,7 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p Params) erro
 	if err != nil {
 		return err
 	}
-	obj, warnings, err := h.readObject(r, opts.FieldValidation)
+	obj, _, err := h.readObject(r, opts.FieldValidation)
 	if err != nil {
 		return err
 	}
@@ -251,7 +251,6 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p Params) erro
 	if created {
 		code = http.StatusCreated
 	}
-	addWarnings(w, warnings)
 	h.s.writeObject(w, r, code, out, o)
 	return nil
 }

@@ -63,7 +63,6 @@ func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p Params) error
 	dryRun := len(opts.DryRun) > 0
 	attrs := h.admissionAttributes(r, admission.Update, subresource, p.Namespace, p.Name, dryRun)
 	request.TraceFrom(r.Context()).Step("decoded", "ok", fmt.Sprintf("%d bytes of %s", len(body), pt), "contentType", string(pt), "bytes", fmt.Sprint(len(body)))
-	var warnings []string
 	apply := func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 		m, err := meta.Accessor(current)
 		if err != nil {
@@ -77,7 +76,7 @@ func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p Params) error
 		if err != nil {
 			return nil, err
 		}
-		warnings = ws
+		recordWarnings(ctx, ws)
 		a := *attrs
 		a.Object, a.OldObject = obj, current
 		return obj, h.s.admit(ctx, &a)
@@ -89,7 +88,6 @@ func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p Params) error
 	if !dryRun {
 		h.traceStored(r.Context(), "update (patch)", out)
 	}
-	addWarnings(w, warnings)
 	h.s.writeObject(w, r, http.StatusOK, out, o)
 	return nil
 }

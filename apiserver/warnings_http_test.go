@@ -22,18 +22,25 @@ func TestStrategyWarningsOverHTTP(t *testing.T) {
 		}
 	})
 
-	// The decoder's unknown-field warning, written to the header by
-	// kubesim's handler rather than through the recorder, is there once,
-	// as is the strategy's. (kube-apiserver adds the decoder's first, at
-	// decode time; kubesim adds it after the store: the order is not
-	// checked here.)
+	// The decoder's unknown-field warning comes first, recorded at decode
+	// time as upstream's create handler records it
+	// (addStrictDecodingWarnings), then the strategy's; each once.
 	t.Run("and an unknown field", func(t *testing.T) {
 		code, got := postPodWarnings(t, ts, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"c.d"},"spec":{"colour":"blue","containers":[{"name":"app","image":"nginx:1.27"}]}}`)
-		want := []string{nameWarning, `299 - "unknown field \"spec.colour\""`}
-		slices.Sort(got)
-		slices.Sort(want)
+		want := []string{`299 - "unknown field \"spec.colour\""`, nameWarning}
 		if code != http.StatusCreated || !slices.Equal(got, want) {
-			t.Errorf("code %d, Warning headers\n%q\nwant 201 and, in any order,\n%q", code, got, want)
+			t.Errorf("code %d, Warning headers\n%q\nwant 201 and\n%q", code, got, want)
+		}
+	})
+
+	// A create that fails validation still carries the decoder's warning
+	// (recorded before validation), and not the strategy's (added only
+	// once validation has passed, as rest.BeforeCreate adds it).
+	t.Run("invalid, with an unknown field", func(t *testing.T) {
+		code, got := postPodWarnings(t, ts, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"e.f"},"spec":{"colour":"blue","containers":[]}}`)
+		want := []string{`299 - "unknown field \"spec.colour\""`}
+		if code != http.StatusUnprocessableEntity || !slices.Equal(got, want) {
+			t.Errorf("code %d, Warning headers\n%q\nwant 422 and\n%q", code, got, want)
 		}
 	})
 }
