@@ -160,7 +160,7 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 	}
 	var defaulted []string
 	if h.e.res.Default != nil {
-		defaulted = h.e.res.Default(obj)
+		defaulted = h.e.res.Default(obj, request.TraceFrom(r.Context()).Recording())
 	}
 	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, obj, warnings, defaulted)
 	recordWarnings(r.Context(), warnings)

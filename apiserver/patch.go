@@ -167,7 +167,7 @@ func (h *handlers) applyPatch(current runtime.Object, pt types.PatchType, patch 
 	}
 	warnings = append(warnings, more...)
 	if h.e.res.Default != nil {
-		h.e.res.Default(obj)
+		h.e.res.Default(obj, false)
 	}
 	return obj, warnings, nil
 }

@@ -73,7 +73,7 @@ func TestSecretDefaultsAndValidation(t *testing.T) {
 	ctx := context.Background()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db"}, Data: map[string][]byte{"user": []byte("old")},
 		StringData: map[string]string{"user": "admin", "password": "pw"}}
-	registry.Secrets.Default(s)
+	registry.Secrets.Default(s, true)
 	out, err := r.Secrets.Create(ctx, "default", s, nil, registry.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestSecretDefaultsAndValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			registry.Secrets.Default(tt.secret)
+			registry.Secrets.Default(tt.secret, true)
 			_, err := r.Secrets.Create(ctx, "default", tt.secret, nil, registry.Options{})
 			wantStatus(t, err, 422, tt.msg)
 		})

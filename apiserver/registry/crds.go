@@ -32,7 +32,7 @@ var CustomResourceDefinitions = &Resource{
 	NewFunc:     func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
 	NewListFunc: func() runtime.Object { return &apiextensionsv1.CustomResourceDefinitionList{} },
 	Status:      &CustomResourceDefinitionStatusStrategy,
-	Default: func(obj runtime.Object) []string {
+	Default: func(obj runtime.Object, _ bool) []string {
 		apiextensions.Default(obj.(*apiextensionsv1.CustomResourceDefinition))
 		return nil
 	},

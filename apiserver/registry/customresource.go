@@ -80,7 +80,7 @@ func NewCustomResourceStores(crd *apiextensionsv1.CustomResourceDefinition, vers
 		},
 		Table:        customTable(table),
 		Decoded:      coerceBy(sch),
-		Default:      func(obj runtime.Object) []string { return sch.Default(obj.(*unstructured.Unstructured).Object) },
+		Default:      func(obj runtime.Object, _ bool) []string { return sch.Default(obj.(*unstructured.Unstructured).Object) },
 		ValidateName: validation.NameIsDNSSubdomain,
 		Strategy:     customResourceStrategy(sch, hasStatus),
 	}

@@ -46,7 +46,7 @@ func (r *Registry) EnsureKubernetesService(ctx context.Context, port int) error 
 			Type:            corev1.ServiceTypeClusterIP,
 		},
 	}
-	defaultService(svc)
+	defaultService(svc, false)
 	// Looked up first, as upstream's controller does: a create would
 	// fail on the cluster IP the stored one holds.
 	if _, err := r.Services.Get(ctx, metav1.NamespaceDefault, KubernetesServiceName, nil); apierrors.IsNotFound(err) {

@@ -290,7 +290,7 @@ func SetPodCondition(status *corev1.PodStatus, c corev1.PodCondition) {
 
 // DefaultPod applies kube-apiserver's defaults to a pod (see
 // upstreamDefaults) and returns the fields they set, as "path=value".
-func DefaultPod(obj runtime.Object) []string { return defaultPod(obj) }
+func DefaultPod(obj runtime.Object) []string { return defaultPod(obj, true) }
 
 var defaultPod = upstreamDefaults(upcorev1.SetObjectDefaults_Pod, upcorev1.Convert_v1_Pod_To_core_Pod, upcorev1.Convert_core_Pod_To_v1_Pod)
 

@@ -161,7 +161,7 @@ func (r *Registry) cachedStores() []*Store {
 func (r *Registry) Bootstrap(ctx context.Context) error {
 	for _, name := range BootstrapNamespaces {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		defaultNamespace(ns)
+		defaultNamespace(ns, false)
 		if _, err := r.Namespaces.Create(ctx, "", ns, nil, Options{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create namespace %s: %w", name, err)
 		}

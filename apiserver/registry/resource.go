@@ -82,9 +82,11 @@ type Resource struct {
 	// Custom resources prune and coerce by their schema there.
 	Decoded func(obj runtime.Object, fieldValidation string) ([]string, error)
 	// Default fills in defaults, as kube-apiserver does when it decodes a
-	// request body (before admission), and returns the fields it set as
-	// "path=value". Nil: no defaults.
-	Default func(obj runtime.Object) []string
+	// request body (before admission), and, when list is set, returns the
+	// fields it set as "path=value" (finding them costs: a copy and a
+	// comparison of the whole object, worth it only when a trace that
+	// records shows them). Nil: no defaults.
+	Default func(obj runtime.Object, list bool) []string
 	// ValidateName, if set, is the name rule of a kind whose
 	// Strategy.Validate does not check the object's metadata (custom
 	// resources): Store checks the metadata with it first, as upstream's

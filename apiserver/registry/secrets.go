@@ -49,7 +49,7 @@ var Secrets = &Resource{
 // defaultSecret moves stringData into data (stringData wins), as
 // upstream's Convert_v1_Secret_To_core_Secret does, reporting each key
 // without its value, then applies upstream's defaults.
-func defaultSecret(obj runtime.Object) []string {
+func defaultSecret(obj runtime.Object, list bool) []string {
 	s := obj.(*corev1.Secret)
 	var d defaulted
 	if len(s.StringData) > 0 {
@@ -62,7 +62,7 @@ func defaultSecret(obj runtime.Object) []string {
 		}
 	}
 	s.StringData = nil
-	return append(d, defaultSecretUpstream(obj)...)
+	return append(d, defaultSecretUpstream(obj, list)...)
 }
 
 // The defaults and validation of secrets are upstream's strategy's

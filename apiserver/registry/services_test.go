@@ -27,7 +27,7 @@ func runAllocator(t *testing.T, r *registry.Registry) {
 func newService(name string, typ corev1.ServiceType, ports ...corev1.ServicePort) *corev1.Service {
 	s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: corev1.ServiceSpec{Type: typ, Selector: map[string]string{"app": name}, Ports: ports}}
-	registry.Services.Default(s)
+	registry.Services.Default(s, true)
 	return s
 }
 

@@ -47,9 +47,12 @@ type convertFunc[V, I any] func(in *V, out *I, s conversion.Scope) error
 // aliases in step (spec.serviceAccount of a pod, status.podIP and
 // podIPs). It returns what changed. An object that does not convert is
 // left as defaulted: its validation reports the conversion error.
-func upstreamDefaults[V, I any](set func(*V), to convertFunc[V, I], from convertFunc[I, V]) func(obj runtime.Object) []string {
-	return func(obj runtime.Object) []string {
-		before := obj.DeepCopyObject()
+func upstreamDefaults[V, I any](set func(*V), to convertFunc[V, I], from convertFunc[I, V]) func(obj runtime.Object, list bool) []string {
+	return func(obj runtime.Object, list bool) []string {
+		var before runtime.Object
+		if list {
+			before = obj.DeepCopyObject()
+		}
 		v := any(obj).(*V)
 		if set != nil {
 			set(v)
@@ -59,6 +62,9 @@ func upstreamDefaults[V, I any](set func(*V), to convertFunc[V, I], from convert
 		if to(v, in, nil) == nil && from(in, out, nil) == nil {
 			*v = *out
 			obj.GetObjectKind().SetGroupVersionKind(gvk)
+		}
+		if !list {
+			return nil
 		}
 		return defaultedFields(before, obj)
 	}

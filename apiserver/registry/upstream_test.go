@@ -227,7 +227,7 @@ func decodeCase(t *testing.T, file string) (runtime.Object, *registry.Resource) 
 		t.Fatalf("%s: %v", file, err)
 	}
 	if res.Default != nil {
-		res.Default(obj)
+		res.Default(obj, true)
 	}
 	return obj, res
 }
