@@ -314,7 +314,11 @@ func holdRequestAs(t *testing.T, ts *testServer, token, path string) net.Conn {
 // the others, and reads are limited apart.
 func TestInFlightLimits(t *testing.T) {
 	ts := startServer(t, func(c *apiserver.Config) {
-		c.RequestTimeout = 2 * time.Second
+		// The held write must outlast the checks, which on a starved
+		// machine (four busy loops beside the whole suite) took longer
+		// than a 2 s timeout every time for 2 minutes; closing its
+		// connection ends it.
+		c.RequestTimeout = time.Minute
 		c.MaxMutatingRequestsInFlight = 1
 	})
 	const lease = `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-scheduler"}}`
