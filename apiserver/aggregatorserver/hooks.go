@@ -22,35 +22,36 @@ const (
 	HookAutoRegistration       = "kube-apiserver-autoregistration"
 )
 
-// addAggregatorHooks builds the aggregator's controllers and registers the
-// hooks that start them. It panics if a hook cannot be added (a name
+// addHooks builds the aggregator's controllers and registers the hooks
+// that start them and its health check; listed are the group-version
+// paths of its delegates, for the local APIServices. It panics if a hook cannot be added (a name
 // registered twice), as upstream's AddPostStartHookOrDie.
 func (s *Server) addHooks(listed []string) {
-	a, g := s, s.generic
+	g := s.generic
 	cfg := &g.Config().Aggregator
-	client := apiServiceClient{reg: g.Registry(), served: a.handler.AddAPIService}
-	reg, err := aggregator.NewRegistrationController(a.apiServices, a.handler)
+	client := apiServiceClient{reg: g.Registry(), served: s.handler.AddAPIService}
+	reg, err := aggregator.NewRegistrationController(s.apiServices, s.handler)
 	must(err)
-	local, err := aggregator.NewLocalAvailabilityController(a.apiServices, client)
+	local, err := aggregator.NewLocalAvailabilityController(s.apiServices, client)
 	must(err)
-	remote, err := aggregator.NewRemoteAvailabilityController(a.apiServices, aggregator.RemoteAvailabilityConfig{
+	remote, err := aggregator.NewRemoteAvailabilityController(s.apiServices, aggregator.RemoteAvailabilityConfig{
 		Client: client, Resolver: resolver(cfg), ClientCert: cfg.ProxyClientCert, Period: cfg.ProbePeriod,
 	})
 	must(err)
-	auto, err := aggregator.NewAutoRegisterController(a.apiServices, client)
+	auto, err := aggregator.NewAutoRegisterController(s.apiServices, client)
 	must(err)
-	crds, err := aggregator.NewCRDRegistrationController(a.crds, auto)
+	crds, err := aggregator.NewCRDRegistrationController(s.crds, auto)
 	must(err)
-	a.local = aggregator.LocalAPIServices(listed)
-	for _, svc := range a.local {
+	s.local = aggregator.LocalAPIServices(listed)
+	for _, svc := range s.local {
 		auto.AddAPIServiceToSyncOnStart(svc)
 	}
-	a.completion, err = aggregator.NewCompletionCheck(a.apiServices, a.local)
+	s.completion, err = aggregator.NewCompletionCheck(s.apiServices, s.local)
 	must(err)
 
 	must(g.AddPostStartHook(HookAggregatorInformers, func(ctx apiserver.PostStartHookContext) error {
-		ctx.Go(a.apiServices.RunWithContext)
-		ctx.Go(a.crds.RunWithContext)
+		ctx.Go(s.apiServices.RunWithContext)
+		ctx.Go(s.crds.RunWithContext)
 		return nil
 	}))
 	must(g.AddPostStartHook(HookAPIServiceRegistration, func(ctx apiserver.PostStartHookContext) error {
@@ -83,7 +84,7 @@ func (s *Server) addHooks(listed []string) {
 	// autoregister-completion fails with "missing APIService: [...]" until
 	// every APIService kube-apiserver registers for its own group-versions
 	// has been seen Available, as upstream's.
-	c := a.completion
+	c := s.completion
 	g.AddHealthCheck(aggregator.CompletionCheckName, func(*http.Request) error { return c.Check() })
 }
 
