@@ -38,6 +38,11 @@ func (e *Endpoint) AddStatus(store *registry.Store) {
 // scale, pods/log).
 func (e *Endpoint) AddListedSubresource(name string, kind schema.GroupVersionKind, verbs []string) {
 	e.subresources = append(e.subresources, subresource{name: name, kind: kind, verbs: verbs})
+	e.sortSubresources()
+}
+
+// sortSubresources puts e's subresources in discovery's order, by name.
+func (e *Endpoint) sortSubresources() {
 	slices.SortStableFunc(e.subresources, func(a, b subresource) int { return strings.Compare(a.name, b.name) })
 }
 

@@ -3,8 +3,6 @@ package apiserver
 import (
 	"context"
 	"net/http"
-	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -153,7 +151,7 @@ func buildGroups(reg *registry.Registry) []*Group {
 			if extra := extras[res]; extra != nil {
 				extra(e)
 			}
-			slices.SortStableFunc(e.subresources, func(a, b subresource) int { return strings.Compare(a.name, b.name) })
+			e.sortSubresources()
 			g.endpoints = append(g.endpoints, e)
 		}
 		if rg.GroupVersion == corev1.SchemeGroupVersion {

@@ -139,11 +139,11 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p Params,
 }
 
 // readObject reads and decodes a request body as the endpoint's kind,
-// applies defaults, and traces both.
-func (h *handlers) readObject(r *http.Request, validation string) (runtime.Object, []string, error) {
+// applies defaults, traces both, and records the decoding's warnings.
+func (h *handlers) readObject(r *http.Request, validation string) (runtime.Object, error) {
 	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	obj, warnings, err := decodeBody(r, body, h.e.gvk(), h.e.res.NewFunc(), fieldValidation(validation))
 	if err == nil && h.e.res.Decoded != nil {
@@ -156,7 +156,7 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 	}
 	if err != nil {
 		request.TraceFrom(r.Context()).Step("decoded", "failed", err.Error())
-		return nil, nil, err
+		return nil, err
 	}
 	var defaulted []string
 	if h.e.res.Default != nil {
@@ -164,7 +164,7 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 	}
 	traceDecoded(r.Context(), r.Header.Get("Content-Type"), body, obj, warnings, defaulted)
 	recordWarnings(r.Context(), warnings)
-	return obj, warnings, nil
+	return obj, nil
 }
 
 // create serves POST on a collection: decode and default the body, run
@@ -180,7 +180,7 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p Params) erro
 	if err != nil {
 		return err
 	}
-	obj, _, err := h.readObject(r, opts.FieldValidation)
+	obj, err := h.readObject(r, opts.FieldValidation)
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p Params) erro
 	if err != nil {
 		return err
 	}
-	obj, _, err := h.readObject(r, opts.FieldValidation)
+	obj, err := h.readObject(r, opts.FieldValidation)
 	if err != nil {
 		return err
 	}
