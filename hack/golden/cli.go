@@ -4,6 +4,8 @@ import (
 	"context"
 	"path"
 	"strings"
+
+	"github.com/kubesim/kubesim/hack/internal/kubesimserve"
 )
 
 // captureCLI writes what kubesim's command line itself prints: its
@@ -39,7 +41,7 @@ func captureCLI(ctx context.Context, k kubesim, w *writer) error {
 // started with and what it printed until it was ready.
 func serveOutput(dataDir, banner string) string {
 	var b strings.Builder
-	b.WriteString("$ kubesim " + strings.Join(serveArgs(dataDir), " ") + "\n")
+	b.WriteString("$ kubesim " + strings.Join(kubesimserve.Args(dataDir), " ") + "\n")
 	b.WriteString("(still running: its output up to the ready line)\n")
 	section(&b, "stdout", banner)
 	return b.String()

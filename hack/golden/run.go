@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/kubesim/kubesim/hack/internal/kubesimserve"
 )
 
 // manifests are the objects the kubectl part creates, and the invalid
@@ -107,19 +109,19 @@ func withServe(ctx context.Context, bin, kubectlBin, base string, env []string, 
 	}
 	defer stderr.Close()
 	dataDir := filepath.Join(base, "serve")
-	s, err := startServe(ctx, bin, dataDir, env, stderr)
+	s, err := kubesimserve.Start(ctx, bin, dataDir, nil, env, stderr)
 	if err != nil {
 		return err
 	}
-	defer s.stop()
-	if err := w.write("cli/serve.txt", serveOutput(dataDir, s.banner)); err != nil {
+	defer s.Stop()
+	if err := w.write("cli/serve.txt", serveOutput(dataDir, s.Banner)); err != nil {
 		return err
 	}
 	dir := filepath.Join(base, "manifests")
 	if err := writeManifests(dir); err != nil {
 		return err
 	}
-	kenv := append(env[:len(env):len(env)], "KUBECONFIG="+s.kubeconfig(), "KUBECACHEDIR="+filepath.Join(base, "kubectl-cache"))
+	kenv := append(env[:len(env):len(env)], "KUBECONFIG="+s.Kubeconfig(), "KUBECACHEDIR="+filepath.Join(base, "kubectl-cache"))
 	return captureKubectl(ctx, kubectl{r: runner{env: kenv, dir: dir, timeout: timeout}, bin: kubectlBin}, w)
 }
 

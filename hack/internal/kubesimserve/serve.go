@@ -1,4 +1,7 @@
-package main
+// Package kubesimserve starts and stops a `kubesim serve` for the tools of
+// hack/ that drive a whole kubesim from outside (golden, conformance,
+// differential).
+package kubesimserve
 
 import (
 	"bufio"
@@ -14,14 +17,14 @@ import (
 	"time"
 )
 
-// readyLine is the last line kubesim serve prints once its cluster is up.
-const readyLine = "Press Ctrl-C to stop."
+// ReadyLine is the last line kubesim serve prints once its cluster is up.
+const ReadyLine = "Press Ctrl-C to stop."
 
-// server is a running `kubesim serve`.
-type server struct {
+// Server is a running `kubesim serve`.
+type Server struct {
 	cmd *exec.Cmd
-	// banner is what serve printed up to and including readyLine.
-	banner string
+	// Banner is what serve printed up to and including ReadyLine.
+	Banner string
 	// dataDir holds the kubeconfig serve wrote (dataDir/kubeconfig).
 	dataDir string
 	done    chan struct{}  // closed once cmd has been waited for
@@ -29,12 +32,12 @@ type server struct {
 	reader  sync.WaitGroup // the goroutine reading serve's stdout
 }
 
-// startServe starts `bin serve` on a free loopback port at speed 0 with
-// its data in dataDir (which must not exist yet: serve creates it 0700)
-// and returns once it has printed readyLine. Its stderr goes to
-// stderrFile. The caller must call stop.
-func startServe(ctx context.Context, bin, dataDir string, env []string, stderrFile io.Writer) (*server, error) {
-	cmd := exec.Command(bin, serveArgs(dataDir)...)
+// Start starts `bin serve` on a free loopback port at speed 0 with its
+// data in dataDir (which must not exist yet: serve creates it 0700) and
+// more flags (e.g. --nodes 3), and returns once it has printed ReadyLine.
+// Its stderr goes to stderrFile. The caller must call Stop.
+func Start(ctx context.Context, bin, dataDir string, more []string, env []string, stderrFile io.Writer) (*Server, error) {
+	cmd := exec.Command(bin, append(Args(dataDir), more...)...)
 	cmd.Env = env
 	cmd.Stderr = stderrFile
 	// An io.Pipe rather than StdoutPipe: Wait then waits for everything
@@ -44,7 +47,7 @@ func startServe(ctx context.Context, bin, dataDir string, env []string, stderrFi
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, dataDir: dataDir, done: make(chan struct{})}
+	s := &Server{cmd: cmd, dataDir: dataDir, done: make(chan struct{})}
 	banner := make(chan error, 1)
 	s.reader.Add(1)
 	go func() {
@@ -67,21 +70,21 @@ func startServe(ctx context.Context, bin, dataDir string, env []string, stderrFi
 		err = errors.New("kubesim serve did not print its ready line within 2 minutes")
 	}
 	if err != nil {
-		s.stop()
+		s.Stop()
 		return nil, err
 	}
 	return s, nil
 }
 
-// readBanner reads serve's stdout up to and including readyLine into
-// s.banner.
-func (s *server) readBanner(r *bufio.Reader) error {
+// readBanner reads serve's stdout up to and including ReadyLine into
+// s.Banner.
+func (s *Server) readBanner(r *bufio.Reader) error {
 	var b strings.Builder
 	for {
 		line, err := r.ReadString('\n')
 		b.WriteString(line)
-		if strings.TrimSpace(line) == readyLine {
-			s.banner = b.String()
+		if strings.TrimSpace(line) == ReadyLine {
+			s.Banner = b.String()
 			return nil
 		}
 		if err != nil {
@@ -90,18 +93,18 @@ func (s *server) readBanner(r *bufio.Reader) error {
 	}
 }
 
-// serveArgs are the arguments of the serve command: a free loopback
-// port, speed 0 (no simulated delays), state in dataDir.
-func serveArgs(dataDir string) []string {
+// Args are the arguments of the serve command: a free loopback port,
+// speed 0 (no simulated delays), state in dataDir.
+func Args(dataDir string) []string {
 	return []string{"serve", "--data-dir", dataDir, "--address", "127.0.0.1", "--port", "0", "--speed", "0"}
 }
 
-// kubeconfig is the admin kubeconfig serve writes into its data dir.
-func (s *server) kubeconfig() string { return filepath.Join(s.dataDir, "kubeconfig") }
+// Kubeconfig is the admin kubeconfig serve writes into its data dir.
+func (s *Server) Kubeconfig() string { return filepath.Join(s.dataDir, "kubeconfig") }
 
-// stop interrupts serve as Ctrl-C does and waits for it to exit; after
+// Stop interrupts serve as Ctrl-C does and waits for it to exit; after
 // 30 s it is killed.
-func (s *server) stop() {
+func (s *Server) Stop() {
 	_ = s.cmd.Process.Signal(os.Interrupt)
 	select {
 	case <-s.done:
