@@ -7,7 +7,7 @@ import (
 
 // TestProfiling: /debug/pprof/ is served to system:masters, as
 // kube-apiserver's --profiling; a user without a grant for the path is
-// 403, an anonymous request 401.
+// 403, and so is an anonymous request.
 func TestProfiling(t *testing.T) {
 	ts := startServer(t)
 	code, body := ts.do(t, "GET", "/debug/pprof/", "", "")
@@ -22,7 +22,7 @@ func TestProfiling(t *testing.T) {
 	if code != 403 || !strings.Contains(body, `cannot get path \"/debug/pprof/\"`) {
 		t.Errorf("student: %d %s", code, body)
 	}
-	if code, body = ts.do(t, "GET", "/debug/pprof/", "", "", "Authorization", ""); code != 401 {
+	if code, body = ts.do(t, "GET", "/debug/pprof/", "", "", "Authorization", ""); code != 403 || !strings.Contains(body, `User \"system:anonymous\" cannot get path`) {
 		t.Errorf("anonymous: %d %s", code, body)
 	}
 }

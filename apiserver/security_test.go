@@ -25,21 +25,37 @@ import (
 	"github.com/kubesim/kubesim/internal/flow"
 )
 
+// TestUnauthorized: bad credentials are 401; no credentials is
+// system:anonymous, whom the default RBAC lets read only the health and
+// version paths (403 elsewhere, with kube-apiserver's message: the bodies
+// are the real kube-apiserver v1.37.2's, asked the same requests).
 func TestUnauthorized(t *testing.T) {
 	ts := startServer(t)
+	const unauthorized = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`
+	forbidden := func(msg, kind string) string {
+		details := `{}`
+		if kind != "" {
+			details = `{"kind":"` + kind + `"}`
+		}
+		return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + msg + `","reason":"Forbidden","details":` + details + `,"code":403}`
+	}
 	tests := []struct {
 		name, path, authz string
 		code              int
+		body              string
 	}{
-		{"no token", "/api/v1/namespaces/default/pods", "", 401},
-		{"bad token", "/api/v1/namespaces/default/pods", "Bearer not-a-token", 401},
-		{"anonymous on pods", "/api/v1/pods", "", 401},
-		{"bad token on healthz", "/healthz", "Bearer not-a-token", 401},
-		{"anonymous on healthz", "/healthz", "", 200},
-		{"anonymous on livez", "/livez", "", 200},
-		{"anonymous on readyz", "/readyz", "", 200},
-		{"anonymous on version", "/version", "", 200},
-		{"anonymous on discovery", "/api", "", 401},
+		{"no token", "/api/v1/namespaces/default/pods", "", 403,
+			forbidden(`pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\"`, "pods")},
+		{"bad token", "/api/v1/namespaces/default/pods", "Bearer not-a-token", 401, unauthorized},
+		{"anonymous on pods", "/api/v1/pods", "", 403,
+			forbidden(`pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope`, "pods")},
+		{"bad token on healthz", "/healthz", "Bearer not-a-token", 401, unauthorized},
+		{"anonymous on healthz", "/healthz", "", 200, ""},
+		{"anonymous on livez", "/livez", "", 200, ""},
+		{"anonymous on readyz", "/readyz", "", 200, ""},
+		{"anonymous on a readyz check", "/readyz/etcd", "", 403, forbidden(`forbidden: User \"system:anonymous\" cannot get path \"/readyz/etcd\"`, "")},
+		{"anonymous on version", "/version", "", 200, ""},
+		{"anonymous on discovery", "/api", "", 403, forbidden(`forbidden: User \"system:anonymous\" cannot get path \"/api\"`, "")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,11 +64,8 @@ func TestUnauthorized(t *testing.T) {
 			if code != tt.code {
 				t.Fatalf("code = %d, want %d: %s", code, tt.code, body)
 			}
-			if tt.code == 401 {
-				want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`
-				if strings.TrimSpace(body) != want {
-					t.Errorf("body = %s, want %s", body, want)
-				}
+			if tt.body != "" && strings.TrimSpace(body) != tt.body {
+				t.Errorf("body = %s, want %s", body, tt.body)
 			}
 			if after := etcdRevision(t, ts.etcd); after != before {
 				t.Errorf("etcd revision moved %d -> %d", before, after)

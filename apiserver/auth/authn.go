@@ -240,23 +240,6 @@ func Union(authenticators ...Authenticator) Authenticator {
 	})
 }
 
-// anonymousPaths are the paths (and their subpaths) that a request without
-// credentials may reach as system:anonymous.
-var anonymousPaths = []string{"/healthz", "/livez", "/readyz", "/version"}
-
-// AnonymousAllowed reports whether a request without credentials to path
-// is served as system:anonymous: /healthz, /livez, /readyz and /version,
-// and their subpaths (/readyz/etcd, /version/). Any other path needs
-// credentials (the caller answers 401).
-func AnonymousAllowed(path string) bool {
-	for _, p := range anonymousPaths {
-		if path == p || strings.HasPrefix(path, p+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 // AnonymousUser returns the identity of a request without credentials:
 // system:anonymous in group system:unauthenticated.
 func AnonymousUser() *User {
@@ -264,11 +247,12 @@ func AnonymousUser() *User {
 }
 
 // WithAnonymous wraps authn (which may be nil) the way kube-apiserver puts
-// its anonymous authenticator after the others: a request that authn
-// authenticates, or rejects with an error, is answered by authn alone; a
-// request without credentials is system:anonymous when AnonymousAllowed
-// its path, and otherwise not authenticated (ok=false, the caller answers
-// 401).
+// its anonymous authenticator after the others (--anonymous-auth, on by
+// default): a request that authn authenticates, or rejects with an error
+// (a bad token), is answered by authn alone; any request without
+// credentials is system:anonymous, and authorization decides: the default
+// RBAC lets it read /healthz, /livez, /readyz and /version, and anything
+// else is 403, not 401.
 func WithAnonymous(authn Authenticator) Authenticator {
 	return AuthenticatorFunc(func(r *http.Request) (*AuthResult, bool, error) {
 		if authn != nil {
@@ -276,9 +260,6 @@ func WithAnonymous(authn Authenticator) Authenticator {
 			if err != nil || ok {
 				return res, ok, err
 			}
-		}
-		if !AnonymousAllowed(r.URL.Path) {
-			return nil, false, nil
 		}
 		return &AuthResult{User: AnonymousUser(), Method: MethodAnonymous}, true, nil
 	})

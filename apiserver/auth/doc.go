@@ -6,8 +6,8 @@
 //
 //   - Authentication: an Authenticator turns credentials (a bearer token,
 //     a verified client certificate) into a User. Union tries several;
-//     WithAnonymous lets credential-less health and version probes through
-//     as system:anonymous.
+//     WithAnonymous makes a request without credentials system:anonymous
+//     (whom the default RBAC lets read only the health and version paths).
 //   - Request attributes: ResolveRequest reads the verb, API group,
 //     resource, subresource, namespace and name from the method, path and
 //     query, following kube-apiserver's RequestInfoFactory.

@@ -119,7 +119,8 @@ func withAuditID(h http.Handler) http.Handler {
 
 // withAuthentication identifies the caller: a bearer token or a client
 // certificate signed by the cluster's CA; no credentials is
-// system:anonymous on the health and version paths and 401 elsewhere.
+// system:anonymous, left to authorization (403 but on the health and
+// version paths); bad credentials are 401.
 func withAuthentication(h http.Handler, c *Config) http.Handler {
 	authn := auth.WithAnonymous(c.Authenticator)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
