@@ -166,8 +166,17 @@ func TestGracefulDeletion(t *testing.T) {
 	}
 	// The kubelet's final delete: grace period 0.
 	code, body = ts.do(t, "DELETE", "/api/v1/namespaces/default/pods/p", "application/json", `{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0}`)
-	if code != http.StatusOK || !strings.Contains(body, `"status":"Success"`) || !strings.Contains(body, `"kind":"pods"`) {
-		t.Fatalf("final delete: %d %s, want a Success Status", code, body)
+	// Upstream's pod store returns the pod removed (ReturnDeletedObject),
+	// not a Status; a ConfigMap's store returns a Status (below).
+	if code != http.StatusOK || !strings.Contains(body, `"kind":"Pod"`) || !strings.Contains(body, `"deletionGracePeriodSeconds":0`) {
+		t.Fatalf("final delete: %d %s, want the pod removed", code, body)
+	}
+	if _, err := ts.client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	code, body = ts.do(t, "DELETE", "/api/v1/namespaces/default/configmaps/cm", "", "")
+	if code != http.StatusOK || !strings.Contains(body, `"status":"Success"`) || !strings.Contains(body, `"kind":"configmaps"`) {
+		t.Fatalf("DELETE configmap: %d %s, want a Success Status naming it", code, body)
 	}
 	if _, err := c.Get(ctx, "p", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("after grace 0: err = %v, want not found", err)

@@ -257,8 +257,9 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p Params) erro
 
 // delete serves DELETE on an object. It answers what the registry
 // returns (the object while it stays, for a graceful deletion or
-// finalizers; a Success Status once it is gone, or when its deletion was
-// already under way) with 200, or 202 when the object stays and the
+// finalizers; once it is gone, or when its deletion was already under
+// way, a Success Status, or the object for the resources upstream
+// returns it of: pods, services, service accounts, namespaces) with 200, or 202 when the object stays and the
 // client asked (orphanDependents=false) for its dependents to go first.
 func (h *handlers) delete(w http.ResponseWriter, r *http.Request, p Params) error {
 	o, err := negotiate(r)

@@ -87,9 +87,14 @@ func (s *Store) planDelete(obj runtime.Object, opts *metav1.DeleteOptions) (dele
 	return deleteGracefully, nil
 }
 
-// deletedStatus is what a delete that removed the object answers: a
-// Success Status naming it (Kind holds the resource, as upstream).
+// deletedStatus is what a delete that removed the object answers: the
+// object for a resource that returns it (ReturnDeletedObject), otherwise
+// a Success Status naming it (Kind holds the resource), as upstream's
+// finalizeDelete.
 func (s *Store) deletedStatus(obj runtime.Object) (runtime.Object, error) {
+	if s.Resource.ReturnDeletedObject {
+		return obj, nil
+	}
 	m, err := metaOf(obj)
 	if err != nil {
 		return nil, err
@@ -115,8 +120,8 @@ func (s *Store) deletedStatus(obj runtime.Object) (runtime.Object, error) {
 //     its finalizers are removed;
 //   - anything else is removed at once.
 //
-// It returns the object when it stays (deleted=false) and a Success Status
-// when it is gone (deleted=true).
+// It returns the object when it stays (deleted=false) and, when it is
+// gone (deleted=true), a Success Status or the object (deletedStatus).
 func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValidation ValidateObjectFunc, opts *metav1.DeleteOptions) (out runtime.Object, deleted bool, err error) {
 	if opts == nil {
 		opts = &metav1.DeleteOptions{}
@@ -264,8 +269,8 @@ func (s *Store) markForDeletion(ctx context.Context, req *deleteRequest, mark *d
 }
 
 // remove removes the object from etcd, if req.precond and req.validate
-// accept it as it is then stored, and returns the Success Status naming
-// it (deleted=true). A dry run removes nothing.
+// accept it as it is then stored, and returns what deletedStatus makes
+// of it (deleted=true). A dry run removes nothing.
 func (s *Store) remove(ctx context.Context, req *deleteRequest) (runtime.Object, bool, error) {
 	old, err := s.storage.Delete(ctx, req.key, req.precond, func(obj runtime.Object) error {
 		if req.validate != nil {

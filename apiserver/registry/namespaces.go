@@ -30,13 +30,14 @@ var BootstrapNamespaces = []string{
 // no spec.finalizers and no metadata.finalizers deletes it, as
 // upstream's ShouldDeleteNamespaceDuringUpdate).
 var Namespaces = &Resource{
-	Kind:        corev1.SchemeGroupVersion.WithKind("Namespace"),
-	Plural:      "namespaces",
-	Singular:    "namespace",
-	ShortNames:  []string{"ns"},
-	NewFunc:     func() runtime.Object { return &corev1.Namespace{} },
-	NewListFunc: func() runtime.Object { return &corev1.NamespaceList{} },
-	Status:      &NamespaceStatusStrategy,
+	Kind:                corev1.SchemeGroupVersion.WithKind("Namespace"),
+	Plural:              "namespaces",
+	ReturnDeletedObject: true,
+	Singular:            "namespace",
+	ShortNames:          []string{"ns"},
+	NewFunc:             func() runtime.Object { return &corev1.Namespace{} },
+	NewListFunc:         func() runtime.Object { return &corev1.NamespaceList{} },
+	Status:              &NamespaceStatusStrategy,
 	// No deletecollection, as upstream's namespace storage.
 	Verbs:   []string{"create", "delete", "get", "list", "patch", "update", "watch"},
 	Table:   printers.Namespaces,

@@ -243,9 +243,9 @@ func TestDeletePods(t *testing.T) {
 		if err != nil || !deleted {
 			t.Fatalf("delete: deleted=%v err=%v", deleted, err)
 		}
-		st, ok := out.(*metav1.Status)
-		if !ok || st.Status != metav1.StatusSuccess || st.Details.Kind != "pods" || st.Details.UID != p.UID {
-			t.Errorf("answer %+v, want Success naming pods/nginx and its uid", out)
+		// The pod removed, as upstream's pod store returns it.
+		if got, ok := out.(*corev1.Pod); !ok || got.Name != "nginx" || got.UID != p.UID {
+			t.Errorf("answer %+v, want the pod nginx removed", out)
 		}
 		if _, err := r.Pods.Get(ctx, "default", "nginx", nil); !apierrors.IsNotFound(err) {
 			t.Errorf("get after delete: %v", err)

@@ -129,6 +129,11 @@ type Resource struct {
 	// TTLSeconds, when positive, makes etcd drop the object that long after
 	// its last write (events).
 	TTLSeconds int64
+	// ReturnDeletedObject makes a delete that removes the object (or finds
+	// its deletion under way) answer the object itself instead of a
+	// Success Status, as upstream's stores of pods, services, service
+	// accounts and namespaces (among others) are configured.
+	ReturnDeletedObject bool
 }
 
 // Scale reads and writes an object's replicas for its scale subresource,

@@ -16,14 +16,15 @@ import (
 // (TokenRequest) nor create a default ServiceAccount per namespace: both
 // come with the controller manager.
 var ServiceAccounts = &Resource{
-	Kind:        corev1.SchemeGroupVersion.WithKind("ServiceAccount"),
-	Plural:      "serviceaccounts",
-	Singular:    "serviceaccount",
-	ShortNames:  []string{"sa"},
-	Namespaced:  true,
-	NewFunc:     func() runtime.Object { return &corev1.ServiceAccount{} },
-	NewListFunc: func() runtime.Object { return &corev1.ServiceAccountList{} },
-	Table:       printers.ServiceAccounts,
+	Kind:                corev1.SchemeGroupVersion.WithKind("ServiceAccount"),
+	Plural:              "serviceaccounts",
+	ReturnDeletedObject: true,
+	Singular:            "serviceaccount",
+	ShortNames:          []string{"sa"},
+	Namespaced:          true,
+	NewFunc:             func() runtime.Object { return &corev1.ServiceAccount{} },
+	NewListFunc:         func() runtime.Object { return &corev1.ServiceAccountList{} },
+	Table:               printers.ServiceAccounts,
 	Strategy: Strategy{
 		Validate:                 upstreamValidate(upcorev1.Convert_v1_ServiceAccount_To_core_ServiceAccount, corevalidation.ValidateServiceAccount),
 		ValidateUpdate:           upstreamValidateUpdate(upcorev1.Convert_v1_ServiceAccount_To_core_ServiceAccount, corevalidation.ValidateServiceAccountUpdate),

@@ -18,17 +18,18 @@ import (
 // patchAllocatedValues and normalizeClusterIPs, as upstream's service REST
 // does; status changes only through services/status.
 var Services = &Resource{
-	Kind:        corev1.SchemeGroupVersion.WithKind("Service"),
-	Plural:      "services",
-	Singular:    "service",
-	ShortNames:  []string{"svc"},
-	Categories:  []string{"all"},
-	Namespaced:  true,
-	NewFunc:     func() runtime.Object { return &corev1.Service{} },
-	NewListFunc: func() runtime.Object { return &corev1.ServiceList{} },
-	Status:      &ServiceStatusStrategy,
-	Table:       printers.Services,
-	Default:     defaultService,
+	Kind:                corev1.SchemeGroupVersion.WithKind("Service"),
+	Plural:              "services",
+	ReturnDeletedObject: true,
+	Singular:            "service",
+	ShortNames:          []string{"svc"},
+	Categories:          []string{"all"},
+	Namespaced:          true,
+	NewFunc:             func() runtime.Object { return &corev1.Service{} },
+	NewListFunc:         func() runtime.Object { return &corev1.ServiceList{} },
+	Status:              &ServiceStatusStrategy,
+	Table:               printers.Services,
+	Default:             defaultService,
 	Strategy: Strategy{
 		PrepareForCreate: func(obj runtime.Object) {
 			obj.(*corev1.Service).Status = corev1.ServiceStatus{}
