@@ -3,6 +3,7 @@ package printers
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -61,3 +62,24 @@ var Secrets = tableHandler(secretColumns, printer.secret)
 
 // ServiceAccounts prints service accounts.
 var ServiceAccounts = tableHandler(serviceAccountColumns, printer.serviceAccount)
+
+// podTemplateColumns are the columns of `kubectl get podtemplates`, as
+// upstream's printer has them (no AGE).
+var podTemplateColumns = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name", Description: objectMetaDoc["name"]},
+	{Name: "Containers", Type: "string", Description: "Names of each container in the template."},
+	{Name: "Images", Type: "string", Description: "Images referenced by each container in the template."},
+	{Name: "Pod Labels", Type: "string", Description: "The labels for the pod template."},
+}
+
+// podTemplate prints NAME CONTAINERS IMAGES POD LABELS.
+func (p printer) podTemplate(t *corev1.PodTemplate) metav1.TableRow {
+	names, images := containerCells(t.Template.Spec.Containers)
+	return metav1.TableRow{
+		Cells:  []any{t.Name, names, images, labels.FormatLabels(t.Template.Labels)},
+		Object: runtime.RawExtension{Object: t},
+	}
+}
+
+// PodTemplates prints pod templates.
+var PodTemplates = tableHandler(podTemplateColumns, printer.podTemplate)
