@@ -81,6 +81,9 @@ func read(r request, in raw, n normalizer) answer {
 func (a *answer) readDoc(r request, doc any, n normalizer) {
 	if m, ok := doc.(map[string]any); ok && m["kind"] == "Status" {
 		a.status = readStatus(m, n)
+		if r.unorderedCauses {
+			a.status.unorder()
+		}
 	}
 	s := shaper{ignore: r.ignore, depth: r.depth}
 	a.shape = s.of(doc)
@@ -140,6 +143,15 @@ func readStatus(m map[string]any, n normalizer) *statusView {
 		s.Causes = append(s.Causes, fmt.Sprintf("%s %s: %s", str(cm["reason"]), str(cm["field"]), n.text(str(cm["message"]))))
 	}
 	return s
+}
+
+// unorder sorts the causes and drops their list from the message
+// ("X is invalid: [a, b]"), for request.unorderedCauses.
+func (s *statusView) unorder() {
+	sort.Strings(s.Causes)
+	if i := strings.Index(s.Message, " is invalid: ["); i >= 0 {
+		s.Message = s.Message[:i] + " is invalid: [the causes, in any order]"
+	}
 }
 
 // str is v as a string, "" when it is not one.

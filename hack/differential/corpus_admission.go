@@ -20,7 +20,7 @@ var admissionRequests = []request{
 		body: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n"},
 	{name: "apply-force-on-other-patch", method: "PATCH", path: cm + "/applied?force=true", ctype: "application/merge-patch+json",
 		body: `{"data":{"c":"3"}}`},
-	{name: "update-with-fieldmanager", method: "PATCH", path: cm + "/applied?fieldManager=diff-c", ctype: "application/merge-patch+json",
+	{name: "update-with-fieldmanager", method: "PATCH", path: cm + "/cm1?fieldManager=diff-c", ctype: "application/merge-patch+json",
 		body: `{"data":{"c":"3"}}`, values: []string{"metadata.managedFields[].manager"}},
 }
 

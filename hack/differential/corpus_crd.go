@@ -29,7 +29,7 @@ var crdRequests = []request{
 		save: map[string]string{"widgetRV": "metadata.resourceVersion"}},
 	{name: "cr-get", path: widgets + "/w1", values: []string{"spec.size"}},
 	{name: "cr-list", path: widgets + "?labelSelector=" + label, values: []string{"kind", "items[].metadata.name"}},
-	{name: "cr-create-invalid", method: "POST", path: widgets,
+	{name: "cr-create-invalid", method: "POST", path: widgets, unorderedCauses: true,
 		body: `{"apiVersion":"diff-{id}.example.com/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{"size":0,"color":"green"}}`},
 	{name: "cr-create-unknown-field-default", method: "POST", path: widgets,
 		body: `{"apiVersion":"diff-{id}.example.com/v1","kind":"Widget","metadata":{"name":"w3","labels":{"diff":"yes"}},"spec":{"size":2,"shape":"round"}}`},

@@ -31,6 +31,11 @@ type request struct {
 	// depth, when not zero, keeps only the shape's paths this deep: for
 	// documents like OpenAPI whose content is not the point.
 	depth int
+	// unorderedCauses compares a Status's causes as a set, and its
+	// message without the list of them: the validator of custom resources
+	// (kube-openapi's) checks properties in Go map order, so upstream
+	// itself lists them in a different order from one request to the next.
+	unorderedCauses bool
 	// codeOnly compares only the status code (for /metrics).
 	codeOnly bool
 	// setup marks a request that prepares state: its answer is not
