@@ -122,8 +122,8 @@ func servers(ctx context.Context, o options, dir string) (kubesim, peer string, 
 		if err != nil {
 			return "", "", stop, err
 		}
-		stops = append(stops, s.stop)
-		kubesim = s.kubeconfig()
+		stops = append(stops, s.Stop)
+		kubesim = s.Kubeconfig()
 	}
 	if peer == "" {
 		s, kc, err := startPeer(ctx, o.startPeer, o.peerBin, dir)

@@ -1,86 +1,26 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/kubesim/kubesim/hack/internal/kubesimserve"
 )
-
-// readyLine is the last line kubesim serve prints once its cluster is up.
-const readyLine = "Press Ctrl-C to stop."
-
-// kubesimServer is a `kubesim serve` this tool started.
-type kubesimServer struct {
-	cmd     *exec.Cmd
-	dataDir string
-	done    chan struct{} // closed once cmd has exited
-}
 
 // startKubesim starts `bin serve` with one node at speed 0 on a free
 // loopback port, its data in dir/kubesim (its stderr in dir/kubesim.err),
 // and returns once it is ready.
-func startKubesim(ctx context.Context, bin, dir string) (*kubesimServer, error) {
-	dataDir := filepath.Join(dir, "kubesim")
+func startKubesim(ctx context.Context, bin, dir string) (*kubesimserve.Server, error) {
 	errFile, err := os.Create(filepath.Join(dir, "kubesim.err"))
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--data-dir", dataDir, "--address", "127.0.0.1",
-		"--port", "0", "--nodes", "1", "--speed", "0")
-	cmd.Stderr = errFile
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &kubesimServer{cmd: cmd, dataDir: dataDir, done: make(chan struct{})}
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() { // read to the end, so that serve never blocks writing
-			if strings.TrimSpace(sc.Text()) == readyLine {
-				close(ready)
-			}
-		}
-		_ = cmd.Wait()
-		errFile.Close()
-		close(s.done)
-	}()
-	select {
-	case <-ready:
-		return s, nil
-	case <-s.done:
-		return nil, fmt.Errorf("kubesim serve exited before it was ready; see %s", errFile.Name())
-	case <-ctx.Done():
-		s.stop()
-		return nil, ctx.Err()
-	case <-time.After(2 * time.Minute):
-		s.stop()
-		return nil, errors.New("kubesim serve was not ready within 2 minutes")
-	}
-}
-
-// kubeconfig is the admin kubeconfig serve wrote.
-func (s *kubesimServer) kubeconfig() string { return filepath.Join(s.dataDir, "kubeconfig") }
-
-// stop interrupts serve as Ctrl-C does; after 30 s it is killed.
-func (s *kubesimServer) stop() {
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-s.done:
-	case <-time.After(30 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
+	return kubesimserve.Start(ctx, bin, filepath.Join(dir, "kubesim"), []string{"--nodes", "1"}, os.Environ(), errFile)
 }
 
 // peerServer is a kube-apiserver started by the start-peer script.
