@@ -12,7 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ListOptions qualify GetList and Watch. The meaning of ResourceVersion and
@@ -238,6 +240,7 @@ func (s *Store) listObject(rd *listRead, pred Predicate, read *listItems) (runti
 	if err := meta.SetList(list, read.items); err != nil {
 		return nil, err
 	}
+	dropItemKinds(list)
 	lm, err := meta.ListAccessor(list)
 	if err != nil {
 		return nil, err
@@ -254,6 +257,21 @@ func (s *Store) listObject(rd *listRead, pred Predicate, read *listItems) (runti
 		}
 	}
 	return list, nil
+}
+
+// dropItemKinds clears the apiVersion and kind of a typed list's items,
+// which kube-apiserver's lists do not carry (it converts its internal
+// objects, which have none, and sets them on the list alone). The items
+// are the list's own copies of the stored objects, so the objects cached
+// keep theirs. A custom resource list's items keep theirs, as upstream's.
+func dropItemKinds(list runtime.Object) {
+	if _, ok := list.(*unstructured.UnstructuredList); ok {
+		return
+	}
+	_ = meta.EachListItem(list, func(o runtime.Object) error {
+		o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		return nil
+	})
 }
 
 // listError turns etcd's answer to a list at an old or future revision into
