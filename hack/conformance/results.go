@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// meta is how a run was made (o.work/meta.json).
+type meta struct {
+	Started, Finished time.Time
+	Kubesim           string
+	Build             string // what the binary was built from (-build)
+	Procs, Nodes      int
+	Selected          []string // the tests asked for
+}
+
+// result is one test's outcome, from ginkgo's report.
+type result struct {
+	State   string // passed, failed, timedout, panicked, interrupted, aborted, skipped
+	Failure string // the first line of the failure's message
+	RunTime time.Duration
+}
+
+// ginkgoReport is the part of ginkgo's JSON report (a list of
+// types.Report) that the report needs.
+type ginkgoReport struct {
+	SpecReports []struct {
+		ContainerHierarchyTexts []string
+		LeafNodeText            string
+		LeafNodeType            string
+		State                   string
+		RunTime                 time.Duration
+		Failure                 struct {
+			Message string
+		}
+	}
+}
+
+// runResult is what one run left in its work directory.
+type runResult struct {
+	results map[string]result
+	meta    meta
+}
+
+// readRun reads a run's work directory.
+func readRun(work string) (*runResult, error) {
+	results, m, err := readResults(work)
+	if err != nil {
+		return nil, err
+	}
+	return &runResult{results: results, meta: m}, nil
+}
+
+// readResults reads work/ginkgo/report.json and work/meta.json; the results are
+// keyed by the test's full name.
+func readResults(work string) (map[string]result, meta, error) {
+	var m meta
+	b, err := os.ReadFile(filepath.Join(work, "meta.json"))
+	if err != nil {
+		return nil, m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, m, fmt.Errorf("meta.json: %v", err)
+	}
+	b, err = os.ReadFile(filepath.Join(work, "ginkgo", "report.json"))
+	if err != nil {
+		return nil, m, fmt.Errorf("ginkgo wrote no report: %v (see %s)", err, filepath.Join(work, "ginkgo.log"))
+	}
+	var reports []ginkgoReport
+	if err := json.Unmarshal(b, &reports); err != nil {
+		return nil, m, fmt.Errorf("report.json: %v", err)
+	}
+	out := map[string]result{}
+	for _, r := range reports {
+		for _, s := range r.SpecReports {
+			if s.LeafNodeType != "It" {
+				continue
+			}
+			name := strings.Join(append(append([]string{}, s.ContainerHierarchyTexts...), s.LeafNodeText), " ")
+			out[name] = result{State: s.State, Failure: firstLine(s.Failure.Message), RunTime: s.RunTime}
+		}
+	}
+	return out, m, nil
+}
+
+// firstLine is the first non-empty line of s, at most 200 bytes.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if len(l) > 200 {
+				l = l[:200] + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}
