@@ -137,6 +137,10 @@
 // OnFailure only after a non-zero exit code; with Never the pod ends
 // Succeeded (every container exited 0) or Failed.
 //
+// A pod running longer than its activeDeadlineSeconds (which may be set
+// while it runs) fails with reason DeadlineExceeded and its containers are
+// stopped, as the kubelet's active deadline handler does.
+//
 // Not simulated: restartable init containers (sidecars) run as plain init
 // containers; probes other than a readiness probe's initial delay; resizes;
 // changes to a running pod's spec; volumes; static and mirror pods.

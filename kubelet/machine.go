@@ -82,6 +82,9 @@ type podMachine struct {
 
 	killing    bool // the pod is being deleted; its containers are stopping
 	terminated bool // nothing will run any more; the sandbox is stopped
+	// deadlineExceeded: the pod outlived its activeDeadlineSeconds; it is
+	// being stopped, and has failed (deadline.go).
+	deadlineExceeded bool
 	// killReported: the status at the start of the kill was computed;
 	// the next one is the final status, as the kubelet's
 	// SyncTerminatingPod reports no status while it stops containers.
@@ -261,7 +264,10 @@ func (m *podMachine) step(now time.Time) ([]output, time.Time) {
 	if out := m.exitDue(now); out != nil {
 		return out, now
 	}
-	deleting := m.pod.DeletionTimestamp != nil && !m.terminated
+	if out, acted := m.exceedDeadline(now); acted {
+		return out, now
+	}
+	deleting := (m.pod.DeletionTimestamp != nil || m.deadlineExceeded) && !m.terminated
 	if m.op != nil && !deleting {
 		if now.Before(m.op.until) {
 			return nil, m.wake(now)
@@ -296,6 +302,9 @@ func (m *podMachine) wake(now time.Time) time.Time {
 		add(m.op.until)
 	}
 	add(m.sandboxWait)
+	if !m.terminated && !m.killing {
+		add(m.activeDeadline())
+	}
 	for _, c := range m.containers() {
 		if i := c.cur; i != nil && i.running() {
 			add(i.exitAt)

@@ -205,6 +205,9 @@ func (m *podMachine) status(now time.Time) corev1.PodStatus {
 	if m.terminated {
 		phase = m.terminatePod(initSt, appSt, phase)
 	}
+	if m.deadlineExceeded {
+		phase = corev1.PodFailed
+	}
 	// A pod never leaves a terminal phase.
 	if p := m.pod.Status.Phase; (p == corev1.PodSucceeded || p == corev1.PodFailed) && phase != p {
 		phase = p
@@ -222,6 +225,9 @@ func (m *podMachine) status(now time.Time) corev1.PodStatus {
 	}
 	if phase == old.Phase {
 		s.Reason, s.Message = old.Reason, old.Message
+	}
+	if m.deadlineExceeded {
+		s.Reason, s.Message = ReasonDeadlineExceeded, msgDeadlineExceeded
 	}
 	if m.podIP != "" {
 		s.PodIP = m.podIP
