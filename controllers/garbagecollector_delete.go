@@ -55,7 +55,8 @@ func (gc *GarbageCollector) groupResource(ref objectRef) schema.GroupResource {
 // to go); a virtual node that does not exist is dropped (its dependents
 // get a look); an object with no owner left that exists is deleted:
 // in the foreground if an owner waits for it and it has dependents of
-// its own, else as its own finalizers ask (orphan, foreground,
+// its own (its references made non-blocking first if one of those waits
+// too: a possible cycle), else as its own finalizers ask (orphan, foreground,
 // background by default). One owner that exists and is not waiting
 // keeps it; the references to the others are removed.
 func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, uid types.UID) error {
@@ -91,6 +92,14 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, uid types.U
 		}
 		return gc.removeOwnerRefs(ctx, n.ref, append(dangling, waiting...))
 	case len(waiting) > 0 && len(n.dependents) > 0:
+		if slices.ContainsFunc(n.dependents, func(d nodeView) bool { return d.deletingDependents }) {
+			// An owner and a dependent both wait for their dependents: a
+			// possible cycle, which upstream breaks by making this
+			// object's ownerReferences non-blocking first.
+			if err := gc.unblockOwnerRefs(ctx, n.ref, latest); err != nil {
+				return err
+			}
+		}
 		decide(ctx, Decision{Reason: DecisionOwnerDeletingDependents, Target: ownerNames(owners), Policy: string(metav1.DeletePropagationForeground)})
 		return gc.deleteObject(ctx, n.ref, latest, metav1.DeletePropagationForeground)
 	}
@@ -218,6 +227,33 @@ func (gc *GarbageCollector) removeOwnerRefs(ctx context.Context, ref objectRef, 
 		return nil
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"ownerReferences": left, "uid": ref.UID, "resourceVersion": obj.GetResourceVersion()}})
+	if err != nil {
+		return err
+	}
+	_, err = rc.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// unblockOwnerRefs sets blockOwnerDeletion to false in every
+// ownerReference of ref's object (latest) that has it true, with a JSON
+// merge patch on latest's uid and resourceVersion, as upstream's
+// unblockOwnerReferences: the owners waiting for it are then no longer
+// held by it. Nothing is written if none blocks.
+func (gc *GarbageCollector) unblockOwnerRefs(ctx context.Context, ref objectRef, latest *unstructured.Unstructured) error {
+	refs := latest.GetOwnerReferences()
+	if !slices.ContainsFunc(refs, blocks) {
+		return nil
+	}
+	rc, err := gc.client(ref)
+	if err != nil {
+		return err
+	}
+	for i := range refs {
+		if blocks(refs[i]) {
+			refs[i].BlockOwnerDeletion = new(bool)
+		}
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"ownerReferences": refs, "uid": ref.UID, "resourceVersion": latest.GetResourceVersion()}})
 	if err != nil {
 		return err
 	}

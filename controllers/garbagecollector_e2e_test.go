@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 )
@@ -124,4 +126,43 @@ func TestDeleteOrphan(t *testing.T) {
 	if n := len(podsOf(t, admin, "web")); n != 3 {
 		t.Errorf("%d pods after an orphan delete, want 3", n)
 	}
+}
+
+// TestDeleteForegroundCycle: three pods owning one another in a circle,
+// every reference blocking; a foreground delete of one removes all three
+// (upstream's conformance test "should not be blocked by dependency
+// circle"): the collector finds an owner and a dependent both waiting
+// for their dependents and makes the references non-blocking, as
+// upstream's does.
+func TestDeleteForegroundCycle(t *testing.T) {
+	_, admin := startCluster(t)
+	ctx := context.Background()
+	pods := admin.CoreV1().Pods("default")
+	var created []*corev1.Pod
+	for _, name := range []string{"pod1", "pod2", "pod3"} {
+		p, err := pods.Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "cycle"}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		created = append(created, p)
+	}
+	// pod1 is owned by pod3, pod2 by pod1, pod3 by pod2.
+	for i, p := range created {
+		owner := created[(i+2)%3]
+		patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":%q,"uid":%q,"controller":true,"blockOwnerDeletion":true}]}}`, owner.Name, owner.UID)
+		if _, err := pods.Patch(ctx, p.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fg := metav1.DeletePropagationForeground
+	if err := pods.Delete(ctx, "pod1", metav1.DeleteOptions{PropagationPolicy: &fg, Preconditions: metav1.NewUIDPreconditions(string(created[0].UID))}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the three pods gone", func(ctx context.Context) (bool, error) {
+		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "app=cycle"})
+		return err == nil && len(list.Items) == 0, err
+	})
 }
