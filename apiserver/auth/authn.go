@@ -33,6 +33,10 @@ const CredentialIDKey = "authentication.kubernetes.io/credential-id"
 type AuthResult struct {
 	User   *User
 	Method Method
+	// Audiences are those of the credential that the request asked for
+	// (AudiencesFrom), as upstream's authenticator.Response has them;
+	// empty when the request asked for none.
+	Audiences []string
 }
 
 // Authenticator finds the caller of a request. It returns ok=false and a
@@ -261,7 +265,9 @@ func WithAnonymous(authn Authenticator) Authenticator {
 				return res, ok, err
 			}
 		}
-		return &AuthResult{User: AnonymousUser(), Method: MethodAnonymous}, true, nil
+		// Anonymous is for whatever audiences were asked, as upstream's.
+		auds, _ := AudiencesFrom(r.Context())
+		return &AuthResult{User: AnonymousUser(), Method: MethodAnonymous, Audiences: auds}, true, nil
 	})
 }
 

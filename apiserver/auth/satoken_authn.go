@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +22,11 @@ type ServiceAccountGetter interface {
 	GetServiceAccount(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error)
 	GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error)
 }
+
+// errBadSignature is what kube-apiserver's JWT library (go-jose v2) says
+// of a signature that does not verify with the key, whatever the reason
+// (another key, another algorithm): a TokenReview's status.error shows it.
+var errBadSignature = errors.New("go-jose/go-jose: error in cryptographic primitive")
 
 // tokenLeeway is go-jose's jwt.DefaultLeeway, which kube-apiserver's
 // validator allows on exp, nbf and iat, and on deletion times.
@@ -39,14 +43,17 @@ type serviceAccountAuthenticator struct {
 // NewServiceAccountAuthenticator returns kube-apiserver's service account
 // token authenticator for tokens of issuer signed by key. A bearer token
 // that is not a JWT, or whose iss is another issuer, is not its business
-// (ok=false). Otherwise the token must carry a valid ES256 signature, be
-// within its validity (a minute's leeway, as upstream), name one of
-// audiences, and its service account (and pod, when bound to one) must
-// still exist with the UID the token names; then the caller is
+// (ok=false). Otherwise, in upstream's order, the token must carry a valid
+// ES256 signature, name one of the audiences the request asks for
+// (AudiencesFrom; audiences, the API audiences, when it asks for none; a
+// token without audiences is for those), be within its validity (a
+// minute's leeway, as upstream), and its service account (and pod, when
+// bound to one) must still exist with the UID the token names; then the
+// caller is
 // ServiceAccountUser with system:authenticated, the token's jti as
 // credential id ("JTI=<jti>"), and the pod's and node's names and UIDs in
-// Extra for a pod-bound token. On success the Authorization header is
-// removed from the request.
+// Extra for a pod-bound token, and the audiences in common. On success the
+// Authorization header is removed from the request.
 func NewServiceAccountAuthenticator(issuer string, audiences []string, key *ecdsa.PublicKey, getter ServiceAccountGetter) Authenticator {
 	return &serviceAccountAuthenticator{issuer: issuer, audiences: audiences, key: key, getter: getter, now: time.Now}
 }
@@ -60,22 +67,54 @@ func (a *serviceAccountAuthenticator) AuthenticateRequest(r *http.Request) (*Aut
 	if !ok || claims.Issuer != a.issuer {
 		return nil, false, nil
 	}
-	if !es256Header(signed) || !verifySignature(a.key, signed, sig) {
-		return nil, false, errors.New("invalid signature on service account token")
-	}
-	if err := a.checkTimes(claims); err != nil {
-		return nil, false, err
-	}
-	if !slices.ContainsFunc(claims.Audience, func(aud string) bool { return slices.Contains(a.audiences, aud) }) {
-		return nil, false, fmt.Errorf("token audiences %q is invalid for the target audiences %q", claims.Audience, a.audiences)
-	}
-	u, err := a.user(r.Context(), claims)
+	res, err := a.authenticate(r, claims, signed, sig)
 	if err != nil {
 		return nil, false, err
 	}
 	r.Header.Del("Authorization")
+	return res, true, nil
+}
+
+// authenticate checks a token of the issuer in upstream's order
+// (jwtTokenAuthenticator.AuthenticateToken, then its validator):
+// signature, audiences, validity times, the objects it names.
+func (a *serviceAccountAuthenticator) authenticate(r *http.Request, claims TokenClaims, signed string, sig []byte) (*AuthResult, error) {
+	if !es256Header(signed) || !verifySignature(a.key, signed, sig) {
+		return nil, errBadSignature
+	}
+	auds, err := a.audiencesOf(r, claims)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkTimes(claims); err != nil {
+		return nil, err
+	}
+	u, err := a.user(r.Context(), claims)
+	if err != nil {
+		return nil, err
+	}
 	u = withAuthenticatedGroup(u)
-	return &AuthResult{User: &u, Method: MethodToken}, true, nil
+	return &AuthResult{User: &u, Method: MethodToken, Audiences: auds}, nil
+}
+
+// audiencesOf returns the token's audiences that the request asks for
+// (AudiencesFrom; the API audiences when it asks for none), and upstream's
+// error when there are none. A token without audiences is for the API
+// audiences.
+func (a *serviceAccountAuthenticator) audiencesOf(r *http.Request, c TokenClaims) ([]string, error) {
+	tokenAuds := c.Audience
+	if len(tokenAuds) == 0 {
+		tokenAuds = a.audiences
+	}
+	requested, ok := AudiencesFrom(r.Context())
+	if !ok {
+		requested = a.audiences
+	}
+	auds := intersectAudiences(tokenAuds, requested)
+	if len(auds) == 0 && len(a.audiences) != 0 {
+		return nil, fmt.Errorf("token audiences %q is invalid for the target audiences %q", tokenAuds, requested)
+	}
+	return auds, nil
 }
 
 // es256Header reports whether the JWS header says alg ES256.
