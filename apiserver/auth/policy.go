@@ -252,8 +252,9 @@ func schedulerRules() []rbacv1.PolicyRule {
 // (everything), admin, edit and view with their aggregation rules and the
 // three system:aggregate-to-* roles they aggregate, system:node,
 // system:kube-scheduler, system:discovery, system:public-info-viewer,
-// system:basic-user, system:kube-controller-manager and the controllers'
-// system:controller:<name> roles (policy_controllers.go). Upstream
+// system:basic-user, system:auth-delegator, system:kube-controller-manager
+// and the controllers' system:controller:<name> roles
+// (policy_controllers.go). Upstream
 // creates admin, edit and view without rules, and
 // kube-controller-manager's clusterrole-aggregation-controller fills them
 // from the roles their aggregation rules select. kubesim runs that
@@ -286,6 +287,13 @@ func BootstrapPolicy() (clusterRoles []*rbacv1.ClusterRole, clusterRoleBindings 
 		)),
 		clusterRole("system:public-info-viewer", nil, rules(
 			allow(VerbGet).urls("/livez", "/readyz", "/healthz", "/version", "/version/"),
+		)),
+		// What a server that delegates authentication and authorization
+		// to this one needs (an aggregated API server, a webhook); upstream
+		// binds it to no one.
+		clusterRole("system:auth-delegator", nil, rules(
+			allow(VerbCreate).groups(authenticationGroup).resources("tokenreviews"),
+			allow(VerbCreate).groups(authorizationGroup).resources("subjectaccessreviews"),
 		)),
 		withAggregation(clusterRole("admin", nil, nil), selector(aggregateToAdmin)),
 		withAggregation(clusterRole("edit", map[string]string{aggregateToAdmin: "true"}, nil), selector(aggregateToEdit)),

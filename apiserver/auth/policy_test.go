@@ -26,7 +26,7 @@ func TestBootstrapPolicyObjects(t *testing.T) {
 	}
 	sort.Strings(roleNames)
 	wantRoles := []string{"admin", "cluster-admin", "edit", "system:aggregate-to-admin", "system:aggregate-to-edit",
-		"system:aggregate-to-view", "system:basic-user", "system:discovery", "system:kube-scheduler", "system:node",
+		"system:aggregate-to-view", "system:auth-delegator", "system:basic-user", "system:discovery", "system:kube-scheduler", "system:node",
 		"system:public-info-viewer", "view", ControllerManagerUser}
 	for name := range controllerRoles() {
 		wantRoles = append(wantRoles, ControllerRolePrefix+name)
@@ -215,6 +215,11 @@ func TestBootstrapPolicyGrants(t *testing.T) {
 		{"system:basic-user", res("create", authz, "selfsubjectaccessreviews", ""), true},
 		{"system:basic-user", res("create", authz, "selfsubjectrulesreviews", ""), true},
 		{"system:basic-user", res("create", authz, "subjectaccessreviews", ""), false},
+
+		{"system:auth-delegator", res("create", "authentication.k8s.io", "tokenreviews", ""), true},
+		{"system:auth-delegator", res("create", authz, "subjectaccessreviews", ""), true},
+		{"system:auth-delegator", res("create", authz, "localsubjectaccessreviews", ""), false},
+		{"system:auth-delegator", res("get", authz, "subjectaccessreviews", ""), false},
 
 		{"system:public-info-viewer", get("/healthz"), true},
 		{"system:public-info-viewer", get("/livez"), true},
