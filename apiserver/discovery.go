@@ -167,7 +167,7 @@ func (s *Server) ServeResourceList(w http.ResponseWriter, r *http.Request, g *Gr
 	}
 	for _, rv := range g.reviews {
 		list.APIResources = append(list.APIResources, metav1.APIResource{
-			Name: rv.Plural, SingularName: rv.Singular, Kind: rv.Kind.Kind, Verbs: []string{verbCreate},
+			Name: rv.Plural, SingularName: rv.Singular, Namespaced: rv.Namespaced, Kind: rv.Kind.Kind, Verbs: []string{verbCreate},
 		})
 	}
 	sort.Slice(list.APIResources, func(i, j int) bool { return list.APIResources[i].Name < list.APIResources[j].Name })
@@ -217,9 +217,13 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, o outpu
 			})
 		}
 		for _, rv := range g.reviews {
+			scope := apidiscoveryv2.ScopeCluster
+			if rv.Namespaced {
+				scope = apidiscoveryv2.ScopeNamespace
+			}
 			v.Resources = append(v.Resources, apidiscoveryv2.APIResourceDiscovery{
 				Resource: rv.Plural, ResponseKind: &metav1.GroupVersionKind{Group: rv.Kind.Group, Version: rv.Kind.Version, Kind: rv.Kind.Kind},
-				Scope: apidiscoveryv2.ScopeCluster, SingularResource: rv.Singular, Verbs: []string{verbCreate},
+				Scope: scope, SingularResource: rv.Singular, Verbs: []string{verbCreate},
 			})
 		}
 		sort.Slice(v.Resources, func(i, j int) bool { return v.Resources[i].Resource < v.Resources[j].Resource })

@@ -116,10 +116,13 @@ type Group struct {
 }
 
 // Review is a create-only, never stored resource (selfsubjectaccessreviews):
-// Create answers a POST of Kind to /<group-version>/<Plural>.
+// Create answers a POST of Kind to /<group-version>/<Plural>, or, when
+// Namespaced (localsubjectaccessreviews), to
+// /<group-version>/namespaces/{namespace}/<Plural>.
 type Review struct {
 	Plural, Singular string
 	Kind             schema.GroupVersionKind
+	Namespaced       bool
 	Create           HandlerFunc
 }
 

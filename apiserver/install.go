@@ -95,8 +95,12 @@ func (s *Server) GroupWebService(g *Group) *restful.WebService {
 			Operation("create" + opGroup(g.gv) + "NamespacedBinding").Doc("create a Binding"))
 	}
 	for _, rv := range g.reviews {
-		ws.Route(ws.POST("/" + rv.Plural).To(s.RouteFunction(ws, rv.Create)).
-			Operation("create" + opGroup(g.gv) + rv.Kind.Kind).Doc("create a " + rv.Kind.Kind))
+		path, scope := "/"+rv.Plural, ""
+		if rv.Namespaced {
+			path, scope = "/namespaces/{namespace}/"+rv.Plural, "Namespaced"
+		}
+		ws.Route(ws.POST(path).To(s.RouteFunction(ws, rv.Create)).
+			Operation("create" + opGroup(g.gv) + scope + rv.Kind.Kind).Doc("create a " + rv.Kind.Kind))
 	}
 	return ws
 }
