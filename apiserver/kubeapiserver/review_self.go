@@ -30,14 +30,19 @@ type reviews struct {
 }
 
 // list is authentication.k8s.io/v1's selfsubjectreviews (kubectl auth
-// whoami) and authorization.k8s.io/v1's selfsubjectaccessreviews (kubectl
-// auth can-i) and selfsubjectrulesreviews (kubectl auth can-i --list).
+// whoami), and authorization.k8s.io/v1's
+// selfsubjectaccessreviews (kubectl auth can-i), selfsubjectrulesreviews
+// (kubectl auth can-i --list), subjectaccessreviews and
+// localsubjectaccessreviews.
 func (rv *reviews) list() []apiserver.Review {
 	return []apiserver.Review{
 		{Plural: "selfsubjectreviews", Singular: "selfsubjectreview", Kind: selfSubjectReviewKind, Create: rv.createSelfSubjectReview},
 		{Plural: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview",
 			Kind: authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"), Create: rv.createSelfSubjectAccessReview},
 		{Plural: "selfsubjectrulesreviews", Singular: "selfsubjectrulesreview", Kind: selfSubjectRulesReviewKind, Create: rv.createSelfSubjectRulesReview},
+		{Plural: "subjectaccessreviews", Singular: "subjectaccessreview", Kind: subjectAccessReviewKind, Create: rv.createSubjectAccessReview},
+		{Plural: "localsubjectaccessreviews", Singular: "localsubjectaccessreview", Kind: localSubjectAccessReviewKind,
+			Namespaced: true, Create: rv.createLocalSubjectAccessReview},
 	}
 }
 
