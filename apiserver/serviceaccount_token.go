@@ -59,15 +59,23 @@ func (s *Server) setupServiceAccountTokens() error {
 		return err
 	}
 	s.tokens = issuer
-	s.authn = auth.Union(s.cfg.Authenticator,
-		auth.NewServiceAccountAuthenticator(issuer.Issuer(), s.apiAudiences(), &key.PublicKey, s.serviceAccounts()))
+	// The configured authenticator (static tokens, client certificates)
+	// knows no audiences: as kube-apiserver wraps its token file
+	// authenticator, it answers only a request for the API audiences.
+	s.authn = auth.Union(auth.WrapAudienceAgnostic(s.APIAudiences(), s.cfg.Authenticator),
+		auth.NewServiceAccountAuthenticator(issuer.Issuer(), s.APIAudiences(), &key.PublicKey, s.serviceAccounts()))
 	return nil
 }
 
-// apiAudiences are the audiences the API server accepts and gives tokens
+// Authenticator is what the handler chain authenticates requests with:
+// the configured authenticator, service account tokens, then anonymous.
+// A TokenReview authenticates its token with it, as kube-apiserver's.
+func (s *Server) Authenticator() auth.Authenticator { return auth.WithAnonymous(s.authn) }
+
+// APIAudiences are the audiences the API server accepts and gives tokens
 // by default: kube-apiserver's --api-audiences, which defaults to the
 // issuer.
-func (s *Server) apiAudiences() []string { return []string{s.tokens.Issuer()} }
+func (s *Server) APIAudiences() []string { return []string{s.tokens.Issuer()} }
 
 // serviceAccountGetter reads service accounts from the service account
 // cache (fed by the watch cache, as upstream's getter reads an
@@ -173,7 +181,7 @@ func (s *Server) tokenServiceAccount(ctx context.Context, req *authenticationv1.
 			fmt.Errorf("the UID in the token request (%s) does not match the UID of the service account (%s)", req.UID, sa.UID))
 	}
 	if len(req.Spec.Audiences) == 0 {
-		req.Spec.Audiences = s.apiAudiences()
+		req.Spec.Audiences = s.APIAudiences()
 	}
 	req.Name, req.Namespace, req.UID = sa.Name, sa.Namespace, sa.UID
 	if req.Spec.ExpirationSeconds == nil {

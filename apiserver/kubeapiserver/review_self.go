@@ -30,7 +30,7 @@ type reviews struct {
 }
 
 // list is authentication.k8s.io/v1's selfsubjectreviews (kubectl auth
-// whoami), and authorization.k8s.io/v1's
+// whoami) and tokenreviews, and authorization.k8s.io/v1's
 // selfsubjectaccessreviews (kubectl auth can-i), selfsubjectrulesreviews
 // (kubectl auth can-i --list), subjectaccessreviews and
 // localsubjectaccessreviews.
@@ -43,6 +43,7 @@ func (rv *reviews) list() []apiserver.Review {
 		{Plural: "subjectaccessreviews", Singular: "subjectaccessreview", Kind: subjectAccessReviewKind, Create: rv.createSubjectAccessReview},
 		{Plural: "localsubjectaccessreviews", Singular: "localsubjectaccessreview", Kind: localSubjectAccessReviewKind,
 			Namespaced: true, Create: rv.createLocalSubjectAccessReview},
+		{Plural: "tokenreviews", Singular: "tokenreview", Kind: tokenReviewKind, Create: rv.createTokenReview},
 	}
 }
 
