@@ -78,7 +78,11 @@ func writeHeader(b *strings.Builder, m meta) {
 	fmt.Fprintf(b, "test/conformance/testdata/conformance.yaml) of %s, run against `kubesim serve --nodes %d`\n", strings.Join(sigs, ", "), m.Nodes)
 	fmt.Fprintf(b, "by ginkgo in %d processes, with kubectl %s.\n\n", m.Procs, release)
 	fmt.Fprintf(b, "- kubesim: %s, built from %s\n", m.Kubesim, orUnknown(m.Build))
-	fmt.Fprintf(b, "- run: %s, %s\n\n", m.Started.Format("2006-01-02 15:04 UTC"), m.Finished.Sub(m.Started).Round(time.Second))
+	fmt.Fprintf(b, "- run: %s, %s\n", m.Started.Format("2006-01-02 15:04 UTC"), m.Finished.Sub(m.Started).Round(time.Second))
+	if m.FromLog {
+		fmt.Fprintf(b, "- a ginkgo process disappeared during the run, so the suite wrote no report: the results are read from\n  ginkgo's log, and the tests that process was running are \"not run\"\n")
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(b, "A test is excluded only when it needs what kubesim does not simulate by design: its kubelets\n")
 	fmt.Fprintf(b, "run no process (no exec, port-forward, program output, probes, webhook or aggregated API\n")
 	fmt.Fprintf(b, "server pods) and pods exchange no packets (hack/conformance/excluded.tsv, with the call that\n")

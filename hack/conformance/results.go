@@ -14,8 +14,11 @@ type meta struct {
 	Started, Finished time.Time
 	Kubesim           string
 	Build             string // what the binary was built from (-build)
-	Procs, Nodes      int
-	Selected          []string // the tests asked for
+	// FromLog: the suite wrote no report (a parallel process
+	// disappeared); the results were read from ginkgo.log.
+	FromLog      bool `json:"-"`
+	Procs, Nodes int
+	Selected     []string // the tests asked for
 }
 
 // result is one test's outcome, from ginkgo's report.
@@ -55,7 +58,8 @@ func readRun(work string) (*runResult, error) {
 	return &runResult{results: results, meta: m}, nil
 }
 
-// readResults reads work/ginkgo/report.json and work/meta.json; the results are
+// readResults reads work/ginkgo/report.json (or, without one,
+// work/ginkgo.log) and work/meta.json; the results are
 // keyed by the test's full name.
 func readResults(work string) (map[string]result, meta, error) {
 	var m meta
@@ -67,8 +71,13 @@ func readResults(work string) (map[string]result, meta, error) {
 		return nil, m, fmt.Errorf("meta.json: %v", err)
 	}
 	b, err = os.ReadFile(filepath.Join(work, "ginkgo", "report.json"))
+	if os.IsNotExist(err) {
+		m.FromLog = true
+		results, err := readLog(filepath.Join(work, "ginkgo.log"))
+		return results, m, err
+	}
 	if err != nil {
-		return nil, m, fmt.Errorf("ginkgo wrote no report: %v (see %s)", err, filepath.Join(work, "ginkgo.log"))
+		return nil, m, err
 	}
 	var reports []ginkgoReport
 	if err := json.Unmarshal(b, &reports); err != nil {

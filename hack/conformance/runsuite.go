@@ -78,7 +78,7 @@ func runGinkgo(ctx context.Context, o options, t tools, kubeconfig string, names
 	}
 	defer log.Close()
 	args := []string{
-		"--procs", fmt.Sprint(o.procs), "--timeout", o.timeout.String(), "--no-color",
+		"--procs", fmt.Sprint(o.procs), "--timeout", o.timeout.String(), "--no-color", "-v",
 		"--focus", focusRegexp(names), t.e2e, "--",
 		"--kubeconfig", kubeconfig, "--provider", "skeleton", "--kubectl-path", t.kubectl,
 		"--dump-logs-on-failure=false", "--disable-log-dump", "--e2e-output-dir", o.work,
