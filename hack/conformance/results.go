@@ -58,9 +58,8 @@ func readRun(work string) (*runResult, error) {
 	return &runResult{results: results, meta: m}, nil
 }
 
-// readResults reads work/ginkgo/report.json (or, without one,
-// work/ginkgo.log) and work/meta.json; the results are
-// keyed by the test's full name.
+// readResults reads work/meta.json and the results of each phase the run
+// had (work/parallel, work/serial), keyed by the test's full name.
 func readResults(work string) (map[string]result, meta, error) {
 	var m meta
 	b, err := os.ReadFile(filepath.Join(work, "meta.json"))
@@ -70,18 +69,43 @@ func readResults(work string) (map[string]result, meta, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, m, fmt.Errorf("meta.json: %v", err)
 	}
-	b, err = os.ReadFile(filepath.Join(work, "ginkgo", "report.json"))
+	out := map[string]result{}
+	for _, ph := range []string{"parallel", "serial"} {
+		dir := filepath.Join(work, ph)
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			continue
+		}
+		results, fromLog, err := readPhase(dir)
+		if err != nil {
+			return nil, m, err
+		}
+		m.FromLog = m.FromLog || fromLog
+		for name, r := range results {
+			// A phase's report has every spec of the suite, those it
+			// did not select as skipped: they do not hide another
+			// phase's result.
+			if _, seen := out[name]; !seen || r.State != "skipped" {
+				out[name] = r
+			}
+		}
+	}
+	return out, m, nil
+}
+
+// readPhase reads dir/ginkgo/report.json or, when the suite wrote none,
+// dir/ginkgo.log (fromLog).
+func readPhase(dir string) (results map[string]result, fromLog bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, "ginkgo", "report.json"))
 	if os.IsNotExist(err) {
-		m.FromLog = true
-		results, err := readLog(filepath.Join(work, "ginkgo.log"))
-		return results, m, err
+		results, err := readLog(filepath.Join(dir, "ginkgo.log"))
+		return results, true, err
 	}
 	if err != nil {
-		return nil, m, err
+		return nil, false, err
 	}
 	var reports []ginkgoReport
 	if err := json.Unmarshal(b, &reports); err != nil {
-		return nil, m, fmt.Errorf("report.json: %v", err)
+		return nil, false, fmt.Errorf("%s: %v", dir, err)
 	}
 	out := map[string]result{}
 	for _, r := range reports {
@@ -93,7 +117,7 @@ func readResults(work string) (map[string]result, meta, error) {
 			out[name] = result{State: s.State, Failure: firstLine(s.Failure.Message), RunTime: s.RunTime}
 		}
 	}
-	return out, m, nil
+	return out, false, nil
 }
 
 // firstLine is the first non-empty line of s, at most 200 bytes.

@@ -15,8 +15,8 @@ import (
 )
 
 // runSuite builds (or reuses) the tools, starts kubesim serve in o.work,
-// runs the selected tests with ginkgo and records how the run was made in
-// o.work/meta.json; the suite's report is o.work/ginkgo/report.json.
+// runs the selected tests with ginkgo in two phases (phases) and records
+// how the run was made in o.work/meta.json.
 func runSuite(ctx context.Context, o options, tests []test) error {
 	t, err := ensureTools(o.binDir, o.rebuild)
 	if err != nil {
@@ -44,16 +44,45 @@ func runSuite(ctx context.Context, o options, tests []test) error {
 	}
 	defer s.Stop()
 	m := meta{Started: time.Now().UTC(), Kubesim: kubesimVersion(o.kubesim), Build: o.build, Procs: o.procs, Nodes: o.nodes, Selected: names}
-	err = runGinkgo(ctx, o, t, s.Kubeconfig(), names)
+	for _, ph := range phases(names, o.procs) {
+		if err := runGinkgo(ctx, o, t, s.Kubeconfig(), ph); err != nil {
+			// A failing test makes ginkgo exit non-zero: that is a result.
+			fmt.Fprintf(os.Stderr, "conformance: ginkgo (%s): %v\n", ph.dir, err)
+		}
+	}
 	m.Finished = time.Now().UTC()
-	if werr := writeJSON(filepath.Join(o.work, "meta.json"), m); werr != nil {
-		return werr
+	return writeJSON(filepath.Join(o.work, "meta.json"), m)
+}
+
+// phase is one ginkgo run: some of the tests, in procs processes, its
+// log and report in work/dir.
+type phase struct {
+	dir   string
+	names []string
+	procs int
+}
+
+// phases splits the tests: those that may run in parallel, then the
+// [Serial] ones, alone. ginkgo would run the serial ones last on its
+// first process, but a parallel process that disappears (a test that
+// fails in a goroutine of its own crashes its process) then takes them
+// all with it; run apart, they run whatever happened before.
+func phases(names []string, procs int) []phase {
+	par, ser := phase{dir: "parallel", procs: procs}, phase{dir: "serial", procs: 1}
+	for _, n := range names {
+		if strings.Contains(n, "[Serial]") {
+			ser.names = append(ser.names, n)
+		} else {
+			par.names = append(par.names, n)
+		}
 	}
-	if err != nil {
-		// A failing test makes ginkgo exit non-zero: that is a result.
-		fmt.Fprintln(os.Stderr, "conformance: ginkgo:", err)
+	var out []phase
+	for _, ph := range []phase{par, ser} {
+		if len(ph.names) > 0 {
+			out = append(out, ph)
+		}
 	}
-	return nil
+	return out
 }
 
 // selected are the names of the tests to run: not excluded, and matching
@@ -68,29 +97,33 @@ func selected(tests []test, focus *regexp.Regexp) []string {
 	return names
 }
 
-// runGinkgo runs e2e.test under ginkgo in o.procs processes ([Serial]
-// tests run on the first one once the others are done), with its output
-// in o.work/ginkgo.log.
-func runGinkgo(ctx context.Context, o options, t tools, kubeconfig string, names []string) error {
-	log, err := os.Create(filepath.Join(o.work, "ginkgo.log"))
+// runGinkgo runs e2e.test under ginkgo for one phase, with its output in
+// work/<phase>/ginkgo.log and the suite's report in
+// work/<phase>/ginkgo/report.json.
+func runGinkgo(ctx context.Context, o options, t tools, kubeconfig string, ph phase) error {
+	dir := filepath.Join(o.work, ph.dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	log, err := os.Create(filepath.Join(dir, "ginkgo.log"))
 	if err != nil {
 		return err
 	}
 	defer log.Close()
 	args := []string{
-		"--procs", fmt.Sprint(o.procs), "--timeout", o.timeout.String(), "--no-color", "-v",
-		"--focus", focusRegexp(names), t.e2e, "--",
+		"--procs", fmt.Sprint(ph.procs), "--timeout", o.timeout.String(), "--no-color", "-v",
+		"--focus", focusRegexp(ph.names), t.e2e, "--",
 		"--kubeconfig", kubeconfig, "--provider", "skeleton", "--kubectl-path", t.kubectl,
-		"--dump-logs-on-failure=false", "--disable-log-dump", "--e2e-output-dir", o.work,
+		"--dump-logs-on-failure=false", "--disable-log-dump", "--e2e-output-dir", dir,
 		// The suite sets ginkgo's reporters itself (ginkgo's own
 		// --json-report is left empty): its complete report is
 		// report-dir/ginkgo/report.json.
-		"--report-dir", o.work, "--report-complete-ginkgo",
+		"--report-dir", dir, "--report-complete-ginkgo",
 	}
 	cmd := exec.CommandContext(ctx, t.ginkgo, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "PATH="+filepath.Dir(t.kubectl)+":"+os.Getenv("PATH"))
-	fmt.Fprintf(os.Stderr, "conformance: running %d tests in %d processes; tail -f %s\n", len(names), o.procs, log.Name())
+	fmt.Fprintf(os.Stderr, "conformance: running %d tests in %d processes; tail -f %s\n", len(ph.names), ph.procs, log.Name())
 	return cmd.Run()
 }
 
