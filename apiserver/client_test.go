@@ -184,7 +184,7 @@ func TestGracefulDeletion(t *testing.T) {
 	// Preconditions.
 	q := mustCreatePod(t, ts.client, "default", testPod("q", nil))
 	err = c.Delete(ctx, "q", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: ptr.To("1")}})
-	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: "+q.ResourceVersion) {
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "the ResourceVersion in the precondition (1) does not match the ResourceVersion in record ("+q.ResourceVersion+")") {
 		t.Errorf("stale precondition: err = %v, want 409", err)
 	}
 }

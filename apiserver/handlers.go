@@ -240,7 +240,7 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p Params) erro
 		}
 		a.Object = next
 		return next, h.s.admit(ctx, &a)
-	}, h.s.validator(&createAttrs), h.updateValidator(attrs, dryRun), registry.Options{DryRun: dryRun})
+	}, h.s.validator(&createAttrs), h.updateValidator(attrs, dryRun), registry.Options{DryRun: dryRun, UID: m.GetUID()})
 	if err != nil {
 		return err
 	}

@@ -112,8 +112,8 @@ func DeleteCustomResourceDefinition(ctx context.Context, s *Store, name string, 
 		}
 	}
 	key := s.Key("", name)
-	if err := precond.Check(key, crd); err != nil {
-		return nil, false, s.interpret(err, name)
+	if err := s.precondConflict(precond, crd, "precondition"); err != nil {
+		return nil, false, err
 	}
 	if crd.DeletionTimestamp != nil {
 		return s.Delete(ctx, "", name, deleteValidation, opts)

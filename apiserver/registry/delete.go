@@ -11,6 +11,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/apiserver/storage"
 )
@@ -136,8 +137,8 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 	}
 	if p := opts.Preconditions; p != nil {
 		req.precond = &storage.Preconditions{UID: p.UID, ResourceVersion: p.ResourceVersion}
-		if err := req.precond.Check(req.key, current); err != nil {
-			return nil, false, s.interpret(err, name)
+		if err := s.checkDeletePreconditions(current, p); err != nil {
+			return nil, false, err
 		}
 	}
 	plan, err := s.planDelete(current.DeepCopyObject(), opts.DeepCopy())
@@ -160,6 +161,42 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 		req.marked = out
 	}
 	return s.remove(ctx, req)
+}
+
+// checkDeletePreconditions fails a delete early, as upstream's
+// rest.BeforeDelete does, when the client's preconditions do not hold for
+// current. Upstream names the Kind where a Conflict names the resource
+// ("on ConfigMap "x""). Should the object change after this check, the
+// storage's check fails the write instead, with its StorageError text.
+func (s *Store) checkDeletePreconditions(current runtime.Object, p *metav1.Preconditions) error {
+	m, err := metaOf(current)
+	if err != nil {
+		return err
+	}
+	gk := schema.GroupResource{Group: s.Resource.Kind.Group, Resource: s.Resource.Kind.Kind}
+	if p.UID != nil && *p.UID != m.GetUID() {
+		return apierrors.NewConflict(gk, m.GetName(), fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, m.GetUID()))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
+		return apierrors.NewConflict(gk, m.GetName(), fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, m.GetResourceVersion()))
+	}
+	return nil
+}
+
+// precondConflict is how upstream's namespace and CRD storages, which
+// check a delete's preconditions themselves, refuse one that fails:
+// a Conflict on the resource with the storage's own wording, whose first
+// word (prefix) is "Precondition" for namespaces and "precondition" for
+// CRDs. It returns nil if p holds for m.
+func (s *Store) precondConflict(p *storage.Preconditions, m metav1.Object, prefix string) error {
+	gr := s.Resource.GroupResource()
+	if p.UID != nil && *p.UID != m.GetUID() {
+		return apierrors.NewConflict(gr, m.GetName(), fmt.Errorf("%s failed: UID in precondition: %v, UID in object meta: %v", prefix, *p.UID, m.GetUID()))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
+		return apierrors.NewConflict(gr, m.GetName(), fmt.Errorf("%s failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", prefix, *p.ResourceVersion, m.GetResourceVersion()))
+	}
+	return nil
 }
 
 // deleteRequest is one Delete under way.

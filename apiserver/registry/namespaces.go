@@ -121,8 +121,8 @@ func DeleteNamespace(ctx context.Context, s *Store, name string, deleteValidatio
 		}
 	}
 	key := s.Key("", name)
-	if err := precond.Check(key, ns); err != nil {
-		return nil, false, s.interpret(err, name)
+	if err := s.precondConflict(precond, ns, "Precondition"); err != nil {
+		return nil, false, err
 	}
 	if ns.DeletionTimestamp == nil {
 		out, err := s.storage.GuaranteedUpdate(ctx, key, precond, false, storage.WriteOptions{DryRun: isDryRun(opts.DryRun)}, func(cur runtime.Object) (runtime.Object, error) {

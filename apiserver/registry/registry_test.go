@@ -317,9 +317,9 @@ func TestDeletePods(t *testing.T) {
 		r := newRegistry(t)
 		mustCreatePod(t, r, newPod("nginx"))
 		_, _, err := r.Pods.Delete(ctx, "default", "nginx", nil, &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr.To(types.UID("nope"))}})
-		wantStatus(t, err, 409, `Operation cannot be fulfilled on pods "nginx": Precondition failed: UID in precondition: nope, UID in object meta: `)
+		wantStatus(t, err, 409, `Operation cannot be fulfilled on Pod "nginx": the UID in the precondition (nope) does not match the UID in record (`)
 		_, _, err = r.Pods.Delete(ctx, "default", "nginx", nil, &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: ptr.To("1")}})
-		wantStatus(t, err, 409, "Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ")
+		wantStatus(t, err, 409, "the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (")
 	})
 
 	t.Run("finalizers hold the object", func(t *testing.T) {

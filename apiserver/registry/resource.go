@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesim/kubesim/apiserver/storage"
@@ -239,6 +240,10 @@ type UpdatedObjectFunc func(ctx context.Context, current runtime.Object) (runtim
 type Options struct {
 	// DryRun runs every step of the write but stores nothing.
 	DryRun bool
+	// UID, if set, must be the stored object's for an Update to go ahead
+	// (409 otherwise, before anything else is checked): a PUT's body's
+	// metadata.uid, as upstream's defaultUpdatedObjectInfo.Preconditions.
+	UID types.UID
 }
 
 func (s *Store) writeOptions(o Options) storage.WriteOptions {

@@ -138,7 +138,7 @@ func (s *Store) interpret(err error, name string) error {
 	case storage.IsExist(err):
 		return apierrors.NewAlreadyExists(gr, name)
 	case storage.IsInvalidObj(err):
-		return apierrors.NewConflict(gr, name, errors.New(storage.InvalidObjMessage(err)))
+		return apierrors.NewConflict(gr, name, err)
 	}
 	return err
 }
@@ -344,7 +344,7 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts *metainternalv
 }
 
 // Update replaces an object with what objInfo computes from the current
-// one. A resourceVersion in the new object must match the stored one
+// one, if it has opts.UID (when set). A resourceVersion in the new object must match the stored one
 // (409 Conflict otherwise); without one the update is unconditional if the
 // strategy allows. A missing object is created if the strategy allows
 // (created is then true). Removing the last finalizer of an object being
@@ -362,7 +362,11 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 			finishUpdate(out)
 		}
 	}()
-	out, err = s.storage.GuaranteedUpdate(ctx, key, nil, s.strategy.AllowCreateOnUpdate, s.writeOptions(opts), func(current runtime.Object) (runtime.Object, error) {
+	var precond *storage.Preconditions
+	if opts.UID != "" {
+		precond = &storage.Preconditions{UID: &opts.UID}
+	}
+	out, err = s.storage.GuaranteedUpdate(ctx, key, precond, s.strategy.AllowCreateOnUpdate, s.writeOptions(opts), func(current runtime.Object) (runtime.Object, error) {
 		cm, err := metaOf(current)
 		if err != nil {
 			return nil, err

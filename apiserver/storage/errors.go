@@ -26,7 +26,8 @@ type Error struct {
 	Key  string
 	// Rev is the revision at which the failure was observed, if known.
 	Rev int64
-	// Msg explains an ErrCodeInvalidObj failure; it is shown to clients.
+	// Msg explains an ErrCodeInvalidObj failure; clients see it at the
+	// end of Error's text.
 	Msg string
 }
 
@@ -37,7 +38,10 @@ func (e *Error) Error() string {
 	case ErrCodeKeyExists:
 		return fmt.Sprintf("key exists: %s", e.Key)
 	default:
-		return e.Msg
+		// Upstream's StorageError text (k8s.io/apiserver/pkg/storage/errors.go),
+		// which clients see inside a Conflict: code 4 is its ErrCodeInvalidObj,
+		// and NewInvalidObjError leaves the resourceVersion 0.
+		return fmt.Sprintf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: %s", e.Key, e.Msg)
 	}
 }
 
@@ -54,13 +58,3 @@ func IsExist(err error) bool { return hasCode(err, ErrCodeKeyExists) }
 
 // IsInvalidObj reports whether err is a failed precondition.
 func IsInvalidObj(err error) bool { return hasCode(err, ErrCodeInvalidObj) }
-
-// InvalidObjMessage returns the client-facing message of an
-// ErrCodeInvalidObj error, or "" for other errors.
-func InvalidObjMessage(err error) string {
-	var se *Error
-	if errors.As(err, &se) && se.Code == ErrCodeInvalidObj {
-		return se.Msg
-	}
-	return ""
-}

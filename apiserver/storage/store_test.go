@@ -311,7 +311,7 @@ func TestGuaranteedUpdate(t *testing.T) {
 		mustCreate(t, e.store, pod("default", "a", nil))
 		wrong := types.UID("other")
 		_, err := e.store.GuaranteedUpdate(ctx, key("default", "a"), &storage.Preconditions{UID: &wrong}, false, storage.WriteOptions{}, func(cur runtime.Object) (runtime.Object, error) { return cur, nil })
-		if !storage.IsInvalidObj(err) || !strings.Contains(storage.InvalidObjMessage(err), "Precondition failed: UID in precondition: other, UID in object meta: uid-a") {
+		if !storage.IsInvalidObj(err) || err.Error() != "StorageError: invalid object, Code: 4, Key: "+key("default", "a")+", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: uid-a" {
 			t.Errorf("err = %v, want the upstream precondition message", err)
 		}
 	})
