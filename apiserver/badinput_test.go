@@ -80,8 +80,14 @@ func TestBadInput(t *testing.T) {
 			404, metav1.StatusReasonNotFound, `pods "ghost" not found`},
 		{"stale resourceVersion in a patch", "PATCH", "/api/v1/namespaces/default/pods/p", "application/merge-patch+json", `{"metadata":{"resourceVersion":"2","labels":{"a":"b"}}}`,
 			409, metav1.StatusReasonConflict, `Operation cannot be fulfilled on pods "p": the object has been modified`},
+		// kube-apiserver v1.37.2 answers a get (and a watch) with a 500
+		// without a reason: its storage's field error is no API error.
 		{"bad resourceVersion", "GET", "/api/v1/namespaces/default/pods/p?resourceVersion=abc", "", "",
-			400, metav1.StatusReasonBadRequest, "invalid resource version"},
+			500, "", `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`},
+		{"bad resourceVersion of a list", "GET", "/api/v1/namespaces/default/configmaps?resourceVersion=abc", "", "",
+			400, metav1.StatusReasonBadRequest, `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`},
+		{"negative resourceVersion of a watch", "GET", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=-1", "", "",
+			500, "", `resourceVersion: Invalid value: "-1": strconv.ParseUint: parsing "-1": invalid syntax`},
 		{"future resourceVersion", "GET", "/api/v1/pods?resourceVersion=999999&resourceVersionMatch=NotOlderThan", "", "",
 			504, metav1.StatusReasonTimeout, "Too large resource version: 999999, current: "},
 		{"not acceptable", "GET", "/api/v1/namespaces/default/pods", "", "",

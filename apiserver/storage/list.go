@@ -99,7 +99,7 @@ func planList(key string, opts ListOptions) (listRead, error) {
 	}
 	rv, err := ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
-		return listRead{}, badResourceVersion(opts.ResourceVersion)
+		return listRead{}, badResourceVersion(err)
 	}
 	rd.rev, rd.minRev, err = resourceVersionBounds(rv, opts.ResourceVersionMatch, rd.paging)
 	return rd, err

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Config describes the resource a Store keeps.
@@ -157,20 +158,27 @@ func (p *Preconditions) Check(key string, obj runtime.Object) error {
 	return nil
 }
 
-// ParseResourceVersion parses a resourceVersion; "" is 0.
+// ParseResourceVersion parses a resourceVersion; "" is 0. Its error is
+// upstream's APIObjectVersioner.ParseResourceVersion's, a field error on
+// resourceVersion holding strconv's text. Get and Watch return it as it is
+// (a 500 without a reason, as kube-apiserver answers); List wraps it into
+// a 400 (badResourceVersion). Revisions are int64s, so a number past
+// that is out of range.
 func ParseResourceVersion(rv string) (int64, error) {
-	if rv == "" {
+	if rv == "" || rv == "0" {
 		return 0, nil
 	}
-	n, err := strconv.ParseInt(rv, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("invalid resource version %q", rv)
+	n, err := strconv.ParseUint(rv, 10, 63)
+	if err != nil {
+		return 0, field.ErrorList{field.Invalid(field.NewPath("resourceVersion"), rv, err.Error())}.ToAggregate()
 	}
-	return n, nil
+	return int64(n), nil
 }
 
-func badResourceVersion(rv string) error {
-	return apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", fmt.Errorf("invalid resource version %q", rv)))
+// badResourceVersion is how a list refuses a resourceVersion that does
+// not parse, as upstream's store's GetList does.
+func badResourceVersion(err error) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", err))
 }
 
 // setResourceVersion stamps obj with rev.
@@ -289,7 +297,7 @@ type GetOptions struct {
 func (s *Store) Get(ctx context.Context, key string, opts GetOptions) (runtime.Object, error) {
 	minRV, err := ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
-		return nil, badResourceVersion(opts.ResourceVersion)
+		return nil, err
 	}
 	resp, err := s.client.Get(ctx, key)
 	if err != nil {

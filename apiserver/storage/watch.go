@@ -53,7 +53,7 @@ const fastReceives = 16
 func (s *Store) Watch(ctx context.Context, key string, opts ListOptions) (watch.Interface, error) {
 	rv, err := ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
-		return nil, badResourceVersion(opts.ResourceVersion)
+		return nil, err
 	}
 	if err := s.cache.checkReady(); err != nil {
 		return nil, err
