@@ -50,8 +50,8 @@ func UnsupportedMediaType(accepted []string) error {
 
 // decodeBody decodes a JSON or YAML request body into a new object of
 // kind gvk, as kube-apiserver does: a missing apiVersion or kind takes the
-// endpoint's; a different group-version or kind is 400; malformed input is
-// 400. Unknown or duplicate fields are 400 with fieldValidation=Strict and
+// endpoint's; a different group-version or kind is 400, with upstream's
+// text (kindRefusal); malformed input is 400. Unknown or duplicate fields are 400 with fieldValidation=Strict and
 // warnings with Warn (the default).
 func decodeBody(r *http.Request, body []byte, gvk schema.GroupVersionKind, into runtime.Object, validation string) (runtime.Object, []string, error) {
 	var dec runtime.Decoder
@@ -67,6 +67,16 @@ func decodeBody(r *http.Request, body []byte, gvk schema.GroupVersionKind, into 
 		return nil, nil, UnsupportedMediaType(bodyMediaTypes)
 	}
 	obj, got, err := dec.Decode(body, &gvk, into)
+	_, isStrict := runtime.AsStrictDecodingError(err)
+	_, custom := into.(runtime.Unstructured)
+	if !custom && got != nil && *got != gvk && (err == nil || isStrict || runtime.IsNotRegisteredError(err)) {
+		// A built-in endpoint given a kind or version that is not its
+		// own: upstream refuses it now unless it reads the body (then
+		// its strict decoding errors come first).
+		if refusal, readable := kindRefusal(*got, gvk); !readable || !isStrict {
+			return nil, nil, refusal
+		}
+	}
 	var warnings []string
 	if err != nil {
 		strict, isStrict := runtime.AsStrictDecodingError(err)
@@ -81,9 +91,9 @@ func decodeBody(r *http.Request, body []byte, gvk schema.GroupVersionKind, into 
 		}
 	}
 	if got.GroupVersion() != gvk.GroupVersion() {
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", got.GroupVersion(), gvk.GroupVersion()))
+		return nil, nil, apiVersionMismatch(*got, gvk)
 	}
-	if got.Kind != gvk.Kind {
+	if got.Kind != gvk.Kind { // a custom resource's endpoint
 		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: the kind in the data does not match the endpoint", got.Kind, got.Version, gvk.Kind))
 	}
 	return obj, warnings, nil
