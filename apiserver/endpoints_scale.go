@@ -218,5 +218,5 @@ func (s *Server) installServedSubresource(ws *restful.WebService, e *Endpoint, s
 	default:
 		return
 	}
-	ws.Route(b.Operation(opVerb + opGroup(e.gv) + scope + kind + exported(sub.name)).Doc(doc))
+	ws.Route(subresourceMedia(b, verb).Operation(opVerb + opGroup(e.gv) + scope + kind + exported(sub.name)).Doc(doc))
 }

@@ -31,9 +31,24 @@ func (s *Server) InstallAPIGroups(c *restful.Container) {
 // HealthHandler serves /healthz, /livez and /readyz (health.go).
 func (s *Server) HealthHandler() http.Handler { return http.HandlerFunc(s.health) }
 
+// The media types of the routes, as upstream's APIInstaller sets them. Its
+// go-restful answers, before any handler runs, a request whose Accept none
+// of a route's Produces matches with 406 ("406: Not Acceptable\n\nAvailable
+// representations: ...") and one whose Content-Type its Consumes lacks
+// with 415 ("415: Unsupported Media Type"), through serviceError. Only
+// lists and watches produce the stream types; only PATCH names what it
+// consumes (every patch type upstream's route takes, server-side apply
+// too, which the handler then refuses).
+var (
+	objectMediaTypes = acceptedMediaTypes
+	allMediaTypes    = append(slices.Clone(objectMediaTypes), mediaJSON+";stream=watch", mediaProtobuf+";stream=watch")
+	routePatchTypes  = append(slices.Clone(patchTypes), "application/apply-patch+yaml")
+)
+
 // serviceError answers an error of go-restful's own dispatch (no Route
 // for the path in a WebService that claimed it: 404; a Route for the path
-// but not the method: 405) as kube-apiserver does, with a metav1.Status.
+// but not the method: 405; not the media types of the Route: 415, 406) as
+// kube-apiserver does, with a metav1.Status.
 func (s *Server) serviceError(serr restful.ServiceError, req *restful.Request, resp *restful.Response) {
 	s.WriteError(resp.ResponseWriter, req.Request, apierrors.NewGenericServerResponse(serr.Code, "", schema.GroupResource{}, "", serr.Message, 0, false))
 }
@@ -80,9 +95,11 @@ func (s *Server) RouteFunction(ws *restful.WebService, h HandlerFunc) restful.Ro
 // root lists its resources; each endpoint adds its routes.
 func (s *Server) GroupWebService(g *Group) *restful.WebService {
 	ws := new(restful.WebService)
-	ws.Path(rootPath(g.gv)).Consumes("*/*").Produces("*/*") // handlers negotiate themselves
+	// Routes produce allMediaTypes unless they say otherwise; handlers
+	// then negotiate the form of their answer themselves.
+	ws.Path(rootPath(g.gv)).Consumes("*/*").Produces(allMediaTypes...)
 	ws.Doc("API at " + rootPath(g.gv))
-	ws.Route(ws.GET("/").To(s.RouteFunction(ws, func(w http.ResponseWriter, r *http.Request, _ Params) error {
+	ws.Route(ws.GET("/").Produces(objectMediaTypes...).To(s.RouteFunction(ws, func(w http.ResponseWriter, r *http.Request, _ Params) error {
 		s.ServeResourceList(w, r, g)
 		return nil
 	})).Operation("get" + opGroup(g.gv) + "APIResources").Doc("get available resources"))
@@ -91,7 +108,7 @@ func (s *Server) GroupWebService(g *Group) *restful.WebService {
 	}
 	if g.bindings != nil {
 		h := &handlers{s: s, e: g.bindings}
-		ws.Route(ws.POST("/namespaces/{namespace}/bindings").To(s.RouteFunction(ws, h.bind)).
+		ws.Route(ws.POST("/namespaces/{namespace}/bindings").Produces(objectMediaTypes...).To(s.RouteFunction(ws, h.bind)).
 			Operation("create" + opGroup(g.gv) + "NamespacedBinding").Doc("create a Binding"))
 	}
 	for _, rv := range g.reviews {
@@ -99,7 +116,7 @@ func (s *Server) GroupWebService(g *Group) *restful.WebService {
 		if rv.Namespaced {
 			path, scope = "/namespaces/{namespace}/"+rv.Plural, "Namespaced"
 		}
-		ws.Route(ws.POST(path).To(s.RouteFunction(ws, rv.Create)).
+		ws.Route(ws.POST(path).Produces(objectMediaTypes...).To(s.RouteFunction(ws, rv.Create)).
 			Operation("create" + opGroup(g.gv) + scope + rv.Kind.Kind).Doc("create a " + rv.Kind.Kind))
 	}
 	return ws
@@ -123,6 +140,8 @@ func (s *Server) installEndpoint(ws *restful.WebService, e *Endpoint) {
 	route := func(b *restful.RouteBuilder, operation, doc string) {
 		ws.Route(b.Operation(operation).Doc(doc))
 	}
+	// Lists and watches keep the WebService's allMediaTypes.
+	object := func(b *restful.RouteBuilder) *restful.RouteBuilder { return b.Produces(objectMediaTypes...) }
 	if e.has(verbList) {
 		route(ws.GET(coll).To(s.RouteFunction(ws, h.list)), op("list", scope, ""), "list or watch objects of kind "+kind)
 		if e.res.Namespaced {
@@ -137,22 +156,22 @@ func (s *Server) installEndpoint(ws *restful.WebService, e *Endpoint) {
 		}
 	}
 	if e.has(verbCreate) {
-		route(ws.POST(coll).To(s.RouteFunction(ws, h.create)), op("create", scope, ""), "create a "+kind)
+		route(object(ws.POST(coll)).To(s.RouteFunction(ws, h.create)), op("create", scope, ""), "create a "+kind)
 	}
 	if e.has(verbDeleteCollection) {
-		route(ws.DELETE(coll).To(s.RouteFunction(ws, h.deleteCollection)), op("deletecollection", scope, ""), "delete a collection of "+kind)
+		route(object(ws.DELETE(coll)).To(s.RouteFunction(ws, h.deleteCollection)), op("deletecollection", scope, ""), "delete a collection of "+kind)
 	}
 	if e.has(verbGet) {
-		route(ws.GET(item).To(s.RouteFunction(ws, h.get)), op("read", scope, ""), "read the specified "+kind)
+		route(object(ws.GET(item)).To(s.RouteFunction(ws, h.get)), op("read", scope, ""), "read the specified "+kind)
 	}
 	if e.has(verbUpdate) {
-		route(ws.PUT(item).To(s.RouteFunction(ws, h.update)), op("replace", scope, ""), "replace the specified "+kind)
+		route(object(ws.PUT(item)).To(s.RouteFunction(ws, h.update)), op("replace", scope, ""), "replace the specified "+kind)
 	}
 	if e.has(verbPatch) {
-		route(ws.PATCH(item).To(s.RouteFunction(ws, h.patch)), op("patch", scope, ""), "partially update the specified "+kind)
+		route(object(ws.PATCH(item)).Consumes(routePatchTypes...).To(s.RouteFunction(ws, h.patch)), op("patch", scope, ""), "partially update the specified "+kind)
 	}
 	if e.has(verbDelete) {
-		route(ws.DELETE(item).To(s.RouteFunction(ws, h.delete)), op("delete", scope, ""), "delete a "+kind)
+		route(object(ws.DELETE(item)).To(s.RouteFunction(ws, h.delete)), op("delete", scope, ""), "delete a "+kind)
 	}
 	for i := range e.subresources {
 		s.installSubresource(ws, e, &e.subresources[i], item, scope)
@@ -185,8 +204,18 @@ func (s *Server) installSubresource(ws *restful.WebService, e *Endpoint, sub *su
 		default:
 			continue
 		}
-		ws.Route(b.Operation(opVerb + opGroup(e.gv) + scope + kind + exported(sub.name)).Doc(doc))
+		ws.Route(subresourceMedia(b, verb).Operation(opVerb + opGroup(e.gv) + scope + kind + exported(sub.name)).Doc(doc))
 	}
+}
+
+// subresourceMedia gives a subresource's route of verb its media types,
+// as upstream's: the object types, and for PATCH the patch types.
+func subresourceMedia(b *restful.RouteBuilder, verb string) *restful.RouteBuilder {
+	b.Produces(objectMediaTypes...)
+	if verb == verbPatch {
+		b.Consumes(routePatchTypes...)
+	}
+	return b
 }
 
 // opGroup is the group-version part of an operation id: CoreV1,

@@ -37,6 +37,11 @@ var podStreaming = []struct {
 	{subPortForward, "PodPortForwardOptions", true},
 }
 
+// logMediaTypes are what upstream's route of pods/log produces (a 406
+// lists them): the log's text/plain, then the object types. Its connect
+// routes (attach, exec, portforward) produce anything.
+var logMediaTypes = []string{"text/plain", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf"}
+
 // installPodStreaming adds pods/attach, exec, log and portforward to the
 // pods of g, served by ps: their routes in ws, the core WebService, and
 // their entries in discovery (log: get; the others: create, get, as
@@ -53,7 +58,7 @@ func installPodStreaming(g *apiserver.Server, ws *restful.WebService, ps *podStr
 		pods.AddListedSubresource(sub.name, corev1.SchemeGroupVersion.WithKind(sub.kind), verbs)
 		path := "/namespaces/{namespace}/pods/{name}/" + sub.name
 		if !sub.connect {
-			ws.Route(ws.GET(path).To(g.RouteFunction(ws, ps.podLog)).Operation("readCoreV1NamespacedPodLog").Doc("read log of the specified Pod"))
+			ws.Route(ws.GET(path).Produces(logMediaTypes...).To(g.RouteFunction(ws, ps.podLog)).Operation("readCoreV1NamespacedPodLog").Doc("read log of the specified Pod"))
 			continue
 		}
 		name := sub.name
@@ -61,8 +66,8 @@ func installPodStreaming(g *apiserver.Server, ws *restful.WebService, ps *podStr
 			return ps.podConnect(name, w, r, p)
 		})
 		op := "CoreV1NamespacedPod" + strings.ToUpper(name[:1]) + name[1:]
-		ws.Route(ws.GET(path).To(fn).Operation("connectGet" + op).Doc("connect GET requests to " + name + " of Pod"))
-		ws.Route(ws.POST(path).To(fn).Operation("connectPost" + op).Doc("connect POST requests to " + name + " of Pod"))
+		ws.Route(ws.GET(path).Produces("*/*").To(fn).Operation("connectGet" + op).Doc("connect GET requests to " + name + " of Pod"))
+		ws.Route(ws.POST(path).Produces("*/*").To(fn).Operation("connectPost" + op).Doc("connect POST requests to " + name + " of Pod"))
 	}
 }
 
