@@ -215,3 +215,33 @@ func etcdRevision(tb testing.TB, c *clientv3.Client) int64 {
 	}
 	return resp.Header.Revision
 }
+
+// TestPatchThatDoesNotApply checks the answers to patches that do not
+// apply against kube-apiserver v1.37.2's: a JSON patch's is a 422 with the
+// generic message and details without causes; a strategic merge patch
+// with an unknown $patch is a 500 without a reason.
+func TestPatchThatDoesNotApply(t *testing.T) {
+	ts := startServer(t)
+	if code, body := ts.do(t, "POST", "/api/v1/namespaces/default/configmaps", "application/json", `{"metadata":{"name":"cm1"},"data":{"a":"1"}}`); code != 201 {
+		t.Fatalf("setup: %d %s", code, body)
+	}
+	tests := []struct {
+		name, contentType, patch string
+		want                     string
+	}{
+		{"test fails", "application/json-patch+json", `[{"op":"test","path":"/data/a","value":"nope"}]`,
+			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server rejected our request due to an error in our request","reason":"Invalid","details":{},"code":422}`},
+		{"bad path", "application/json-patch+json", `[{"op":"replace","path":"/data/missing/x","value":"1"}]`,
+			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server rejected our request due to an error in our request","reason":"Invalid","details":{},"code":422}`},
+		{"unknown $patch", "application/strategic-merge-patch+json", `{"data":{"$patch":"bogus"}}`,
+			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"unknown patch type: bogus in map: map[$patch:bogus]","code":500}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, body := ts.do(t, "PATCH", "/api/v1/namespaces/default/configmaps/cm1", tt.contentType, tt.patch)
+			if strings.TrimSpace(body) != tt.want {
+				t.Errorf("got  %s\nwant %s", body, tt.want)
+			}
+		})
+	}
+}

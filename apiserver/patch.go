@@ -129,7 +129,7 @@ func (h *handlers) applyPatch(current runtime.Object, pt types.PatchType, patch 
 			if err == jsonpatch.ErrBadJSONPatch {
 				return nil, nil, apierrors.NewBadRequest(err.Error())
 			}
-			return nil, nil, invalidPatch(err)
+			return nil, nil, err // upstream returns it as it is: a 500
 		}
 	case types.StrategicMergePatchType:
 		var err error
@@ -138,8 +138,10 @@ func (h *handlers) applyPatch(current runtime.Object, pt types.PatchType, patch 
 			case mergepatch.ErrBadJSONDoc, mergepatch.ErrBadPatchFormatForPrimitiveList, mergepatch.ErrBadPatchFormatForRetainKeys,
 				mergepatch.ErrBadPatchFormatForSetElementOrderList, mergepatch.ErrUnsupportedStrategicMergePatchFormat:
 				return nil, nil, apierrors.NewBadRequest(err.Error())
+			case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
+				return nil, nil, invalidPatch(err)
 			}
-			return nil, nil, invalidPatch(err)
+			return nil, nil, err // as upstream's interpretStrategicMergePatchError: a 500
 		}
 	}
 	gvk := h.e.gvk()
@@ -172,12 +174,12 @@ func (h *handlers) applyPatch(current runtime.Object, pt types.PatchType, patch 
 	return obj, warnings, nil
 }
 
-// invalidPatch is the 422 kube-apiserver gives for a patch that does not
-// apply; the reason is added as a cause so that the client learns it.
+// invalidPatch is the 422 kube-apiserver gives for a JSON patch that does
+// not apply: NewGenericServerResponse's, whose message is the generic one
+// of a 422 and whose details name no cause, so the client does not learn
+// which operation failed (upstream does not say either).
 func invalidPatch(err error) error {
-	se := apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
-	se.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Message: err.Error()}}
-	return se
+	return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 }
 
 // patchedDecoded runs the resource's Decoded hook, if any, on a patched
