@@ -109,15 +109,6 @@ func (a *ServiceAllocator) ipOffsetOf(ip string) (uint32, bool) {
 	return v - a.base, true
 }
 
-// validRange is the message's description of the CIDR.
-func (a *ServiceAllocator) validRange() string {
-	bits := 32
-	for s := a.size; s > 1; s >>= 1 {
-		bits--
-	}
-	return a.ipString(0) + "/" + strconv.Itoa(bits)
-}
-
 // Run keeps the allocations in step with the stored Services until ctx is
 // done: a list, then a watch, again after the watch ends.
 func (a *ServiceAllocator) Run(ctx context.Context, services *Store) {
@@ -374,7 +365,10 @@ func (t *allocation) clusterIP(s, old *corev1.Service) error {
 	case net.ParseIP(ip) == nil:
 		return nil // validation reports it
 	case !ok || off == 0 || off == t.a.size-1:
-		msg = fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip, t.a.validRange())
+		// Upstream's MetaAllocator finds no ServiceCIDR holding the IP
+		// (servicecidr.PrefixContainsIP leaves out the network and
+		// broadcast addresses) before any range check: ErrMismatchedNetwork.
+		msg = "the provided network does not match the current range"
 	case t.a.ips[off] != "" && t.a.ips[off] != t.owner:
 		msg = "provided IP is already allocated"
 	default:

@@ -79,7 +79,14 @@ func TestServiceAllocation(t *testing.T) {
 			s := newService("outside", corev1.ServiceTypeClusterIP, tcp(80))
 			s.Spec.ClusterIP = "10.0.0.5"
 			return s
-		}, 422, "the provided IP (10.0.0.5) is not in the valid range. The range of valid IPs is 10.96.0.0/12"},
+		}, 422, `Service "outside" is invalid: spec.clusterIPs: Invalid value: ["10.0.0.5"]: failed to allocate IP 10.0.0.5: the provided network does not match the current range`},
+		// Upstream counts neither the network nor the broadcast address
+		// as inside the range: the same answer, not a range error.
+		{"network address", func() *corev1.Service {
+			s := newService("network", corev1.ServiceTypeClusterIP, tcp(80))
+			s.Spec.ClusterIP = "10.96.0.0"
+			return s
+		}, 422, `Service "network" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.0"]: failed to allocate IP 10.96.0.0: the provided network does not match the current range`},
 		{"node port below range", func() *corev1.Service {
 			s := newService("low", corev1.ServiceTypeNodePort, corev1.ServicePort{Port: 80, NodePort: 29999})
 			return s
