@@ -20,8 +20,10 @@ var Leases = &Resource{
 	NewListFunc: func() runtime.Object { return &coordinationv1.LeaseList{} },
 	Table:       printers.Leases,
 	Strategy: Strategy{
-		Validate:                 upstreamValidate(upcoordinationv1.Convert_v1_Lease_To_coordination_Lease, coordinationvalidation.ValidateLease),
-		ValidateUpdate:           upstreamValidateUpdate(upcoordinationv1.Convert_v1_Lease_To_coordination_Lease, coordinationvalidation.ValidateLeaseUpdate),
-		AllowUnconditionalUpdate: true,
+		Validate:       upstreamValidate(upcoordinationv1.Convert_v1_Lease_To_coordination_Lease, coordinationvalidation.ValidateLease),
+		ValidateUpdate: upstreamValidateUpdate(upcoordinationv1.Convert_v1_Lease_To_coordination_Lease, coordinationvalidation.ValidateLeaseUpdate),
+		// Upstream's lease strategy refuses an update without a
+		// resourceVersion (AllowUnconditionalUpdate false): a lease is a
+		// lock, and a blind write could steal it.
 	},
 }
