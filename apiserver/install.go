@@ -11,6 +11,8 @@ import (
 	restful "github.com/emicklei/go-restful/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/apiserver/pkg/endpoints/deprecation"
 
 	"github.com/kubesim/kubesim/apiserver/request"
 )
@@ -140,38 +142,42 @@ func (s *Server) installEndpoint(ws *restful.WebService, e *Endpoint) {
 	route := func(b *restful.RouteBuilder, operation, doc string) {
 		ws.Route(b.Operation(operation).Doc(doc))
 	}
+	// Every route of a deprecated kind warns of it, as upstream's
+	// installer adds its deprecation warning to each (AddWarningsHandler).
+	warnings := deprecationWarnings(e, s.cfg.Version)
+	to := func(f HandlerFunc) restful.RouteFunction { return s.RouteFunction(ws, withWarnings(f, warnings)) }
 	// Lists and watches keep the WebService's allMediaTypes.
 	object := func(b *restful.RouteBuilder) *restful.RouteBuilder { return b.Produces(objectMediaTypes...) }
 	if e.has(verbList) {
-		route(ws.GET(coll).To(s.RouteFunction(ws, h.list)), op("list", scope, ""), "list or watch objects of kind "+kind)
+		route(ws.GET(coll).To(to(h.list)), op("list", scope, ""), "list or watch objects of kind "+kind)
 		if e.res.Namespaced {
-			route(ws.GET("/"+plural).To(s.RouteFunction(ws, h.list)), op("list", "", "ForAllNamespaces"), "list or watch objects of kind "+kind+" in all namespaces")
+			route(ws.GET("/"+plural).To(to(h.list)), op("list", "", "ForAllNamespaces"), "list or watch objects of kind "+kind+" in all namespaces")
 		}
 	}
 	if e.has(verbWatch) {
-		route(ws.GET("/watch"+coll).To(s.RouteFunction(ws, h.watch)), op("watch", scope, "List"), "watch changes to a list of "+kind+" (deprecated: use ?watch=true on the list)")
-		route(ws.GET("/watch"+item).To(s.RouteFunction(ws, h.watch)), op("watch", scope, ""), "watch changes to an object of kind "+kind+" (deprecated: use ?watch=true with a fieldSelector)")
+		route(ws.GET("/watch"+coll).To(to(h.watch)), op("watch", scope, "List"), "watch changes to a list of "+kind+" (deprecated: use ?watch=true on the list)")
+		route(ws.GET("/watch"+item).To(to(h.watch)), op("watch", scope, ""), "watch changes to an object of kind "+kind+" (deprecated: use ?watch=true with a fieldSelector)")
 		if e.res.Namespaced {
-			route(ws.GET("/watch/"+plural).To(s.RouteFunction(ws, h.watch)), op("watch", "", "ListForAllNamespaces"), "watch changes to "+kind+" in all namespaces (deprecated)")
+			route(ws.GET("/watch/"+plural).To(to(h.watch)), op("watch", "", "ListForAllNamespaces"), "watch changes to "+kind+" in all namespaces (deprecated)")
 		}
 	}
 	if e.has(verbCreate) {
-		route(object(ws.POST(coll)).To(s.RouteFunction(ws, h.create)), op("create", scope, ""), "create a "+kind)
+		route(object(ws.POST(coll)).To(to(h.create)), op("create", scope, ""), "create a "+kind)
 	}
 	if e.has(verbDeleteCollection) {
-		route(object(ws.DELETE(coll)).To(s.RouteFunction(ws, h.deleteCollection)), op("deletecollection", scope, ""), "delete a collection of "+kind)
+		route(object(ws.DELETE(coll)).To(to(h.deleteCollection)), op("deletecollection", scope, ""), "delete a collection of "+kind)
 	}
 	if e.has(verbGet) {
-		route(object(ws.GET(item)).To(s.RouteFunction(ws, h.get)), op("read", scope, ""), "read the specified "+kind)
+		route(object(ws.GET(item)).To(to(h.get)), op("read", scope, ""), "read the specified "+kind)
 	}
 	if e.has(verbUpdate) {
-		route(object(ws.PUT(item)).To(s.RouteFunction(ws, h.update)), op("replace", scope, ""), "replace the specified "+kind)
+		route(object(ws.PUT(item)).To(to(h.update)), op("replace", scope, ""), "replace the specified "+kind)
 	}
 	if e.has(verbPatch) {
-		route(object(ws.PATCH(item)).Consumes(routePatchTypes...).To(s.RouteFunction(ws, h.patch)), op("patch", scope, ""), "partially update the specified "+kind)
+		route(object(ws.PATCH(item)).Consumes(routePatchTypes...).To(to(h.patch)), op("patch", scope, ""), "partially update the specified "+kind)
 	}
 	if e.has(verbDelete) {
-		route(object(ws.DELETE(item)).To(s.RouteFunction(ws, h.delete)), op("delete", scope, ""), "delete a "+kind)
+		route(object(ws.DELETE(item)).To(to(h.delete)), op("delete", scope, ""), "delete a "+kind)
 	}
 	for i := range e.subresources {
 		s.installSubresource(ws, e, &e.subresources[i], item, scope)
@@ -236,4 +242,30 @@ func exported(s string) string {
 	r := []rune(s)
 	r[0] = unicode.ToUpper(r[0])
 	return string(r)
+}
+
+// deprecationWarnings are the warnings upstream's installer gives every
+// request to e's routes: its kind's deprecation (k8s.io/api's
+// APILifecycleDeprecated, as of the version served), e.g. "v1 Endpoints
+// is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice".
+func deprecationWarnings(e *Endpoint, v version.Info) []string {
+	obj := e.res.NewFunc()
+	obj.GetObjectKind().SetGroupVersionKind(e.gvk())
+	major, minor, _ := deprecation.MajorMinor(v)
+	if !deprecation.IsDeprecated(obj, major, minor) {
+		return nil
+	}
+	return []string{deprecation.WarningMessage(obj)}
+}
+
+// withWarnings adds warnings to the request's before h runs, so that an
+// error answer carries them too.
+func withWarnings(h HandlerFunc, warnings []string) HandlerFunc {
+	if len(warnings) == 0 {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request, p Params) error {
+		recordWarnings(r.Context(), warnings)
+		return h(w, r, p)
+	}
 }
