@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/version"
@@ -25,12 +26,29 @@ func DefaultVersion() version.Info {
 		major, minor = parts[0], parts[1]
 	}
 	return version.Info{
-		Major:        major,
-		Minor:        minor,
-		GitVersion:   gitVersion + "+kubesim",
-		GitTreeState: "clean",
-		GoVersion:    runtime.Version(),
-		Compiler:     runtime.Compiler,
-		Platform:     fmt.Sprintf("%s/%s", runtime.GOOS, runtime.GOARCH),
+		Major: major,
+		Minor: minor,
+		// Upstream's effective version: it emulates its own version and is
+		// compatible with the one before (component-base's
+		// DefaultKubeEffectiveVersion: minimum compatibility = binary - 1).
+		EmulationMajor:        major,
+		EmulationMinor:        minor,
+		MinCompatibilityMajor: major,
+		MinCompatibilityMinor: previousMinor(minor),
+		GitVersion:            gitVersion + "+kubesim",
+		GitTreeState:          "clean",
+		GoVersion:             runtime.Version(),
+		Compiler:              runtime.Compiler,
+		Platform:              fmt.Sprintf("%s/%s", runtime.GOOS, runtime.GOARCH),
 	}
+}
+
+// previousMinor is the minor version before minor ("36" for "37"; ""
+// if minor is no number above 0).
+func previousMinor(minor string) string {
+	n, err := strconv.Atoi(minor)
+	if err != nil || n < 1 {
+		return ""
+	}
+	return strconv.Itoa(n - 1)
 }
