@@ -26,7 +26,8 @@ func indexURLs(tb testing.TB, h http.Handler) (map[string]string, string) {
 	for k, v := range index.Paths {
 		out[k] = v.ServerRelativeURL
 	}
-	return out, rec.Header().Get("Etag")
+	// The index has no ETag (as upstream's); its hash stands for one.
+	return out, etagOf(rec.Body.Bytes())
 }
 
 func docTitled(title string) *spec3.OpenAPI {
@@ -59,7 +60,7 @@ func TestSetChangesDocuments(t *testing.T) {
 			}
 			urls, etag := indexURLs(t, h)
 			if etag == lastEtag {
-				t.Errorf("index ETag %s did not change", etag)
+				t.Errorf("index (hash %s) did not change", etag)
 			}
 			lastEtag = etag
 			url, listed := urls[key]

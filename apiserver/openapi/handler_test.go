@@ -22,8 +22,10 @@ func TestIndex(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status = %d, want 200", rec.Code)
 	}
-	if got := rec.Header().Get("Content-Type"); got != "application/json" {
-		t.Errorf("Content-Type = %q, want application/json", got)
+	// kube-apiserver v1.37.2's aggregator serves the index without a
+	// Content-Type of its own (sniffed from the bytes) and without an ETag.
+	if got := rec.Header().Get("Content-Type"); got != "text/plain; charset=utf-8" {
+		t.Errorf("Content-Type = %q, want text/plain; charset=utf-8", got)
 	}
 	var index struct {
 		Paths map[string]struct {
@@ -52,12 +54,8 @@ func TestIndex(t *testing.T) {
 		})
 	}
 
-	etag := rec.Header().Get("Etag")
-	if want := strconv.Quote(fmt.Sprintf("%X", sha512.Sum512(rec.Body.Bytes()))); etag != want {
-		t.Errorf("index Etag = %s, want %s", etag, want)
-	}
-	if got := get(t, h, "/openapi/v3", map[string]string{"If-None-Match": etag}).Code; got != http.StatusNotModified {
-		t.Errorf("index with If-None-Match: status %d, want 304", got)
+	if etag := rec.Header().Get("Etag"); etag != "" {
+		t.Errorf("index Etag = %s, want none", etag)
 	}
 }
 
@@ -114,9 +112,9 @@ func TestDocumentResponses(t *testing.T) {
 			name: "yaml only", target: currentURL, header: map[string]string{"Accept": "application/yaml"}, wantCode: http.StatusNotAcceptable,
 		},
 		{
+			// Upstream's aggregator answers an empty 404, without a type.
 			name: "unknown group-version", target: "/openapi/v3/apis/example.com/v1", wantCode: http.StatusNotFound,
-			wantHeaders: map[string]string{"Content-Type": "application/json"},
-			wantBody:    `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`,
+			wantHeaders: map[string]string{"Content-Type": ""}, wantBody: "",
 		},
 		{name: "version not served", target: "/openapi/v3/api/v2", wantCode: http.StatusNotFound},
 		{name: "trailing slash", target: "/openapi/v3/", wantCode: http.StatusNotFound},
@@ -136,7 +134,7 @@ func TestDocumentResponses(t *testing.T) {
 					t.Errorf("header %s = %q, want %q", k, got, want)
 				}
 			}
-			if tt.wantBody != "" && rec.Body.String() != tt.wantBody {
+			if (tt.wantBody != "" || rec.Code == http.StatusNotFound) && rec.Body.String() != tt.wantBody {
 				t.Errorf("body = %s, want %s", rec.Body, tt.wantBody)
 			}
 			if rec.Code == 200 && rec.Body.String() != string(current.body) {

@@ -308,3 +308,28 @@ func TestKubectlApply(t *testing.T) {
 		t.Errorf("containers after apply = %q, want %q", stored, want)
 	}
 }
+
+// notFound answers as kube-apiserver answers a path it does not serve
+// (the fake API server's 404).
+func notFound(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusNotFound)
+	w.Write(notFoundBody)
+}
+
+// notFoundBody is kube-apiserver's answer to a path it does not serve.
+var notFoundBody = func() []byte {
+	b, err := json.Marshal(&metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure,
+		Message:  "the server could not find the requested resource",
+		Reason:   metav1.StatusReasonNotFound,
+		Details:  &metav1.StatusDetails{},
+		Code:     http.StatusNotFound,
+	})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()

@@ -67,11 +67,13 @@ type Subresource struct {
 // group-version with the hash of its bytes in serverRelativeURL. A document
 // request whose hash query parameter is stale is redirected (301) to the
 // current URL; one with the current hash is marked cacheable for a year, as
-// kube-apiserver does. The index and the documents carry an ETag (the same
-// hash) and honour If-None-Match. Documents are JSON only: an Accept header
-// that admits no JSON (for example only the protobuf OpenAPI type) gets 406.
-// Any other path gets a 404 metav1.Status. Like kube-apiserver's handler it
-// does not look at the method.
+// kube-apiserver does. The documents carry an ETag (the same hash) and
+// honour If-None-Match; the index, served as kube-apiserver's aggregator
+// serves it, has neither an ETag nor a Content-Type of its own (serveIndex).
+// Documents are JSON only: an Accept header that admits no JSON (for
+// example only the protobuf OpenAPI type) gets 406. Any other path gets an
+// empty 404, as the aggregator answers a group-version it does not know.
+// Like kube-apiserver's handler it does not look at the method.
 //
 // The documents of the built-in groups are built once, in New (or, with
 // NewInBackground, on a goroutine that requests wait for); Set adds,
@@ -304,22 +306,6 @@ func sortGVKs(list []schema.GroupVersionKind) {
 	})
 }
 
-// notFoundBody is kube-apiserver's answer to a path it does not serve.
-var notFoundBody = func() []byte {
-	b, err := json.Marshal(&metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure,
-		Message:  "the server could not find the requested resource",
-		Reason:   metav1.StatusReasonNotFound,
-		Details:  &metav1.StatusDetails{},
-		Code:     http.StatusNotFound,
-	})
-	if err != nil {
-		panic(err)
-	}
-	return b
-}()
-
 // ServeHTTP answers the index at Path and the documents below it; see
 // Handler for the caching and negotiation rules.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -336,29 +322,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		doc, ok := h.docs[key]
 		h.mu.RUnlock()
 		if !ok {
-			notFound(w)
+			w.WriteHeader(http.StatusNotFound)
 			return
 		}
 		serveDocument(w, r, key, doc)
 	default:
-		notFound(w)
+		w.WriteHeader(http.StatusNotFound)
 	}
 }
 
-func notFound(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusNotFound)
-	w.Write(notFoundBody)
-}
-
+// serveIndex answers the index as kube-apiserver does: its aggregator's
+// OpenAPI v3 proxier (handleDiscovery) merges the index of every server
+// and hands it to http.ServeContent, named Path and modified now, without
+// a Content-Type or an ETag; so the type is sniffed from the bytes
+// ("text/plain; charset=utf-8") and every request gets the whole index.
 func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
 	h.mu.RLock()
 	index := h.index
 	h.mu.RUnlock()
-	w.Header().Set("Etag", strconv.Quote(index.etag))
-	w.Header().Set("Content-Type", "application/json")
-	http.ServeContent(w, r, Path, index.modified, bytes.NewReader(index.body))
+	http.ServeContent(w, r, Path, time.Now(), bytes.NewReader(index.body))
 }
 
 // acceptsJSON reports whether the Accept header admits application/json.
