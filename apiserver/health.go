@@ -11,8 +11,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // HealthCheck is one named check of /healthz, /livez and /readyz.
@@ -75,7 +73,7 @@ func (s *Server) healthChecks() []HealthCheck {
 // passed". When one fails it answers 500 with every line, the failed ones
 // as "[-]<name> failed: reason withheld", and "<endpoint> check failed".
 // A check's own path answers "ok", or 500 "internal server error: <why>".
-// An unknown check is a 404 Status.
+// An unknown check is Go's plain 404, "404 page not found".
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	base, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	checks := s.healthChecks()
@@ -94,7 +92,9 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.WriteError(w, r, apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false))
+	// Upstream registers a path per check on its non-go-restful mux; a
+	// path it lacks falls through the chain to Go's plain 404.
+	http.NotFound(w, r)
 }
 
 // serveHealth answers an endpoint (base: healthz, livez or readyz) from

@@ -138,6 +138,9 @@ func TestReadinessWaitsForPostStartHooks(t *testing.T) {
 		{"/readyz/poststarthook/rbac/bootstrap-roles", 200, "ok"},
 		{"/readyz/etcd", 200, "ok"},
 		{"/readyz?exclude=poststarthook/test-blocking", 200, "ok"},
+		// An unknown check is Go's plain 404, as kube-apiserver v1.37.2's.
+		{"/readyz/nope", 404, "404 page not found\n"},
+		{"/healthz/etcd/x", 404, "404 page not found\n"},
 	} {
 		if code, body := get(t, url, tt.path); code != tt.wantCode || body != tt.wantBody {
 			t.Errorf("while held: GET %s = %d %q, want %d %q", tt.path, code, body, tt.wantCode, tt.wantBody)
