@@ -266,6 +266,12 @@ func TestDocumentIntegrity(t *testing.T) {
 		t.Run(key, func(t *testing.T) {
 			raw := MustRawDocument(t, h, key)
 			schemas := raw["components"].(map[string]any)["schemas"].(map[string]any)
+			// Every document declares kube-apiserver's security scheme
+			// (as the real one's: asked of kube-apiserver v1.37.2).
+			sec, _ := json.Marshal(raw["components"].(map[string]any)["securitySchemes"])
+			if want := `{"BearerToken":{"description":"Bearer Token authentication","in":"header","name":"authorization","type":"apiKey"}}`; string(sec) != want {
+				t.Errorf("securitySchemes %s, want %s", sec, want)
+			}
 			var refs []string
 			walkRefs(raw, &refs)
 			if len(refs) == 0 {

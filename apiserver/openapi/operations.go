@@ -101,9 +101,18 @@ func buildDocument(gv schema.GroupVersion, resources []Resource, q *queryParamSe
 		Info:    &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: version}},
 		Paths:   &spec3.Paths{Paths: paths},
 		Components: &spec3.Components{
-			Schemas: sb.schemas,
+			Schemas:         sb.schemas,
+			SecuritySchemes: bearerTokenScheme(),
 		},
 	}, nil
+}
+
+// bearerTokenScheme is the security scheme every OpenAPI v3 document of
+// kube-apiserver declares, as its v2 document does (swaggerFrom).
+func bearerTokenScheme() spec3.SecuritySchemes {
+	return spec3.SecuritySchemes{bearerToken: &spec3.SecurityScheme{SecuritySchemeProps: spec3.SecuritySchemeProps{
+		Type: "apiKey", Description: "Bearer Token authentication", Name: "authorization", In: "header",
+	}}}
 }
 
 // paramID tells parameters apart: by name and place (path or query).

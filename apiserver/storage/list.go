@@ -246,6 +246,10 @@ func (s *Store) listObject(rd *listRead, pred Predicate, read *listItems) (runti
 		return nil, err
 	}
 	lm.SetResourceVersion(strconv.FormatInt(rd.rev, 10))
+	// Every list gets a continue token, empty on the last page, as
+	// upstream's UpdateList sets it: a custom resource list (unstructured)
+	// then shows "continue": "", a typed list's omitempty hides it.
+	lm.SetContinue("")
 	if rd.paging && read.more && read.lastKey != nil {
 		token, err := encodeContinue(string(read.lastKey)+"\x00", rd.key, rd.rev)
 		if err != nil {

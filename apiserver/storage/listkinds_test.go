@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,5 +33,23 @@ func TestDropItemKinds(t *testing.T) {
 	dropItemKinds(runtime.Object(u))
 	if got := u.Items[0].GetKind(); got != "Widget" {
 		t.Errorf("custom resource list item's kind = %q, want Widget", got)
+	}
+}
+
+// TestListObjectContinue: a list that is not paged gets an empty continue,
+// which a custom resource list (unstructured) shows as "continue": "",
+// as kube-apiserver's does.
+func TestListObjectContinue(t *testing.T) {
+	s := &Store{newList: func() runtime.Object { return &unstructured.UnstructuredList{} }}
+	list, err := s.listObject(&listRead{rev: 7}, Predicate{}, &listItems{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := list.(*unstructured.UnstructuredList).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"continue":""`) || !strings.Contains(string(b), `"resourceVersion":"7"`) {
+		t.Errorf("list = %s, want continue \"\" and resourceVersion 7", b)
 	}
 }
