@@ -11,10 +11,10 @@ func (rep *report) markdown() string {
 	var b strings.Builder
 	b.WriteString(rep.header())
 	b.WriteString(rep.notes())
-	b.WriteString("## Summary of the differences\n\n| request | kubesim | peer | what differs |\n|---|---|---|---|\n")
+	b.WriteString("## Summary of the differences\n\n| request | kubesim | peer | what differs | left because |\n|---|---|---|---|---|\n")
 	for _, c := range rep.differing {
-		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", c.req.name, c.req.name,
-			cell(c.kubesim.brief()), cell(c.peer.brief()), cell(whats(c.findings)))
+		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s | %s |\n", c.req.name, c.req.name,
+			cell(c.kubesim.brief()), cell(c.peer.brief()), cell(whats(c.findings)), cell(firstOf(left[c.req.name], "(not known)")))
 	}
 	b.WriteString("\n## Differences\n\n")
 	for _, c := range rep.differing {
