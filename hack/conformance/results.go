@@ -120,15 +120,21 @@ func readPhase(dir string) (results map[string]result, fromLog bool, err error) 
 	return out, false, nil
 }
 
-// firstLine is the first non-empty line of s, at most 200 bytes.
+// firstLine is the start of a failure message on one line: its first
+// non-empty lines joined (gomega's "Expected" stands alone on its first),
+// at most 200 bytes.
 func firstLine(s string) string {
+	var parts []string
+	n := 0
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			if len(l) > 200 {
-				l = l[:200] + "…"
-			}
-			return l
+		if l = strings.TrimSpace(l); l != "" && n < 200 {
+			parts = append(parts, l)
+			n += len(l) + 1
 		}
 	}
-	return ""
+	line := strings.Join(parts, " ")
+	if len(line) > 200 {
+		line = line[:200] + "…"
+	}
+	return line
 }

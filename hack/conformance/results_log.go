@@ -33,19 +33,29 @@ func readLog(path string) (map[string]result, error) {
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	var name string
 	var cur *result
+	var message []string // the failure's lines, while they are read
 	for sc.Scan() {
 		line := sc.Text()
 		switch m := specHeader.FindStringSubmatch(line); {
 		case m != nil:
-			cur = &result{State: logState(m[1])}
+			cur, message = &result{State: logState(m[1])}, nil
 			if !sc.Scan() {
 				return out, sc.Err()
 			}
 			// Without -v, a failed spec's name has " [It]" in it.
 			name = strings.Replace(labelList.ReplaceAllString(sc.Text(), ""), " [It] ", " ", 1)
 			out[name] = *cur
+		case message != nil:
+			// The message goes on, indented, up to "  In [It] at: ...".
+			if strings.HasPrefix(line, "  In [") || strings.TrimSpace(line) == "" {
+				cur.Failure, message = firstLine(strings.Join(message, "\n")), nil
+				out[name] = *cur
+			} else {
+				message = append(message, line)
+			}
 		case cur != nil && cur.Failure == "" && cur.State != "passed":
 			if f := failureLine.FindStringSubmatch(line); f != nil && !strings.HasPrefix(f[1], "in [") {
+				message = []string{f[1]}
 				cur.Failure = firstLine(f[1])
 				out[name] = *cur
 			}
