@@ -6,7 +6,6 @@ package main
 var expected = map[string]string{
 	"watch-timeout-negative": "kubesim refuses a negative timeoutSeconds as a mistake (400, apimachinery's message for a negative field); kube-apiserver starts the watch and ends it at once. Said in the README and in the watch-mechanics lesson.",
 	"version":                "gitVersion is v1.37.2+kubesim: the build metadata names the simulator (kubectl and client-go parse it as v1.37.2).",
-	"anonymous-version":      "gitVersion is v1.37.2+kubesim, as for version.",
 	"metrics-nodes":          "kubesim runs a metrics server of its own (README: the server chain); the peer runs none.",
 }
 
