@@ -16,9 +16,10 @@ const (
 	msgDeadlineExceeded    = "Pod was active on the node longer than the specified deadline"
 )
 
-// activeDeadline is when the pod's active deadline passes (divided by the
-// speed, as every simulated duration), zero if it has none or has not
-// started.
+// activeDeadline is when the pod's active deadline passes, zero if it has
+// none or has not started. It is not divided by the speed, unlike the
+// kubelet's simulated delays: it is the pod's own limit in seconds, and at
+// speed 0 it would otherwise fail every pod that has one at once.
 func (m *podMachine) activeDeadline() time.Time {
 	secs := m.pod.Spec.ActiveDeadlineSeconds
 	start := m.pod.Status.StartTime
@@ -28,7 +29,7 @@ func (m *podMachine) activeDeadline() time.Time {
 	if secs == nil || start == nil || start.IsZero() {
 		return time.Time{}
 	}
-	return start.Add(m.scale.delay(time.Duration(*secs) * time.Second))
+	return start.Add(time.Duration(*secs) * time.Second)
 }
 
 // exceedDeadline begins the end of a pod past its active deadline: the

@@ -14,12 +14,17 @@ import (
 func TestActiveDeadline(t *testing.T) {
 	tests := []struct {
 		name     string
+		speed    float64
 		deadline int64         // activeDeadlineSeconds at creation (0: none)
 		setAt    time.Duration // when a deadline of 5s is set (0: never)
 		failAt   time.Duration
 	}{
-		{name: "from the start", deadline: 20, failAt: 20 * time.Second},
-		{name: "set while running", setAt: 30 * time.Second, failAt: 30 * time.Second},
+		{name: "from the start", speed: 1, deadline: 20, failAt: 20 * time.Second},
+		{name: "set while running", speed: 1, setAt: 30 * time.Second, failAt: 30 * time.Second},
+		// The deadline is the pod's own, in seconds of wall time, at
+		// any speed: at speed 0 the pod runs until it passes.
+		{name: "not scaled at speed 0", speed: 0, deadline: 20, failAt: 20 * time.Second},
+		{name: "not scaled at speed 10", speed: 10, deadline: 20, failAt: 20 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -27,7 +32,7 @@ func TestActiveDeadline(t *testing.T) {
 			if tt.deadline > 0 {
 				p.Spec.ActiveDeadlineSeconds = ptr.To(tt.deadline)
 			}
-			h := newHarness(t, nil, p, 1, time.Time{})
+			h := newHarness(t, nil, p, tt.speed, time.Time{})
 			if tt.setAt > 0 {
 				h.run(tt.setAt)
 				if h.last().Phase != corev1.PodRunning {
