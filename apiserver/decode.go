@@ -51,8 +51,9 @@ func UnsupportedMediaType(accepted []string) error {
 // decodeBody decodes a JSON or YAML request body into a new object of
 // kind gvk, as kube-apiserver does: a missing apiVersion or kind takes the
 // endpoint's; a different group-version or kind is 400, with upstream's
-// text (kindRefusal); malformed input is 400. Unknown or duplicate fields are 400 with fieldValidation=Strict and
-// warnings with Warn (the default).
+// text (kindRefusal); malformed input is 400. Unknown or duplicate fields
+// are 400 with fieldValidation=Strict and warnings with Warn (the
+// default).
 func decodeBody(r *http.Request, body []byte, gvk schema.GroupVersionKind, into runtime.Object, validation string) (runtime.Object, []string, error) {
 	var dec runtime.Decoder
 	switch mt := ParseMediaType(r.Header.Get("Content-Type")); mt {

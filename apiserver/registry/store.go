@@ -344,9 +344,9 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts *metainternalv
 }
 
 // Update replaces an object with what objInfo computes from the current
-// one, if it has opts.UID (when set). A resourceVersion in the new object must match the stored one
-// (409 Conflict otherwise); without one the update is unconditional if the
-// strategy allows. A missing object is created if the strategy allows
+// one, if it has opts.UID (when set). A resourceVersion in the new object
+// must match the stored one (409 Conflict otherwise); without one the
+// update is unconditional if the strategy allows. A missing object is created if the strategy allows
 // (created is then true). Removing the last finalizer of an object being
 // deleted deletes it.
 func (s *Store) Update(ctx context.Context, namespace, name string, objInfo UpdatedObjectFunc, createValidation ValidateObjectFunc, updateValidation ValidateObjectUpdateFunc, opts Options) (out runtime.Object, created bool, err error) {
