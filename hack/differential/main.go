@@ -16,9 +16,10 @@
 // details and causes; for any other body its shape (shape.go: the set of
 // JSON paths with their types) and the values a request names; for a
 // watch the sequence of its events. Messages and values are normalized
-// first (normalize.go). The differences kept on purpose are listed in
-// expected.go. It is a tool to run by hand, not part of go test; a run
-// takes about a minute.
+// first (normalize.go). expected.go says, for each difference that
+// remains, why: kept on purpose (and where kubesim says so), or left (the
+// issue that builds what is missing, or a defect). It is a tool to run by
+// hand, not part of go test; a run takes about a minute.
 package main
 
 import (
