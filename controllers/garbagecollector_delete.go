@@ -206,13 +206,8 @@ func (gc *GarbageCollector) attemptToOrphanItem(ctx context.Context, uid types.U
 }
 
 // removeOwnerRefs removes the ownerReferences to owners from ref's
-// object, with a JSON merge patch of the references left (the uid in
-// the patch makes it fail on another object of the same name).
+// object: the references left are written (patchOwnerRefs).
 func (gc *GarbageCollector) removeOwnerRefs(ctx context.Context, ref objectRef, owners []types.UID) error {
-	rc, err := gc.client(ref)
-	if err != nil {
-		return err
-	}
 	obj, err := gc.get(ctx, ref)
 	if err != nil {
 		return err
@@ -226,7 +221,18 @@ func (gc *GarbageCollector) removeOwnerRefs(ctx context.Context, ref objectRef, 
 	if len(left) == len(obj.GetOwnerReferences()) {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"ownerReferences": left, "uid": ref.UID, "resourceVersion": obj.GetResourceVersion()}})
+	return gc.patchOwnerRefs(ctx, ref, left, obj.GetResourceVersion())
+}
+
+// patchOwnerRefs writes refs as ref's ownerReferences with a JSON merge
+// patch that holds its uid and resourceVersion too, so that it fails on
+// another object of the same name or on a change since rv was read.
+func (gc *GarbageCollector) patchOwnerRefs(ctx context.Context, ref objectRef, refs []metav1.OwnerReference, rv string) error {
+	rc, err := gc.client(ref)
+	if err != nil {
+		return err
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"ownerReferences": refs, "uid": ref.UID, "resourceVersion": rv}})
 	if err != nil {
 		return err
 	}
@@ -235,8 +241,8 @@ func (gc *GarbageCollector) removeOwnerRefs(ctx context.Context, ref objectRef, 
 }
 
 // unblockOwnerRefs sets blockOwnerDeletion to false in every
-// ownerReference of ref's object (latest) that has it true, with a JSON
-// merge patch on latest's uid and resourceVersion, as upstream's
+// ownerReference of ref's object (latest) that has it true, on latest's
+// uid and resourceVersion (patchOwnerRefs), as upstream's
 // unblockOwnerReferences: the owners waiting for it are then no longer
 // held by it. Nothing is written if none blocks.
 func (gc *GarbageCollector) unblockOwnerRefs(ctx context.Context, ref objectRef, latest *unstructured.Unstructured) error {
@@ -244,21 +250,12 @@ func (gc *GarbageCollector) unblockOwnerRefs(ctx context.Context, ref objectRef,
 	if !slices.ContainsFunc(refs, blocks) {
 		return nil
 	}
-	rc, err := gc.client(ref)
-	if err != nil {
-		return err
-	}
 	for i := range refs {
 		if blocks(refs[i]) {
 			refs[i].BlockOwnerDeletion = new(bool)
 		}
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"ownerReferences": refs, "uid": ref.UID, "resourceVersion": latest.GetResourceVersion()}})
-	if err != nil {
-		return err
-	}
-	_, err = rc.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
+	return gc.patchOwnerRefs(ctx, ref, refs, latest.GetResourceVersion())
 }
 
 // removeFinalizer removes finalizer from ref's object, retrying on
