@@ -49,25 +49,17 @@ type runResult struct {
 	meta    meta
 }
 
-// readRun reads a run's work directory.
+// readRun reads a run's work directory: meta.json and the results of each
+// phase the run had (work/parallel, work/serial), keyed by the test's full
+// name.
 func readRun(work string) (*runResult, error) {
-	results, m, err := readResults(work)
-	if err != nil {
-		return nil, err
-	}
-	return &runResult{results: results, meta: m}, nil
-}
-
-// readResults reads work/meta.json and the results of each phase the run
-// had (work/parallel, work/serial), keyed by the test's full name.
-func readResults(work string) (map[string]result, meta, error) {
 	var m meta
 	b, err := os.ReadFile(filepath.Join(work, "meta.json"))
 	if err != nil {
-		return nil, m, err
+		return nil, err
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, m, fmt.Errorf("meta.json: %v", err)
+		return nil, fmt.Errorf("meta.json: %v", err)
 	}
 	out := map[string]result{}
 	for _, ph := range []string{"parallel", "serial"} {
@@ -77,7 +69,7 @@ func readResults(work string) (map[string]result, meta, error) {
 		}
 		results, fromLog, err := readPhase(dir)
 		if err != nil {
-			return nil, m, err
+			return nil, err
 		}
 		m.FromLog = m.FromLog || fromLog
 		for name, r := range results {
@@ -89,7 +81,7 @@ func readResults(work string) (map[string]result, meta, error) {
 			}
 		}
 	}
-	return out, m, nil
+	return &runResult{results: out, meta: m}, nil
 }
 
 // readPhase reads dir/ginkgo/report.json or, when the suite wrote none,
