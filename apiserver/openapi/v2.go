@@ -19,6 +19,14 @@ const definitionRefPrefix = "#/definitions/"
 // token in the Authorization header.
 const bearerToken = "BearerToken"
 
+// bearerTokenV2 is the v3 documents' bearer token scheme in v2's form.
+func bearerTokenV2() *spec.SecurityScheme {
+	v3 := bearerTokenScheme()[bearerToken].SecuritySchemeProps
+	return &spec.SecurityScheme{SecuritySchemeProps: spec.SecuritySchemeProps{
+		Description: v3.Description, Type: v3.Type, Name: v3.Name, In: v3.In,
+	}}
+}
+
 // swaggerFrom merges the v3 documents, in the order given, into one
 // Swagger 2.0 document: their paths, with operations and parameters in the
 // v2 form, and their component schemas as definitions. A path or a
@@ -27,16 +35,12 @@ const bearerToken = "BearerToken"
 // kube-apiserver lists under DeleteOptions every group that registers it.
 func swaggerFrom(docs []*spec3.OpenAPI, version string) (*spec.Swagger, error) {
 	sw := &spec.Swagger{SwaggerProps: spec.SwaggerProps{
-		Swagger:     "2.0",
-		Info:        &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: version}},
-		Paths:       &spec.Paths{Paths: map[string]spec.PathItem{}},
-		Definitions: spec.Definitions{},
-		SecurityDefinitions: spec.SecurityDefinitions{
-			bearerToken: {SecuritySchemeProps: spec.SecuritySchemeProps{
-				Description: "Bearer Token authentication", Type: "apiKey", Name: "authorization", In: "header",
-			}},
-		},
-		Security: []map[string][]string{{bearerToken: {}}},
+		Swagger:             "2.0",
+		Info:                &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: version}},
+		Paths:               &spec.Paths{Paths: map[string]spec.PathItem{}},
+		Definitions:         spec.Definitions{},
+		SecurityDefinitions: spec.SecurityDefinitions{bearerToken: bearerTokenV2()},
+		Security:            []map[string][]string{{bearerToken: {}}},
 	}}
 	for _, doc := range docs {
 		if doc.Paths != nil {
