@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 )
 
 // runFunc runs a controller with its workers until ctx is done.
@@ -39,14 +40,22 @@ func newControllerDescriptors() []controllerDescriptor {
 	return checkedDescriptors(
 		newEndpointsControllerDescriptor(),
 		newEndpointSliceControllerDescriptor(),
+		newReplicationControllerDescriptor(),
 		newPodGCControllerDescriptor(),
 		newNamespaceControllerDescriptor(),
 		newServiceAccountControllerDescriptor(),
 		newGarbageCollectorControllerDescriptor(),
+		newDaemonSetControllerDescriptor(),
+		newJobControllerDescriptor(),
 		newDeploymentControllerDescriptor(),
 		newReplicaSetControllerDescriptor(),
+		newHPAControllerDescriptor(),
+		newDisruptionControllerDescriptor(),
+		newStatefulSetControllerDescriptor(),
+		newCronJobControllerDescriptor(),
 		newNodeLifecycleControllerDescriptor(),
 		newClusterRoleAggregationControllerDescriptor(),
+		newTTLAfterFinishedControllerDescriptor(),
 		newRootCACertPublisherDescriptor(),
 	)
 }
@@ -80,6 +89,9 @@ type controllerContext struct {
 	creds clientConfigs
 	// own is the manager's own (for informers that are not shared).
 	own clientConfigs
+	// mapper is the RESTMapper of the controllers that ask for one (made
+	// by restMapper on first use); the manager resets it while it runs.
+	mapper *restmapper.DeferredDiscoveryRESTMapper
 }
 
 // restConfig is the client configuration of the controller name.

@@ -16,9 +16,11 @@ import (
 // controller's role to, so a renamed controller would lose its rights.
 func TestControllerDescriptorNames(t *testing.T) {
 	want := []string{
-		EndpointsControllerName, EndpointSliceControllerName, PodGCControllerName, NamespaceControllerName,
-		ServiceAccountControllerName, GarbageCollectorName, DeploymentControllerName, ReplicaSetControllerName,
-		NodeControllerName, ClusterRoleAggregationControllerName, RootCACertPublisherName,
+		EndpointsControllerName, EndpointSliceControllerName, ReplicationControllerName, PodGCControllerName,
+		NamespaceControllerName, ServiceAccountControllerName, GarbageCollectorName, DaemonSetControllerName,
+		JobControllerName, DeploymentControllerName, ReplicaSetControllerName, HPAControllerName,
+		DisruptionControllerName, StatefulSetControllerName, CronJobControllerName, NodeControllerName,
+		ClusterRoleAggregationControllerName, TTLAfterFinishedControllerName, RootCACertPublisherName,
 	}
 	var got []string
 	for _, d := range newControllerDescriptors() {

@@ -11,11 +11,25 @@
 // (credentials.go; upstream's --use-service-account-credentials, which
 // kubeadm sets).
 //
-// The controllers, each in its own files, follow upstream's
-// (k8s.io/kubernetes v1.37 pkg/controller); the code is written here,
+// The controllers of the first lessons, each in its own files, follow
+// upstream's (k8s.io/kubernetes v1.37 pkg/controller) and are written
+// here, so that each sync reports what it saw and decided (Action),
 // except where upstream calls a staging library kubesim imports too
 // (k8s.io/endpointslice, k8s.io/component-helpers) and calling it loses
-// no evidence a learner reads:
+// no evidence a learner reads. The controllers of the workloads kinds
+// are upstream's own code, built as kube-controller-manager builds them
+// (upstream.go): their behaviour is exactly upstream's, and what a
+// learner sees of them is their writes (each reported as an Action
+// without decisions), their Events and the objects they change:
+//
+//   - statefulset-controller (statefulset.go), daemon-set-controller
+//     (daemonset.go), job-controller (job.go), cronjob-controller
+//     (cronjob.go, on the wall clock), ttl-after-finished-controller
+//     (ttlafterfinished.go), disruption-controller (disruption.go),
+//     horizontal-pod-autoscaler (podautoscaler.go, its periods divided
+//     by the speed) and replication-controller (replication.go).
+//
+// The controllers written here:
 //
 //   - replicaset (replicaset*.go): keeps spec.replicas pods that match the
 //     selector, created from the template with an ownerReference to the

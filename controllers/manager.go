@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 
 	"github.com/kubesim/kubesim/internal/informertrim"
 )
@@ -101,6 +102,8 @@ type Manager struct {
 	client  kubernetes.Interface // the manager's own
 	factory informers.SharedInformerFactory
 	runs    []builtController
+	// mapper, when a controller asked for one, is reset while Run runs.
+	mapper *restmapper.DeferredDiscoveryRESTMapper
 }
 
 // builtController is a controller made by New, ready to run.
@@ -135,6 +138,7 @@ func New(cfg *Config) (*Manager, error) {
 		}
 		m.runs = append(m.runs, builtController{name: d.name, run: run, workers: d.workers(cfg)})
 	}
+	m.mapper = cc.mapper
 	return m, nil
 }
 
@@ -151,6 +155,9 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.factory.Start(ctx.Done())
 	defer m.factory.Shutdown()
 	var wg sync.WaitGroup
+	if m.mapper != nil {
+		wg.Go(func() { runMapperReset(ctx, m.mapper) })
+	}
 	for _, c := range m.runs {
 		wg.Add(1)
 		go func() {
