@@ -30,7 +30,7 @@ type Group struct {
 // reviews are computed by the server.
 var Groups = []Group{
 	{corev1.SchemeGroupVersion, []*Resource{ConfigMaps, Endpoints, Events, Namespaces, Nodes, PersistentVolumeClaims, PodTemplates, Pods, Secrets, ServiceAccounts, Services}},
-	{appsv1.SchemeGroupVersion, []*Resource{ControllerRevisions, Deployments, ReplicaSets, StatefulSets}},
+	{appsv1.SchemeGroupVersion, []*Resource{ControllerRevisions, DaemonSets, Deployments, ReplicaSets, StatefulSets}},
 	{authenticationv1.SchemeGroupVersion, nil},
 	{coordinationv1.SchemeGroupVersion, []*Resource{Leases}},
 	{discoveryv1.SchemeGroupVersion, []*Resource{EndpointSlices}},
