@@ -153,7 +153,7 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, deleteValida
 	if err != nil {
 		return nil, false, err
 	}
-	if gcChange, _ := gcFinalizers(cm.GetFinalizers(), opts); plan == deleteGracefully || len(cm.GetFinalizers()) > 0 || gcChange {
+	if gcChange, _ := gcFinalizers(cm.GetFinalizers(), opts, s.Resource.OrphanByDefault); plan == deleteGracefully || len(cm.GetFinalizers()) > 0 || gcChange {
 		out, deleted, err := s.markDeleting(ctx, req, current)
 		if !errors.Is(err, errDeleteNow) {
 			return out, deleted, err
@@ -279,7 +279,7 @@ func (s *Store) markForDeletion(ctx context.Context, req *deleteRequest, mark *d
 			return nil, errAlreadyDeleting
 		}
 		// The garbage collector's finalizers, as the options ask.
-		if changed, f := gcFinalizers(m.GetFinalizers(), o); changed {
+		if changed, f := gcFinalizers(m.GetFinalizers(), o, s.Resource.OrphanByDefault); changed {
 			m.SetFinalizers(f)
 		}
 		mark.finalizers = len(m.GetFinalizers()) > 0

@@ -13,12 +13,11 @@ import (
 // are to be orphaned, "foregroundDeletion" when they are to be deleted
 // first; the garbage collector removes them once it has done so. The
 // options win (orphanDependents, then propagationPolicy), then a
-// finalizer the object already has. Every kubesim resource has the
-// default policy of apps/v1 and most of core/v1, DeleteDependents
-// (background): none defaults to orphaning, as extensions/v1beta1 and
-// replicationcontrollers do upstream (kubesim serves neither).
-func gcFinalizers(finalizers []string, opts *metav1.DeleteOptions) (bool, []string) {
-	orphan, foreground := gcPolicy(finalizers, opts)
+// finalizer the object already has, then the resource's default:
+// orphanByDefault (Resource.OrphanByDefault, batch/v1 jobs) or
+// DeleteDependents (background), the policy of apps/v1 and most of core/v1.
+func gcFinalizers(finalizers []string, opts *metav1.DeleteOptions, orphanByDefault bool) (bool, []string) {
+	orphan, foreground := gcPolicy(finalizers, opts, orphanByDefault)
 	out := make([]string, 0, len(finalizers)+1)
 	for _, f := range finalizers {
 		if f != metav1.FinalizerOrphanDependents && f != metav1.FinalizerDeleteDependents {
@@ -40,7 +39,7 @@ func gcFinalizers(finalizers []string, opts *metav1.DeleteOptions) (bool, []stri
 // gcPolicy is what a delete with opts asks of the garbage collector, as
 // upstream's shouldOrphanDependents and shouldDeleteDependentsInForeground
 // decide it.
-func gcPolicy(finalizers []string, opts *metav1.DeleteOptions) (orphan, foreground bool) {
+func gcPolicy(finalizers []string, opts *metav1.DeleteOptions, orphanByDefault bool) (orphan, foreground bool) {
 	if opts != nil && opts.OrphanDependents != nil { //nolint:staticcheck // still accepted, as upstream
 		return *opts.OrphanDependents, false //nolint:staticcheck
 	}
@@ -62,7 +61,7 @@ func gcPolicy(finalizers []string, opts *metav1.DeleteOptions) (orphan, foregrou
 			return false, true
 		}
 	}
-	return false, false
+	return orphanByDefault, false
 }
 
 // sameSet reports whether a and b hold the same strings.

@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -36,6 +37,7 @@ var Groups = []Group{
 	{discoveryv1.SchemeGroupVersion, []*Resource{EndpointSlices}},
 	{rbacv1.SchemeGroupVersion, []*Resource{ClusterRoleBindings, ClusterRoles, RoleBindings, Roles}},
 	{authorizationv1.SchemeGroupVersion, nil},
+	{batchv1.SchemeGroupVersion, []*Resource{CronJobs, Jobs}},
 }
 
 // chainResources are the resources of the other servers of the chain:

@@ -120,6 +120,11 @@ type Resource struct {
 	// apimachinery's default message; resources with their own list report
 	// "field label not supported: X", as their upstream conversion funcs do.
 	FieldLabels []string
+	// FieldLabelFormat, if set, is the message of a field selector key
+	// not in FieldLabels, with the key as its one argument, as the kind's
+	// upstream conversion func words it ("field label %q not supported
+	// for Job"); empty: "field label not supported: %s".
+	FieldLabelFormat string
 	// CheckGracefulDelete reports whether a delete of obj is graceful and
 	// sets opts.GracePeriodSeconds to the period. Nil: never graceful.
 	CheckGracefulDelete func(obj runtime.Object, opts *metav1.DeleteOptions) bool
@@ -135,6 +140,11 @@ type Resource struct {
 	// Success Status, as upstream's stores of pods, services, service
 	// accounts and namespaces (among others) are configured.
 	ReturnDeletedObject bool
+	// OrphanByDefault makes a delete that names no propagation policy
+	// orphan the object's dependents, as upstream's strategies whose
+	// DefaultGarbageCollectionPolicy is OrphanDependents for the version
+	// served (batch/v1 jobs); false: DeleteDependents (background).
+	OrphanByDefault bool
 }
 
 // Scale reads and writes an object's replicas for its scale subresource,
@@ -210,6 +220,9 @@ func (r *Resource) convertFieldSelector(sel fields.Selector) (fields.Selector, e
 		}
 		if slices.Contains(r.FieldLabels, label) {
 			return label, value, nil
+		}
+		if r.FieldLabelFormat != "" {
+			return "", "", fmt.Errorf(r.FieldLabelFormat, label)
 		}
 		return "", "", fmt.Errorf("field label not supported: %s", label)
 	})

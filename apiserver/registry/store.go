@@ -190,11 +190,13 @@ func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object, namespace 
 	m.SetGeneration(0)
 	m.SetSelfLink("")
 	m.SetManagedFields(nil)
+	// The system fields come first, as upstream's store fills them before
+	// rest.BeforeCreate: a job's generated selector is its uid.
+	m.SetUID(uuid.NewUUID())
+	m.SetCreationTimestamp(metav1.Now())
 	if s.strategy.PrepareForCreate != nil {
 		s.strategy.PrepareForCreate(obj)
 	}
-	m.SetUID(uuid.NewUUID())
-	m.SetCreationTimestamp(metav1.Now())
 	if errs := s.validateCreate(obj, m); len(errs) > 0 {
 		return s.invalid(m.GetName(), errs)
 	}
