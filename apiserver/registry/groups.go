@@ -8,6 +8,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -38,6 +39,7 @@ var Groups = []Group{
 	{rbacv1.SchemeGroupVersion, []*Resource{ClusterRoleBindings, ClusterRoles, RoleBindings, Roles}},
 	{authorizationv1.SchemeGroupVersion, nil},
 	{batchv1.SchemeGroupVersion, []*Resource{CronJobs, Jobs}},
+	{policyv1.SchemeGroupVersion, []*Resource{PodDisruptionBudgets}},
 }
 
 // chainResources are the resources of the other servers of the chain:

@@ -9,6 +9,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,7 +29,7 @@ var GroupVersions = []schema.GroupVersion{
 	corev1.SchemeGroupVersion, appsv1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion,
 	discoveryv1.SchemeGroupVersion, rbacv1.SchemeGroupVersion,
 	authenticationv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion, autoscalingv1.SchemeGroupVersion,
-	batchv1.SchemeGroupVersion,
+	batchv1.SchemeGroupVersion, policyv1.SchemeGroupVersion,
 	apiextensionsv1.SchemeGroupVersion, apiregistrationv1.SchemeGroupVersion,
 }
 
@@ -40,6 +41,7 @@ func init() {
 	utilruntime.Must(authenticationv1.AddToScheme(Scheme))
 	utilruntime.Must(autoscalingv1.AddToScheme(Scheme))
 	utilruntime.Must(batchv1.AddToScheme(Scheme))
+	utilruntime.Must(policyv1.AddToScheme(Scheme))
 	utilruntime.Must(rbacv1.AddToScheme(Scheme))
 	utilruntime.Must(authorizationv1.AddToScheme(Scheme))
 	utilruntime.Must(apiextensionsv1.AddToScheme(Scheme))
