@@ -45,6 +45,8 @@ type behaviour struct {
 	exits      bool // it exits on its own, exitAfter after it started
 	exitAfter  time.Duration
 	exitCode   int32
+	exitSet    bool // AnnotationExitAfter is set for it
+	codeSet    bool // AnnotationExitCode is set for it
 	readyAfter time.Duration
 	stopAfter  time.Duration
 	problems   []string // annotations that could not be read
@@ -84,7 +86,7 @@ func containerBehaviour(pod *corev1.Pod, c *corev1.Container, init bool, readine
 		return true
 	}
 	if duration(AnnotationExitAfter, &b.exitAfter) {
-		b.exits = true
+		b.exits, b.exitSet = true, true
 	}
 	duration(AnnotationReadyAfter, &b.readyAfter)
 	duration(AnnotationStopAfter, &b.stopAfter)
@@ -96,7 +98,7 @@ func containerBehaviour(pod *corev1.Pod, c *corev1.Container, init bool, readine
 		if err != nil || code < 0 || code > 255 {
 			b.problems = append(b.problems, fmt.Sprintf("annotation %s=%q: want an exit code from 0 to 255", k, v))
 		} else {
-			b.exitCode = int32(code)
+			b.exitCode, b.codeSet = int32(code), true
 		}
 	}
 	return b

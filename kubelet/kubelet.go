@@ -76,6 +76,7 @@ func New(cfg *Config) (*Kubelet, error) {
 	if k.rt, err = newRuntime(cfg.Node.Name, cfg.NodeIP, cfg.PodCIDR); err != nil {
 		return nil, err
 	}
+	k.rt.services = apiServices{client: cfg.Client}
 	if cfg.Serving != nil && (cfg.Hollow == nil || cfg.Hollow.serving == nil) {
 		if k.srv, err = listen(cfg.Serving); err != nil {
 			return nil, err

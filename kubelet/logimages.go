@@ -127,24 +127,3 @@ func httpdLines(ver string) []imageLine {
 		}},
 	}
 }
-
-// echoLines are the texts of the plain echo commands of a container's
-// shell command line (sh -c 'echo hello; sleep 3600' prints "hello"):
-// kubesim runs no shell, but a learner who wrote an echo expects to see
-// it. Only "echo <words>" segments between ;, && and newlines count;
-// quotes around the words are removed, nothing else is interpreted.
-func echoLines(command, args []string) []string {
-	line := strings.Join(append(append([]string(nil), command...), args...), " ")
-	var out []string
-	for _, seg := range strings.FieldsFunc(strings.ReplaceAll(line, "&&", ";"), func(r rune) bool { return r == ';' || r == '\n' }) {
-		seg = strings.TrimSpace(seg)
-		for _, shell := range []string{"sh -c ", "/bin/sh -c ", "bash -c ", "/bin/bash -c "} {
-			seg = strings.TrimSpace(strings.TrimPrefix(seg, shell))
-		}
-		seg = strings.Trim(seg, `'"`)
-		if rest, ok := strings.CutPrefix(seg, "echo "); ok {
-			out = append(out, strings.Trim(strings.TrimSpace(rest), `'"`))
-		}
-	}
-	return out
-}

@@ -57,19 +57,22 @@ type containerLog struct {
 }
 
 // newContainerLog makes the log of instance id of container c of pod,
-// started at start: kubesim's note that no process runs, the image's
-// start lines, the echo commands of its shell command line, then the
-// lines of AnnotationLog.
-func newContainerLog(id string, pod *corev1.Pod, c *container, start time.Time, scale scaler) *containerLog {
+// started at start, whose command line did run: what the command line
+// wrote; or, without one, kubesim's note that no process runs and the
+// image's start lines. Then the lines of AnnotationLog.
+func newContainerLog(id string, pod *corev1.Pod, c *container, start time.Time, scale scaler, run commandRun) *containerLog {
 	l := &containerLog{id: id, start: start, ended: make(chan struct{})}
-	img := parseImage(c.spec.Image)
-	l.add(0, fmt.Sprintf("kubesim: container %s (image %s) is simulated: no process runs; its log is made up by kubesim's fake runtime", c.spec.Name, img))
-	for _, il := range startLines(img) {
-		at := start.Add(scale.delay(il.at))
-		l.once = append(l.once, logLine{at: at, text: il.text(at)})
-	}
-	for _, e := range echoLines(c.spec.Command, c.spec.Args) {
-		l.add(0, e)
+	if run.simulated {
+		for _, rl := range run.lines {
+			l.add(scale.delay(rl.at), rl.text)
+		}
+	} else {
+		img := parseImage(c.spec.Image)
+		l.add(0, fmt.Sprintf("kubesim: container %s (image %s) is simulated: no process runs; its log is made up by kubesim's fake runtime", c.spec.Name, img))
+		for _, il := range startLines(img) {
+			at := start.Add(scale.delay(il.at))
+			l.once = append(l.once, logLine{at: at, text: il.text(at)})
+		}
 	}
 	for _, line := range strings.Split(annotationFor(pod, c, AnnotationLog), "\n") {
 		l.addAnnotationLine(strings.TrimRight(line, "\r"), scale)

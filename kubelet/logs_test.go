@@ -20,7 +20,7 @@ func texts(lines []logLine, start time.Time) []string {
 func TestContainerLogLines(t *testing.T) {
 	pod := testPod("web", annotate(AnnotationLog, "hello\n+5s migration done\nevery 2s tick {n}\n+bad stays as written"))
 	c := &container{spec: pod.Spec.Containers[0]}
-	l := newContainerLog("id-1", pod, c, t0, scaler{speed: 1})
+	l := newContainerLog("id-1", pod, c, t0, scaler{speed: 1}, commandRun{})
 	got := texts(l.lines(t0.Add(6*time.Second)), t0)
 	want := []string{
 		"0s kubesim: container nginx (image docker.io/library/nginx:1.27) is simulated: no process runs; its log is made up by kubesim's fake runtime",
@@ -50,21 +50,32 @@ func TestContainerLogLines(t *testing.T) {
 	}
 }
 
-func TestContainerLogScaledAndEchoes(t *testing.T) {
+func TestContainerLogScaled(t *testing.T) {
 	pod := testPod("db", withImage("mysql:8.4", corev1.PullIfNotPresent), annotate(AnnotationLog+".nginx", "+10s only mine"))
-	pod.Spec.Containers[0].Command = []string{"sh", "-c", "echo 'hello there' && sleep 3600"}
 	c := &container{spec: pod.Spec.Containers[0]}
-	l := newContainerLog("id-2", pod, c, t0, scaler{speed: 10})
+	l := newContainerLog("id-2", pod, c, t0, scaler{speed: 10}, commandRun{})
 	got := texts(l.lines(t0.Add(time.Hour)), t0)
-	var ready, mine, echo bool
+	var ready, mine bool
 	for _, g := range got {
 		ready = ready || (strings.HasPrefix(g, "200ms ") && strings.Contains(g, "ready for connections on port 3306"))
 		mine = mine || g == "1s only mine"
-		echo = echo || g == "0s hello there"
 	}
-	if !ready || !mine || !echo {
-		t.Errorf("at speed 10 want mysql ready at 200ms, the container's own line at 1s and the echo at 0s; got\n  %s", strings.Join(got, "\n  "))
+	if !ready || !mine {
+		t.Errorf("at speed 10 want mysql ready at 200ms and the container's own line at 1s; got\n  %s", strings.Join(got, "\n  "))
 	}
+}
+
+// TestContainerLogOfCommandLine: a container whose command line kubesim
+// plays has only what it wrote (at its times, scaled), no kubesim note
+// and no image start lines (its command replaced the image's program),
+// then the kubesim.io/log lines.
+func TestContainerLogOfCommandLine(t *testing.T) {
+	pod := testPod("db", withImage("mysql:8.4", corev1.PullIfNotPresent), annotate(AnnotationLog, "mine"))
+	c := &container{spec: pod.Spec.Containers[0]}
+	run := commandRun{simulated: true, lines: []runLine{{0, "hello there"}, {10 * time.Second, "later"}}}
+	l := newContainerLog("id-3", pod, c, t0, scaler{speed: 10}, run)
+	got := texts(l.lines(t0.Add(time.Hour)), t0)
+	diffLines(t, "log", got, []string{"0s hello there", "0s mine", "1s later"})
 }
 
 // TestCrashLoopKeepsPreviousLog runs a container that exits after 5s

@@ -165,9 +165,6 @@ func (m *podMachine) adopt() {
 		case cs.State.Running != nil && cs.ContainerID != "":
 			i := m.adoptInstance(c, cs, nil)
 			i.started = cs.State.Running.StartedAt.Time
-			if c.b.exits {
-				i.exitAt = i.started.Add(m.scale.delay(c.b.exitAfter))
-			}
 			i.readyAt = i.started.Add(m.scale.delay(c.b.readyAfter))
 			c.cur = i
 			if t := cs.LastTerminationState.Terminated; t != nil {
@@ -428,21 +425,25 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 // adoptLogs makes again the logs of the instances of c a kubelet restart
-// adopted: the fake runtime's log is a function of the container and its
-// start time, so it is the same log.
+// adopted, and when a running one exits: the fake runtime's log is a
+// function of the container and its start time (and of the Services its
+// network programs reach, looked up again), so it is the same log.
 func (m *podMachine) adoptLogs(c *container) {
 	for _, i := range []*instance{c.prev, c.cur} {
 		if i == nil || i.started.IsZero() {
 			continue
 		}
-		l := newContainerLog(i.id, m.pod, c, i.started, m.scale)
-		if i.exited() {
-			last := ""
-			if c.b.exits && !c.init && i.exitCode == c.b.exitCode {
-				last = exitLine(c)
-			}
-			l.exit(i.finished, last)
+		if !i.exited() {
+			m.startPlan(c, i, i.started)
+			continue
 		}
+		p := m.planFor(c, i.started)
+		l := newContainerLog(i.id, m.pod, c, i.started, m.scale, p.run)
+		last := ""
+		if p.byAnnotation && !c.init && i.exitCode == p.code {
+			last = exitLine(c)
+		}
+		l.exit(i.finished, last)
 		m.rt.logs.add(m.pod.UID, l)
 	}
 }

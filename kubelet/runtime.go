@@ -51,6 +51,9 @@ type fakeRuntime struct {
 	pulls  map[string]*pullJob // by normalized reference
 	ipam   *ipam
 	logs   *logStore // the containers' logs, by container ID
+	// services finds Services for the containers' network programs
+	// (wget, curl, nc); nil: none is found. Set before the first pod.
+	services serviceLookup
 }
 
 func newRuntime(node, hostIP, podCIDR string) (*fakeRuntime, error) {
@@ -81,6 +84,8 @@ type instance struct {
 	message  string
 
 	exitAt    time.Time // when it exits on its own; zero: never
+	exitWith  int32     // the code it exits with on its own
+	byAnno    bool      // it exits as kubesim.io/exit-after says
 	readyAt   time.Time // when it becomes ready
 	stopBegin time.Time // when it was asked to stop; zero: not asked
 	stopAt    time.Time // when it exits after being asked to stop
@@ -263,10 +268,7 @@ func (m *podMachine) complete(now time.Time) []output {
 		}
 		c.cur = i
 		i.started = now
-		m.rt.logs.add(m.pod.UID, newContainerLog(i.id, m.pod, c, now, m.scale))
-		if c.b.exits {
-			i.exitAt = now.Add(m.scale.delay(c.b.exitAfter))
-		}
+		m.startPlan(c, i, now)
 		i.readyAt = now.Add(m.scale.delay(c.b.readyAfter))
 		c.waiting = nil
 		return []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonStarted, message: msgStarted,
@@ -314,7 +316,7 @@ func (m *podMachine) exitDue(now time.Time) []output {
 	if !i.stopAt.IsZero() && !i.stopAt.After(at) {
 		i.exitCode = i.stopCode
 	} else {
-		i.exitCode = first.b.exitCode
+		i.exitCode = i.exitWith
 	}
 	i.reason = ReasonCompleted
 	if i.exitCode != 0 {
@@ -389,16 +391,28 @@ func (m *podMachine) remove(now time.Time) []output {
 	return out
 }
 
-// logExit ends the log of instance i of c as it exits: one that exits on
-// its own (kubesim.io/exit-after) writes kubesim's exit line last.
+// logExit ends the log of instance i of c as it exits: one that exits
+// as kubesim.io/exit-after says writes kubesim's exit line last.
 func (m *podMachine) logExit(c *container, i *instance) {
 	l := m.rt.logs.get(i.id)
 	if l == nil {
 		return
 	}
 	last := ""
-	if i.stopBegin.IsZero() && c.b.exits && !c.init {
+	if i.stopBegin.IsZero() && i.byAnno && !c.init {
 		last = exitLine(c)
 	}
 	l.exit(i.finished, last)
+}
+
+// startPlan plays the command line of c's instance i, started at start:
+// its log, and when and how it exits.
+func (m *podMachine) startPlan(c *container, i *instance, start time.Time) plan {
+	p := m.planFor(c, start)
+	m.rt.logs.add(m.pod.UID, newContainerLog(i.id, m.pod, c, start, m.scale, p.run))
+	if p.exits {
+		i.exitAt = start.Add(m.scale.delay(p.after))
+	}
+	i.exitWith, i.byAnno = p.code, p.byAnnotation
+	return p
 }
