@@ -134,7 +134,7 @@ func newBenchRig(b *testing.B, numNodes int, rec recording) *benchRig {
 			}
 		}()
 	}
-	s := newScheduler(cfg)
+	s := newScheduler(cfg, nil)
 	s.binder = confirmingBinder{cache: s.cache}
 	for i := range numNodes {
 		s.cache.AddNode(makeNode(fmt.Sprintf("node-%05d", i), "32", "128Gi", 110))

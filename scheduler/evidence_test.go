@@ -12,7 +12,7 @@ import (
 func TestEvidenceOnlyWithReaders(t *testing.T) {
 	rec := flow.NewRecorder()
 	s := newScheduler(&Config{SchedulerName: DefaultSchedulerName, InitialBackoff: DefaultInitialBackoff, MaxBackoff: DefaultMaxBackoff,
-		TieBreaker: FirstByName, Recorder: rec})
+		TieBreaker: FirstByName, Recorder: rec}, nil)
 	s.cache.AddNode(makeNode("a", "4", "8Gi", 110))
 	s.cache.AddNode(makeNode("b", "4", "8Gi", 110))
 	s.cache.UpdateSnapshot(s.snap)

@@ -261,6 +261,8 @@ const (
 	NodeResource EventResource = "Node"
 	// AssignedPod is a pod bound to a node.
 	AssignedPod EventResource = "AssignedPod"
+	// PersistentVolumeClaimResource is a PersistentVolumeClaim.
+	PersistentVolumeClaimResource EventResource = "PersistentVolumeClaim"
 )
 
 // ActionType is a set of changes to a resource.
@@ -276,6 +278,8 @@ const (
 	ActionUpdateNodeLabel
 	// ActionUpdateNodeTaint: spec.taints or spec.unschedulable changed.
 	ActionUpdateNodeTaint
+	// ActionUpdate: an object other than a node changed.
+	ActionUpdate
 
 	// ActionAll matches every change.
 	ActionAll ActionType = 1<<iota - 1
@@ -299,7 +303,7 @@ func (e ClusterEvent) String() string {
 		name string
 	}{
 		{ActionAdd, "Add"}, {ActionDelete, "Delete"}, {ActionUpdateNodeAllocatable, "UpdateNodeAllocatable"},
-		{ActionUpdateNodeLabel, "UpdateNodeLabel"}, {ActionUpdateNodeTaint, "UpdateNodeTaint"},
+		{ActionUpdateNodeLabel, "UpdateNodeLabel"}, {ActionUpdateNodeTaint, "UpdateNodeTaint"}, {ActionUpdate, "Update"},
 	} {
 		if e.ActionType&a.bit != 0 {
 			parts = append(parts, a.name)

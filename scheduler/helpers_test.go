@@ -185,7 +185,7 @@ func newMemScheduler(tb testing.TB, nodes ...*corev1.Node) *memScheduler {
 	rec := flow.NewRecorder()
 	cfg := &Config{SchedulerName: DefaultSchedulerName, InitialBackoff: DefaultInitialBackoff, MaxBackoff: DefaultMaxBackoff,
 		Clock: clk, TieBreaker: FirstByName, Recorder: rec}
-	s := newScheduler(cfg)
+	s := newScheduler(cfg, nil)
 	b := &fakeBinder{}
 	s.binder = b
 	sub := rec.Subscribe(10000)

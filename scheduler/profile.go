@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
 )
 
 // weightedScorePlugin is a score plugin with the weight its normalized
@@ -31,13 +32,16 @@ type framework struct {
 // defaultFramework is kube-scheduler v1.37's default profile, cut down to
 // the plugins kubesim has, in the same order and with the same weights.
 // Filters run NodeName, NodeUnschedulable, TaintToleration, NodeAffinity,
-// NodeResourcesFit and stop at the first that rejects a node; scores are
+// NodeResourcesFit, VolumeBinding (its PreFilter: a pod's claims must
+// exist and be bound; claims reads them) and stop at the first that
+// rejects a node; scores are
 // TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit ×1 and
 // NodeResourcesBalancedAllocation ×1. (Upstream also filters and scores
-// with NodePorts, volume plugins, PodTopologySpread, InterPodAffinity and
-// ImageLocality, none of which has anything to say about a pod without
-// ports, volumes, spread constraints, pod affinity or pulled images.)
-func defaultFramework() *framework {
+// with NodePorts, the other volume plugins, PodTopologySpread,
+// InterPodAffinity and ImageLocality, none of which has anything to say
+// about a pod without ports, persistent volumes, spread constraints, pod
+// affinity or pulled images.)
+func defaultFramework(claims corelisters.PersistentVolumeClaimLister) *framework {
 	var (
 		nodeName     = &NodeName{}
 		unsched      = &NodeUnschedulable{}
@@ -45,9 +49,10 @@ func defaultFramework() *framework {
 		affinity     = &NodeAffinity{}
 		fit          = &NodeResourcesFit{}
 		balancedAllo = &NodeResourcesBalancedAllocation{}
+		volumes      = &VolumeBinding{claims: claims}
 	)
 	return newFramework(
-		[]FilterPlugin{nodeName, unsched, taints, affinity, fit},
+		[]FilterPlugin{nodeName, unsched, taints, affinity, fit, volumes},
 		[]weightedScorePlugin{{taints, 3}, {affinity, 2}, {fit, 1}, {balancedAllo, 1}},
 	)
 }

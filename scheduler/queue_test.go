@@ -11,7 +11,7 @@ import (
 
 func newTestQueue() (*schedulingQueue, *clocktesting.FakeClock) {
 	clk := clocktesting.NewFakeClock(t0)
-	return newSchedulingQueue(clk, DefaultInitialBackoff, DefaultMaxBackoff, defaultFramework().events), clk
+	return newSchedulingQueue(clk, DefaultInitialBackoff, DefaultMaxBackoff, defaultFramework(nil).events), clk
 }
 
 // mustPop pops without blocking, failing the test on an empty activeQ.

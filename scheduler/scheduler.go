@@ -83,13 +83,14 @@ func New(cfg *Config) (*Scheduler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := newScheduler(cfg)
+	// One factory, one informer per type: nodes, persistent volume
+	// claims, and pods through the filtered informer (InformerFor makes
+	// the factory use it for pods).
+	factory := informers.NewSharedInformerFactory(cfg.Client, 0)
+	claims := factory.Core().V1().PersistentVolumeClaims()
+	s := newScheduler(cfg, claims.Lister())
 	s.client = cfg.Client
 	s.binder = apiBinder{client: cfg.Client}
-
-	// One factory, one informer per type: nodes, and pods through the
-	// filtered informer (InformerFor makes the factory use it for pods).
-	factory := informers.NewSharedInformerFactory(cfg.Client, 0)
 	pods := factory.InformerFor(&corev1.Pod{}, newPodInformer)
 	s.factories = []informers.SharedInformerFactory{factory}
 	s.podLister = corelisters.NewPodLister(pods.GetIndexer())
@@ -99,6 +100,15 @@ func New(cfg *Config) (*Scheduler, error) {
 	}{
 		{factory.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{
 			AddFunc: s.addNode, UpdateFunc: s.updateNode, DeleteFunc: s.deleteNode,
+		}},
+		// Claims: a claim made or bound may let a pod waiting for it go.
+		{claims.Informer(), cache.ResourceEventHandlerFuncs{
+			AddFunc: func(any) {
+				s.queue.Move(ClusterEvent{Resource: PersistentVolumeClaimResource, ActionType: ActionAdd}, nil)
+			},
+			UpdateFunc: func(any, any) {
+				s.queue.Move(ClusterEvent{Resource: PersistentVolumeClaimResource, ActionType: ActionUpdate}, nil)
+			},
 		}},
 		// Pods on a node: the cache. A pod that is bound moves here from
 		// the queue (the filters turn the update into a delete there and
@@ -128,7 +138,7 @@ func New(cfg *Config) (*Scheduler, error) {
 
 // newScheduler builds the scheduling core: queue, cache, plugins. It
 // talks to no API.
-func newScheduler(cfg *Config) *Scheduler {
+func newScheduler(cfg *Config, claims corelisters.PersistentVolumeClaimLister) *Scheduler {
 	clk := cfg.Clock
 	if clk == nil {
 		clk = clock.RealClock{}
@@ -141,7 +151,7 @@ func newScheduler(cfg *Config) *Scheduler {
 	if parallel == 0 {
 		parallel = DefaultParallelAPICalls
 	}
-	fwk := defaultFramework()
+	fwk := defaultFramework(claims)
 	return &Scheduler{
 		name:     cfg.SchedulerName,
 		identity: cfg.Identity,
