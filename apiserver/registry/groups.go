@@ -31,7 +31,7 @@ type Group struct {
 // The authentication and authorization groups store nothing: their
 // reviews are computed by the server.
 var Groups = []Group{
-	{corev1.SchemeGroupVersion, []*Resource{ConfigMaps, Endpoints, Events, Namespaces, Nodes, PersistentVolumeClaims, PodTemplates, Pods, Secrets, ServiceAccounts, Services}},
+	{corev1.SchemeGroupVersion, []*Resource{ConfigMaps, Endpoints, Events, Namespaces, Nodes, PersistentVolumeClaims, PodTemplates, Pods, ReplicationControllers, Secrets, ServiceAccounts, Services}},
 	{appsv1.SchemeGroupVersion, []*Resource{ControllerRevisions, DaemonSets, Deployments, ReplicaSets, StatefulSets}},
 	{authenticationv1.SchemeGroupVersion, nil},
 	{coordinationv1.SchemeGroupVersion, []*Resource{Leases}},
