@@ -25,7 +25,6 @@ var left = map[string]string{
 	"pod-deletecollection":           "follows from pod-eviction: the pod the eviction would have removed is still there",
 	"priorityclass-list":             "PriorityClass is not built yet (issue 30)",
 	"job-list":                       "Job is not built yet (issue 29)",
-	"discovery-apps-v1":              "DaemonSet and StatefulSet are not built yet (issue 29)",
 	"list-continue-with-rv":          "a defect, not mended this stop: kubesim pages a resourceVersion=0 list given limit and continue; kube-apiserver's watch cache answered it whole",
 	"node-create":                    "a defect, not mended this stop: kube-apiserver's TaintNodesByCondition admission taints a new node not-ready:NoSchedule at once; in kubesim only the node lifecycle controller sets the NoSchedule taints",
 	"readyz-verbose":                 "kube-apiserver lists checks of parts kubesim does not run (priority and fairness, storage versions and others); kubesim lists its own",
