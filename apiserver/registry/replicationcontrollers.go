@@ -47,8 +47,8 @@ var ReplicationControllers = &Resource{
 		fs["status.replicas"] = strconv.Itoa(int(rc.Status.Replicas))
 		return fs
 	},
-	FieldLabels:               []string{"metadata.name", "metadata.namespace", "status.replicas"},
-	OrphanDependentsByDefault: true,
+	FieldLabels:     []string{"metadata.name", "metadata.namespace", "status.replicas"},
+	OrphanByDefault: true,
 	Strategy: Strategy{
 		PrepareForCreate: func(obj runtime.Object) {
 			rc := obj.(*corev1.ReplicationController)
