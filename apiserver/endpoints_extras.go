@@ -15,14 +15,14 @@ import (
 //
 // Pods: the stages of a pod's creation are recorded, and held at the
 // gate, from inside its create, its status updates and its watches
-// (flowevidence.go); pods/binding binds them. Namespaces: a delete starts
+// (flowevidence.go); pods/binding binds them, pods/eviction evicts them. Namespaces: a delete starts
 // their finalization, namespaces/finalize ends it. Service accounts:
 // serviceaccounts/token issues tokens.
 func serverExtras(reg *registry.Registry) map[*registry.Resource]func(*Endpoint) {
 	return map[*registry.Resource]func(*Endpoint){
 		registry.Pods: func(e *Endpoint) {
 			e.admitCreate, e.stageFrame = (*Server).admitPodCreate, (*Server).stageFrame
-			e.subresources = append(e.subresources, bindingSubresource())
+			e.subresources = append(e.subresources, bindingSubresource(), evictionSubresource(registry.NewEvictor(reg)))
 			for i := range e.subresources {
 				if e.subresources[i].name == subStatus {
 					e.subresources[i].admitUpdate = (*Server).admitPodStatus
