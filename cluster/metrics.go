@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
@@ -168,18 +169,35 @@ func (c *Cluster) MetricsServerAddr() string {
 	return net.JoinHostPort(metricsserver.DefaultBindAddress, strconv.Itoa(m.port))
 }
 
-// ensureMetricsRBAC creates the manifest's ClusterRole system:metrics-server
-// (nodes and pods: get, list, watch; nodes/metrics: get) and its
-// ClusterRoleBinding to the service account, if missing.
+// ensureMetricsRBAC makes the manifest's ClusterRole system:metrics-server
+// (nodes and pods: get, list, watch; nodes/metrics: get), plus what
+// kubesim's load knob reads (services: get, list, watch; endpointslices:
+// list, watch; a real metrics-server reads neither), and its
+// ClusterRoleBinding to the service account, if missing. A role of an
+// older data dir without the knob's rules gets them.
 func ensureMetricsRBAC(ctx context.Context, admin kubernetes.Interface) error {
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: metricsClusterRole, Labels: map[string]string{"k8s-app": metricsService}},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"nodes/metrics"}, Verbs: []string{"get"}},
 			{APIGroups: []string{""}, Resources: []string{"pods", "nodes"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"list", "watch"}},
 		},
 	}
-	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	_, err := admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := admin.RbacV1().ClusterRoles().Get(ctx, metricsClusterRole, metav1.GetOptions{})
+			if err != nil || equality.Semantic.DeepEqual(cur.Rules, role.Rules) {
+				return err
+			}
+			cur.Rules = role.Rules
+			_, err = admin.RbacV1().ClusterRoles().Update(ctx, cur, metav1.UpdateOptions{})
+			return err
+		})
+	}
+	if err != nil {
 		return err
 	}
 	binding := &rbacv1.ClusterRoleBinding{

@@ -41,16 +41,33 @@
 //
 //   - a pod has metrics once its phase is Running, one entry per running
 //     container;
-//   - a container uses a fixed share, between 20% and 80%, of its cpu
-//     request (its limit without a request, 100m without either), and
-//     likewise of its memory request (limit, or 64Mi): the share is
-//     derived from a hash of namespace/pod/container, so the numbers
-//     differ between containers but stay the same from one read to the
-//     next;
-//   - a node that is Ready uses the sum of its running pods plus the
-//     system's own 100m of cpu and 512Mi of memory;
+//   - an idle container uses a fixed share of its cpu request (its limit
+//     without a request, 100m without either), between 1% and 9%, and a
+//     fixed share of its memory request (limit, or 64Mi), between 20% and
+//     79%: the shares are derived from a hash of namespace/pod/container,
+//     so the numbers differ between containers but stay the same from one
+//     read to the next. Idle cpu is low, as an idle server's is (the HPA
+//     walkthrough's php-apache shows 0%/50%), so that an HPA without load
+//     stays at, or comes back to, its minimum;
+//   - load comes from the knob CPULoadAnnotation: a Service annotated
+//     kubesim.io/cpu-load: "900m" stands for clients that keep that much
+//     cpu busy every second in the Service's pods (the HPA walkthrough's
+//     load generator, `while true; do wget -q -O- http://php-apache;
+//     done`). The load is spread evenly over the Service's ready
+//     endpoints, as kube-proxy spreads connections: the distinct pods its
+//     EndpointSlices list with a Ready condition true (or unset); on each,
+//     it goes to the container that declares one of the slice's ports as
+//     a containerPort, else to the first container, on top of its idle
+//     share. A pod that is not ready (so not yet an endpoint) gets none;
+//     the endpoints that turn ready share it at once. Removing the
+//     annotation (or a value that is not a positive quantity) removes the
+//     load. To read Services and EndpointSlices the metrics server's
+//     ClusterRole has rules a real metrics-server's has not;
+//   - a node that is Ready uses the sum of its running pods (with their
+//     load) plus the system's own 100m of cpu and 512Mi of memory;
 //   - the Timestamp is the start of the current 15 s window, the Window
-//     15 s.
+//     15 s. Usage is not averaged over the window: a change of load shows
+//     in the next read.
 //
 // New binds the listener (so URL is known); Run starts the informers and
 // serves until its context is done, then returns once every goroutine it

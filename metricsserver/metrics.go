@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -45,7 +46,7 @@ func (s selection) matches(m metav1.Object) bool {
 
 // nodeMetricsFor returns the metrics of node, false if it has none (not
 // Ready).
-func (s *Server) nodeMetricsFor(node *corev1.Node) (metricsv1beta1.NodeMetrics, bool) {
+func (s *Server) nodeMetricsFor(node *corev1.Node, load Load) (metricsv1beta1.NodeMetrics, bool) {
 	if !nodeReady(node) {
 		return metricsv1beta1.NodeMetrics{}, false
 	}
@@ -60,13 +61,13 @@ func (s *Server) nodeMetricsFor(node *corev1.Node) (metricsv1beta1.NodeMetrics, 
 		ObjectMeta: metav1.ObjectMeta{Name: node.Name, Labels: node.Labels, CreationTimestamp: metav1.NewTime(now)},
 		Timestamp:  metav1.NewTime(window(now)),
 		Window:     metav1.Duration{Duration: Resolution},
-		Usage:      NodeUsage(pods),
+		Usage:      load.NodeUsage(pods),
 	}, true
 }
 
 // podMetricsFor returns the metrics of pod, false if it has none (not
 // Running).
-func (s *Server) podMetricsFor(pod *corev1.Pod) (metricsv1beta1.PodMetrics, bool) {
+func (s *Server) podMetricsFor(pod *corev1.Pod, load Load) (metricsv1beta1.PodMetrics, bool) {
 	containers := RunningContainers(pod)
 	if len(containers) == 0 {
 		return metricsv1beta1.PodMetrics{}, false
@@ -80,7 +81,7 @@ func (s *Server) podMetricsFor(pod *corev1.Pod) (metricsv1beta1.PodMetrics, bool
 		Containers: []metricsv1beta1.ContainerMetrics{},
 	}
 	for _, c := range containers {
-		m.Containers = append(m.Containers, metricsv1beta1.ContainerMetrics{Name: c.Name, Usage: ContainerUsage(pod, c)})
+		m.Containers = append(m.Containers, metricsv1beta1.ContainerMetrics{Name: c.Name, Usage: load.ContainerUsage(pod, c)})
 	}
 	return m, true
 }
@@ -90,11 +91,12 @@ func (s *Server) listNodeMetrics(sel selection) *metricsv1beta1.NodeMetricsList 
 	list := &metricsv1beta1.NodeMetricsList{TypeMeta: metav1.TypeMeta{Kind: "NodeMetricsList", APIVersion: groupVersion.String()},
 		Items: []metricsv1beta1.NodeMetrics{}}
 	nodes, _ := s.nodes.List(sel.labels)
+	load := s.load(metav1.NamespaceAll)
 	for _, n := range nodes {
 		if !sel.matches(n) {
 			continue
 		}
-		if m, ok := s.nodeMetricsFor(n); ok {
+		if m, ok := s.nodeMetricsFor(n, load); ok {
 			list.Items = append(list.Items, m)
 		}
 	}
@@ -113,11 +115,12 @@ func (s *Server) listPodMetrics(namespace string, sel selection) *metricsv1beta1
 	} else {
 		pods, _ = s.pods.Pods(namespace).List(sel.labels)
 	}
+	load := s.load(namespace)
 	for _, p := range pods {
 		if !sel.matches(p) {
 			continue
 		}
-		if m, ok := s.podMetricsFor(p); ok {
+		if m, ok := s.podMetricsFor(p, load); ok {
 			list.Items = append(list.Items, m)
 		}
 	}
@@ -132,7 +135,7 @@ func (s *Server) listPodMetrics(namespace string, sel selection) *metricsv1beta1
 func (s *Server) getNodeMetrics(name string) (*metricsv1beta1.NodeMetrics, error) {
 	n, err := s.nodes.Get(name)
 	if err == nil {
-		if m, ok := s.nodeMetricsFor(n); ok {
+		if m, ok := s.nodeMetricsFor(n, s.load(metav1.NamespaceAll)); ok {
 			return &m, nil
 		}
 	}
@@ -143,11 +146,41 @@ func (s *Server) getNodeMetrics(name string) (*metricsv1beta1.NodeMetrics, error
 func (s *Server) getPodMetrics(namespace, name string) (*metricsv1beta1.PodMetrics, error) {
 	p, err := s.pods.Pods(namespace).Get(name)
 	if err == nil {
-		if m, ok := s.podMetricsFor(p); ok {
+		if m, ok := s.podMetricsFor(p, s.load(namespace)); ok {
 			return &m, nil
 		}
 	}
 	return nil, apierrors.NewNotFound(podMetrics, name)
+}
+
+// load is the load that the Services of namespace ("": all) with a
+// CPULoadAnnotation put on their ready endpoints' pods, from what the
+// informers hold now.
+func (s *Server) load(namespace string) Load {
+	var services []*corev1.Service
+	if namespace == metav1.NamespaceAll {
+		services, _ = s.services.List(labels.Everything())
+	} else {
+		services, _ = s.services.Services(namespace).List(labels.Everything())
+	}
+	pod := func(ns, name string) *corev1.Pod {
+		p, _ := s.pods.Pods(ns).Get(name)
+		return p
+	}
+	load := Load{}
+	for _, svc := range services {
+		nanocores, ok := ServiceLoad(svc)
+		if !ok {
+			continue
+		}
+		objs, _ := s.slices.ByIndex(slicesOfService, svc.Namespace+"/"+svc.Name)
+		slices := make([]*discoveryv1.EndpointSlice, 0, len(objs))
+		for _, o := range objs {
+			slices = append(slices, o.(*discoveryv1.EndpointSlice))
+		}
+		load.Spread(nanocores, slices, pod)
+	}
+	return load
 }
 
 var _ cache.IndexFunc = indexByNode

@@ -13,9 +13,14 @@ const (
 	// Resolution is the window of every sample: metrics-server's default
 	// --metric-resolution.
 	Resolution = 15 * time.Second
-	// minShare and maxShare bound the share of its request a container
-	// uses, in percent.
-	minShare, maxShare = 20, 80
+	// minCPUShare and maxCPUShare bound the share of its cpu request an
+	// idle container uses, in percent: an idle server uses little cpu, so
+	// that an HPA's utilization without load is well below any usual
+	// target (the HPA walkthrough's php-apache shows 0%/50%).
+	minCPUShare, maxCPUShare = 1, 10
+	// minMemoryShare and maxMemoryShare bound the share of its memory
+	// request a container uses, in percent.
+	minMemoryShare, maxMemoryShare = 20, 80
 )
 
 var (
@@ -29,23 +34,40 @@ var (
 	systemMemory = resource.MustParse("512Mi")
 )
 
-// Share is the percentage (minShare..maxShare-1) of its request that the
-// container called container of pod namespace/name uses: a hash of the
-// three, so that it is the same on every read.
-func Share(namespace, name, container string) int64 {
+// hash is the FNV-1a hash of namespace/name/container.
+func hash(namespace, name, container string) uint32 {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(namespace + "/" + name + "/" + container))
-	return minShare + int64(h.Sum32()%(maxShare-minShare))
+	return h.Sum32()
 }
 
-// ContainerUsage returns the simulated cpu (nanocores) and memory (bytes,
-// a whole number of KiB) usage of container c of pod.
+// CPUShare is the percentage (minCPUShare..maxCPUShare-1) of its cpu
+// request that the container called container of pod namespace/name uses
+// when idle: a hash of the three, so that it is the same on every read.
+func CPUShare(namespace, name, container string) int64 {
+	return minCPUShare + int64(hash(namespace, name, container)%(maxCPUShare-minCPUShare))
+}
+
+// MemoryShare is the percentage (minMemoryShare..maxMemoryShare-1) of its
+// memory request that the container uses, derived as CPUShare is.
+func MemoryShare(namespace, name, container string) int64 {
+	return minMemoryShare + int64(hash(namespace, name, container)%(maxMemoryShare-minMemoryShare))
+}
+
+// ContainerUsage returns the simulated idle cpu (nanocores) and memory
+// (bytes, a whole number of KiB) usage of container c of pod: its usage
+// under no load (Load.ContainerUsage with a nil Load).
 func ContainerUsage(pod *corev1.Pod, c *corev1.Container) corev1.ResourceList {
-	share := Share(pod.Namespace, pod.Name, c.Name)
+	return Load(nil).ContainerUsage(pod, c)
+}
+
+// ContainerUsage returns the simulated usage of container c of pod under
+// l: its idle share of its requests, plus the cpu l puts on it.
+func (l Load) ContainerUsage(pod *corev1.Pod, c *corev1.Container) corev1.ResourceList {
 	cpu := basis(c, corev1.ResourceCPU, defaultCPU)
 	mem := basis(c, corev1.ResourceMemory, defaultMemory)
-	nanocores := cpu.ScaledValue(resource.Nano) * share / 100
-	kib := mem.Value() * share / 100 / 1024
+	nanocores := cpu.ScaledValue(resource.Nano)*CPUShare(pod.Namespace, pod.Name, c.Name)/100 + l.on(pod, c.Name)
+	kib := mem.Value() * MemoryShare(pod.Namespace, pod.Name, c.Name) / 100 / 1024
 	return corev1.ResourceList{
 		corev1.ResourceCPU:    *resource.NewScaledQuantity(nanocores, resource.Nano),
 		corev1.ResourceMemory: *resource.NewQuantity(kib*1024, resource.BinarySI),
@@ -88,11 +110,14 @@ func RunningContainers(pod *corev1.Pod) []*corev1.Container {
 // NodeUsage is the simulated usage of a node running pods (the pods bound
 // to it; those without metrics count for nothing): the system's own plus
 // every running container's.
-func NodeUsage(pods []*corev1.Pod) corev1.ResourceList {
+func NodeUsage(pods []*corev1.Pod) corev1.ResourceList { return Load(nil).NodeUsage(pods) }
+
+// NodeUsage is the simulated usage of a node running pods under l.
+func (l Load) NodeUsage(pods []*corev1.Pod) corev1.ResourceList {
 	cpu, mem := systemCPU.DeepCopy(), systemMemory.DeepCopy()
 	for _, p := range pods {
 		for _, c := range RunningContainers(p) {
-			u := ContainerUsage(p, c)
+			u := l.ContainerUsage(p, c)
 			cpu.Add(u[corev1.ResourceCPU])
 			mem.Add(u[corev1.ResourceMemory])
 		}

@@ -46,17 +46,20 @@ func TestContainerUsage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := runningPod("default", "web", "node-1", tt.c)
-			share := Share("default", "web", "app")
-			if share < minShare || share >= maxShare {
-				t.Fatalf("Share = %d, want %d..%d", share, minShare, maxShare-1)
+			share, memShare := CPUShare("default", "web", "app"), MemoryShare("default", "web", "app")
+			if share < minCPUShare || share >= maxCPUShare {
+				t.Fatalf("CPUShare = %d, want %d..%d", share, minCPUShare, maxCPUShare-1)
+			}
+			if memShare < minMemoryShare || memShare >= maxMemoryShare {
+				t.Fatalf("MemoryShare = %d, want %d..%d", memShare, minMemoryShare, maxMemoryShare-1)
 			}
 			u := ContainerUsage(p, &p.Spec.Containers[0])
 			cpu, mem := u[corev1.ResourceCPU], u[corev1.ResourceMemory]
 			if want := tt.cpuBase * 1e6 * share / 100; cpu.ScaledValue(resource.Nano) != want {
 				t.Errorf("cpu = %s (%dn), want %dn (%d%% of %dm)", cpu.String(), cpu.ScaledValue(resource.Nano), want, share, tt.cpuBase)
 			}
-			if want := tt.memKiB * 1024 * share / 100 / 1024 * 1024; mem.Value() != want {
-				t.Errorf("memory = %s, want %d bytes (%d%% of %dKi, in whole KiB)", mem.String(), want, share, tt.memKiB)
+			if want := tt.memKiB * 1024 * memShare / 100 / 1024 * 1024; mem.Value() != want {
+				t.Errorf("memory = %s, want %d bytes (%d%% of %dKi, in whole KiB)", mem.String(), want, memShare, tt.memKiB)
 			}
 			if again := ContainerUsage(p, &p.Spec.Containers[0]); !again.Cpu().Equal(cpu) || !again.Memory().Equal(mem) {
 				t.Errorf("a second read gives %v, want the same %v", again, u)

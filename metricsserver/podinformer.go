@@ -28,7 +28,7 @@ func newPodInformer(c kubernetes.Interface, resync time.Duration) cache.SharedIn
 }
 
 // slimPod keeps of a pod what the usage model reads: its name,
-// namespace, labels and node, its containers' names and resources, its
+// namespace, labels and node, its containers' names, ports and resources, its
 // phase and which containers run. metrics-server keeps even less (a
 // metadata-only informer: it reads usage from the kubelets), so kubesim
 // holds a pod in it at about the cost metrics-server does, not a whole
@@ -45,7 +45,7 @@ func slimPod(obj any) (any, error) {
 		Status: corev1.PodStatus{Phase: p.Status.Phase},
 	}
 	for _, c := range p.Spec.Containers {
-		out.Spec.Containers = append(out.Spec.Containers, corev1.Container{Name: c.Name, Resources: c.Resources})
+		out.Spec.Containers = append(out.Spec.Containers, corev1.Container{Name: c.Name, Ports: c.Ports, Resources: c.Resources})
 	}
 	for _, s := range p.Status.ContainerStatuses {
 		out.Status.ContainerStatuses = append(out.Status.ContainerStatuses,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -27,6 +28,8 @@ type Server struct {
 	nodes    corelisters.NodeLister
 	pods     corelisters.PodLister
 	podIndex cache.Indexer
+	services corelisters.ServiceLister
+	slices   cache.Indexer
 	synced   []cache.DoneChecker
 	ready    chan struct{}
 	handler  http.Handler
@@ -41,7 +44,10 @@ func New(cfg *Config) (*Server, error) {
 	s := &Server{cfg: cfg, factory: informers.NewSharedInformerFactory(cfg.Client, 0), ready: make(chan struct{})}
 	nodeInf, podInf := s.factory.Core().V1().Nodes(), s.factory.InformerFor(&corev1.Pod{}, newPodInformer)
 	s.nodes, s.pods, s.podIndex = nodeInf.Lister(), corelisters.NewPodLister(podInf.GetIndexer()), podInf.GetIndexer()
-	s.synced = []cache.DoneChecker{nodeInf.Informer().HasSyncedChecker(), podInf.HasSyncedChecker()}
+	svcInf, sliceInf := s.factory.InformerFor(&corev1.Service{}, newServiceInformer), s.factory.InformerFor(&discoveryv1.EndpointSlice{}, newSliceInformer)
+	s.services, s.slices = corelisters.NewServiceLister(svcInf.GetIndexer()), sliceInf.GetIndexer()
+	s.synced = []cache.DoneChecker{nodeInf.Informer().HasSyncedChecker(), podInf.HasSyncedChecker(),
+		svcInf.HasSyncedChecker(), sliceInf.HasSyncedChecker()}
 	s.handler = s.buildHandler()
 	addr := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.Port))
 	ln, err := net.Listen("tcp", addr)

@@ -147,7 +147,7 @@ func TestServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	cpu := pm.Containers[0].Usage[corev1.ResourceCPU]
-	if share := metricsserver.Share("default", "web", "nginx"); cpu.MilliValue() != share {
+	if share := metricsserver.CPUShare("default", "web", "nginx"); cpu.MilliValue() != share {
 		t.Errorf("web's cpu = %s, want %dm (%d%% of the default 100m)", cpu.String(), share, share)
 	}
 	if pm.Window.Duration != 15*time.Second || !pm.Timestamp.Time.Equal(time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)) || pm.Labels["app"] != "web" {
