@@ -86,9 +86,9 @@ func TestDiscovery(t *testing.T) {
 			}
 		}
 		// The aggregator's order, upstream's: its own group first, then the
-		// APIServices' groupPriorityMinimum (authorization 17600, batch 17400, policy 17100, rbac 17000,
+		// APIServices' groupPriorityMinimum (authorization 17600, autoscaling 17500, batch 17400, policy 17100, rbac 17000,
 		// apiextensions 16700, coordination 16500).
-		want := "apiregistration.k8s.io/apiservices apps/controllerrevisions apps/daemonsets apps/deployments apps/replicasets apps/statefulsets authentication.k8s.io/selfsubjectreviews authentication.k8s.io/tokenreviews authorization.k8s.io/localsubjectaccessreviews authorization.k8s.io/selfsubjectaccessreviews authorization.k8s.io/selfsubjectrulesreviews authorization.k8s.io/subjectaccessreviews batch/cronjobs batch/jobs policy/poddisruptionbudgets rbac.authorization.k8s.io/clusterrolebindings rbac.authorization.k8s.io/clusterroles rbac.authorization.k8s.io/rolebindings rbac.authorization.k8s.io/roles apiextensions.k8s.io/customresourcedefinitions coordination.k8s.io/leases discovery.k8s.io/endpointslices"
+		want := "apiregistration.k8s.io/apiservices apps/controllerrevisions apps/daemonsets apps/deployments apps/replicasets apps/statefulsets authentication.k8s.io/selfsubjectreviews authentication.k8s.io/tokenreviews authorization.k8s.io/localsubjectaccessreviews authorization.k8s.io/selfsubjectaccessreviews authorization.k8s.io/selfsubjectrulesreviews authorization.k8s.io/subjectaccessreviews autoscaling/horizontalpodautoscalers batch/cronjobs batch/jobs policy/poddisruptionbudgets rbac.authorization.k8s.io/clusterrolebindings rbac.authorization.k8s.io/clusterroles rbac.authorization.k8s.io/rolebindings rbac.authorization.k8s.io/roles apiextensions.k8s.io/customresourcedefinitions coordination.k8s.io/leases discovery.k8s.io/endpointslices"
 		if strings.Join(got, " ") != want {
 			t.Errorf("aggregated /apis lists %v, want %s", got, want)
 		}

@@ -33,7 +33,7 @@ func (s *Server) installDiscovery(c *restful.Container) {
 		s.serveAPIGroupList(resp.ResponseWriter, req.Request)
 	}).Operation("getAPIVersions").Doc("get available API versions"))
 	for _, g := range s.groups {
-		if g.gv.Group != "" {
+		if g.gv.Group != "" && s.versionsOf(g)[0] == g { // one /apis/<group> for all its versions
 			c.Add(s.GroupDiscoveryService(g))
 		}
 	}
@@ -113,6 +113,9 @@ func (s *Server) serveAPIGroupList(w http.ResponseWriter, r *http.Request) {
 	}
 	list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
 	for _, g := range s.namedGroups() {
+		if s.versionsOf(g)[0] != g {
+			continue // listed with its group's preferred version
+		}
 		ag := s.apiGroup(g)
 		ag.TypeMeta = metav1.TypeMeta{}
 		list.Groups = append(list.Groups, *ag)
@@ -120,14 +123,32 @@ func (s *Server) serveAPIGroupList(w http.ResponseWriter, r *http.Request) {
 	s.WriteJSON(w, http.StatusOK, list)
 }
 
+// apiGroup is the APIGroup of g's group: each version the server serves
+// of it, the first (preferred) one first.
 func (s *Server) apiGroup(g *Group) *metav1.APIGroup {
-	v := metav1.GroupVersionForDiscovery{GroupVersion: g.gv.String(), Version: g.gv.Version}
-	return &metav1.APIGroup{
-		TypeMeta:         metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"},
-		Name:             g.gv.Group,
-		Versions:         []metav1.GroupVersionForDiscovery{v},
-		PreferredVersion: v,
+	ag := &metav1.APIGroup{TypeMeta: metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}, Name: g.gv.Group}
+	for _, gv := range s.versionsOf(g) {
+		ag.Versions = append(ag.Versions, metav1.GroupVersionForDiscovery{GroupVersion: gv.gv.String(), Version: gv.gv.Version})
 	}
+	ag.PreferredVersion = ag.Versions[0]
+	return ag
+}
+
+// versionsOf returns the group-versions of the server's groups that have
+// g's group name, in the order of s.groups (registry.Groups lists a
+// group's preferred version first), or g alone if it is not one of them
+// (the apiextensions and aggregator groups).
+func (s *Server) versionsOf(g *Group) []*Group {
+	var out []*Group
+	for _, o := range s.groups {
+		if o.gv.Group == g.gv.Group {
+			out = append(out, o)
+		}
+	}
+	if len(out) == 0 {
+		return []*Group{g}
+	}
+	return out
 }
 
 // ServeResourceList answers GET /api/v1 and /apis/<group>/<version>.
@@ -227,6 +248,10 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, o outpu
 			})
 		}
 		sort.Slice(v.Resources, func(i, j int) bool { return v.Resources[i].Resource < v.Resources[j].Resource })
+		if n := len(list.Items); n > 0 && list.Items[n-1].Name == g.gv.Group { // another version of the group
+			list.Items[n-1].Versions = append(list.Items[n-1].Versions, v)
+			continue
+		}
 		list.Items = append(list.Items, apidiscoveryv2.APIGroupDiscovery{
 			ObjectMeta: metav1.ObjectMeta{Name: g.gv.Group},
 			Versions:   []apidiscoveryv2.APIVersionDiscovery{v},

@@ -4,6 +4,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -28,8 +30,9 @@ type Group struct {
 // scope, and its printer columns: a Handler of apiserver/printers) and
 // one entry here: the stores, the watch cache, the routes, discovery,
 // OpenAPI and `kubectl explain` follow from it.
-// The authentication and authorization groups store nothing: their
-// reviews are computed by the server.
+// A group served in two versions (autoscaling) has an entry for each,
+// its preferred version first. The authentication and authorization
+// groups store nothing: their reviews are computed by the server.
 var Groups = []Group{
 	{corev1.SchemeGroupVersion, []*Resource{ConfigMaps, Endpoints, Events, Namespaces, Nodes, PersistentVolumeClaims, PodTemplates, Pods, ReplicationControllers, Secrets, ServiceAccounts, Services}},
 	{appsv1.SchemeGroupVersion, []*Resource{ControllerRevisions, DaemonSets, Deployments, ReplicaSets, StatefulSets}},
@@ -38,6 +41,8 @@ var Groups = []Group{
 	{discoveryv1.SchemeGroupVersion, []*Resource{EndpointSlices}},
 	{rbacv1.SchemeGroupVersion, []*Resource{ClusterRoleBindings, ClusterRoles, RoleBindings, Roles}},
 	{authorizationv1.SchemeGroupVersion, nil},
+	{autoscalingv2.SchemeGroupVersion, []*Resource{HorizontalPodAutoscalers}},
+	{autoscalingv1.SchemeGroupVersion, []*Resource{HorizontalPodAutoscalersV1}},
 	{batchv1.SchemeGroupVersion, []*Resource{CronJobs, Jobs}},
 	{policyv1.SchemeGroupVersion, []*Resource{PodDisruptionBudgets}},
 }

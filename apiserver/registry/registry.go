@@ -56,24 +56,24 @@ type Registry struct {
 	APIServiceStatus               *Store
 
 	// stores and statuses hold every store, by resource (Store,
-	// StatusStore); the fields above name those the server's own code
+	// StatusStore) by group-version-resource; the fields above name those the server's own code
 	// uses.
-	stores, statuses map[schema.GroupResource]*Store
+	stores, statuses map[schema.GroupVersionResource]*Store
 }
 
 // New builds the stores on cfg's etcd client: one for each resource of
 // Groups and of the other servers of the chain, and one for each status
 // subresource, on the same data.
 func New(cfg StoreConfig) (*Registry, error) {
-	r := Registry{stores: map[schema.GroupResource]*Store{}, statuses: map[schema.GroupResource]*Store{}}
+	r := Registry{stores: map[schema.GroupVersionResource]*Store{}, statuses: map[schema.GroupVersionResource]*Store{}}
 	for _, res := range allResources() {
 		st, err := NewStore(res, cfg)
 		if err != nil {
 			return nil, err
 		}
-		r.stores[res.GroupResource()] = st
+		r.stores[res.gvr()] = st
 		if res.Status != nil {
-			r.statuses[res.GroupResource()] = st.WithStrategy(*res.Status)
+			r.statuses[res.gvr()] = st.WithStrategy(*res.Status)
 		}
 	}
 	r.name()
@@ -103,11 +103,11 @@ func (r *Registry) name() {
 }
 
 // Store returns the store of res, nil if the registry keeps none.
-func (r *Registry) Store(res *Resource) *Store { return r.stores[res.GroupResource()] }
+func (r *Registry) Store(res *Resource) *Store { return r.stores[res.gvr()] }
 
 // StatusStore returns the store of res's status subresource, nil if res
 // has none.
-func (r *Registry) StatusStore(res *Resource) *Store { return r.statuses[res.GroupResource()] }
+func (r *Registry) StatusStore(res *Resource) *Store { return r.statuses[res.gvr()] }
 
 // RunWatchCaches keeps the watch cache of every resource until ctx is
 // done: each resource's changes are read from etcd and decoded once, and

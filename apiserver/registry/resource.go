@@ -145,6 +145,10 @@ type Resource struct {
 	// DefaultGarbageCollectionPolicy is OrphanDependents for the version
 	// served (batch/v1 jobs); false: DeleteDependents (background).
 	OrphanByDefault bool
+	// StoredAs, if set, is the version the objects are stored in when it
+	// is not Kind's (autoscaling/v1 horizontalpodautoscalers): the store
+	// converts them on their way to etcd and back.
+	StoredAs *StoredVersion
 }
 
 // Scale reads and writes an object's replicas for its scale subresource,
@@ -182,6 +186,13 @@ func (r *Resource) keyPrefix() string {
 		return KeyRoot + r.KeyPrefix + "/"
 	}
 	return KeyRoot + r.Plural + "/"
+}
+
+// gvr is the resource's group, version and plural name: what the
+// registry keeps its stores by (a resource served in two versions has a
+// store for each).
+func (r *Resource) gvr() schema.GroupVersionResource {
+	return r.Kind.GroupVersion().WithResource(r.Plural)
 }
 
 // GroupResource returns the resource's group and plural name, as errors

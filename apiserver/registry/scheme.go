@@ -5,6 +5,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +30,7 @@ var GroupVersions = []schema.GroupVersion{
 	corev1.SchemeGroupVersion, appsv1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion,
 	discoveryv1.SchemeGroupVersion, rbacv1.SchemeGroupVersion,
 	authenticationv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion, autoscalingv1.SchemeGroupVersion,
-	batchv1.SchemeGroupVersion, policyv1.SchemeGroupVersion,
+	autoscalingv2.SchemeGroupVersion, batchv1.SchemeGroupVersion, policyv1.SchemeGroupVersion,
 	apiextensionsv1.SchemeGroupVersion, apiregistrationv1.SchemeGroupVersion,
 }
 
@@ -40,6 +41,7 @@ func init() {
 	utilruntime.Must(discoveryv1.AddToScheme(Scheme))
 	utilruntime.Must(authenticationv1.AddToScheme(Scheme))
 	utilruntime.Must(autoscalingv1.AddToScheme(Scheme))
+	utilruntime.Must(autoscalingv2.AddToScheme(Scheme))
 	utilruntime.Must(batchv1.AddToScheme(Scheme))
 	utilruntime.Must(policyv1.AddToScheme(Scheme))
 	utilruntime.Must(rbacv1.AddToScheme(Scheme))

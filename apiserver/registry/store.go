@@ -63,6 +63,12 @@ func NewStore(res *Resource, cfg StoreConfig) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	kind := res.Kind
+	if res.StoredAs != nil {
+		// Decoding converts: the watch cache cannot keep a copy of what
+		// the store wrote (storage.Config.Kind).
+		codec, kind = convertingCodec{Codec: codec, v: res.StoredAs}, schema.GroupVersionKind{}
+	}
 	st, err := storage.New(storage.Config{
 		Client:           cfg.Client,
 		Codec:            codec,
@@ -75,7 +81,7 @@ func NewStore(res *Resource, cfg StoreConfig) (*Store, error) {
 		WatchIndex:       res.WatchIndex,
 		// The built-in resources are stored as their Kind: the watch
 		// cache may take a copy of what the store created.
-		Kind: res.Kind,
+		Kind: kind,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.Plural, err)

@@ -26,6 +26,9 @@ var upstreamUnconditional = map[string]bool{
 	"rolebindings.rbac.authorization.k8s.io": true, "roles.rbac.authorization.k8s.io": true,
 	"customresourcedefinitions.apiextensions.k8s.io": false,
 	"apiservices.apiregistration.k8s.io":             false,
+	"horizontalpodautoscalers.autoscaling":           true,
+	"cronjobs.batch":                                 true, "jobs.batch": true,
+	"poddisruptionbudgets.policy": false,
 }
 
 func TestAllowUnconditionalUpdateAsUpstream(t *testing.T) {
