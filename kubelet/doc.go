@@ -86,8 +86,35 @@
 //
 // # Simulated containers
 //
-// A container runs until it is stopped, unless annotations on its pod say
-// otherwise. Each annotation applies to every app container of the pod;
+// No process runs. A container's command line (command and args; args
+// alone when it has no command, unless they are only options such as
+// "--port=80") is played by a small model when the container starts
+// (command.go): echo (-n, -e), printf, sleep N (divided by the speed,
+// like every simulated delay), exit N, true, false, date, hostname, and
+// sh -c (bash, ash...) scripts of those joined by ;, newlines, && and
+// ||, with quotes, comments, set -e/-x and the container's variables
+// ($NAME; $(NAME) in command and args as the kubelet expands it); and
+// wget, curl and nc of a Service's DNS name (svc, svc.ns, svc.ns.svc,
+// svc.ns.svc.cluster.local), which succeed when the Service has ready
+// endpoints and fail as BusyBox's and curl's do otherwise ("wget: bad
+// address 'x'" for a name no Service has, "can't connect to remote host
+// (10.96.x.y): Connection refused" for a Service without ready
+// endpoints). The kubelet learns that with its node identity: a GET of
+// services/<name> and endpoints/<name>, reads system:node allows. What
+// the command line writes is the container's log (at its times), and
+// its end is the container's exit: exit code, reason Completed (0) or
+// Error, start and finish times, as a real kubelet reports them; the
+// restart policy and the back-off then apply as to any exit. A program
+// it does not know (nginx, python, a while loop, a pipe, a host outside
+// the cluster) runs until the container is stopped, and the log has one
+// line saying kubesim does not simulate it. A container without a
+// command line runs its image's program until it is stopped, and its
+// log is made up as below. An init container whose command line does
+// not end exits with 0 at once.
+//
+// The annotations below win over the command line: kubesim.io/exit-after
+// decides when the container exits, kubesim.io/exit-code with which
+// code. Each annotation applies to every app container of the pod;
 // with ".<container>" appended to its key, to that container only (init
 // containers too), overriding the pod-wide value. Durations are Go
 // durations ("5s", "1m30s") or whole seconds ("5").
@@ -114,11 +141,11 @@
 //
 // # Logs
 //
-// No process runs: each container's log is made up when it starts (a
-// line saying so, start lines in the style of nginx, mysql, postgres,
-// redis or httpd, the texts of "echo" in its shell command line, the
-// kubesim.io/log lines, and for kubesim.io/exit-after a last line saying
-// why it exits), and its lines appear as their times come. Logs are kept
+// No process runs: each container's log is made up when it starts (what
+// its command line writes; or without one a line saying no process runs
+// and start lines in the style of nginx, mysql, postgres, redis or
+// httpd; then the kubesim.io/log lines, and for kubesim.io/exit-after a
+// last line saying why it exits), and its lines appear as their times come. Logs are kept
 // per container ID until the pod is gone, so the previous instance's
 // stays after a restart. With Config.Serving the kubelet serves them over
 // HTTPS at /containerLogs/<namespace>/<pod>/<container> (follow,
@@ -126,9 +153,9 @@
 // with the kubelet's error texts) and advertises its port in
 // status.daemonEndpoints, for the API server's pods/log.
 //
-// Init containers exit as soon as they have started unless
-// kubesim.io/exit-after.<name> says otherwise; kubesim.io/exit-code.<name>
-// makes one fail.
+// Init containers without a command line that ends exit as soon as
+// they have started unless kubesim.io/exit-after.<name> says otherwise;
+// kubesim.io/exit-code.<name> makes one fail.
 //
 // An image whose tag is "does-not-exist" (nginx:does-not-exist) cannot be
 // pulled: ErrImagePull, then ImagePullBackOff.
