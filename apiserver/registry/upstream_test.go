@@ -118,6 +118,26 @@ var upstreamCases = []upstreamCase{
 	{file: "secw01-tlsmismatch.yaml", old: "secw01-tlsmismatch.yaml", want: "OK", warnings: []string{`tls: failed to find any PEM data in certificate input`}},
 	{file: "pstw01-podips-v2.yaml", old: "pu01-restartpolicy-v1.yaml", status: true, want: "OK", warnings: []string{
 		`status.podIPs[0].ip: IPv6 address "2001:db8:0:0::9" should be in RFC 5952 canonical format ("2001:db8::9")`}},
+	// StatefulSets, DaemonSets, PersistentVolumeClaims, ReplicationControllers (issue 29).
+	{file: "sts01-selmismatch.yaml", want: "StatefulSet.apps \"sts01\" is invalid: [spec.podManagementPolicy: Invalid value: \"Sideways\": must be 'OrderedReady' or 'Parallel', spec.serviceName: Invalid value: \"Bad_Service\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.template.metadata.labels: Invalid value: {\"app\":\"db\"}: `selector` does not match template `labels`]"},
+	{file: "stsw01-negativehistory.yaml", want: "OK", warnings: []string{
+		`spec.template.spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "kubernetes.io/os" instead`,
+		`spec.volumeClaimTemplates[0].resources.requests[storage]: fractional byte value "1500m" is invalid, must be an integer`,
+		`spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended`}},
+	{file: "stsst01-negreplicas-v2.yaml", old: "stsst01-v1.yaml", status: true, want: `StatefulSet.apps "sts02" is invalid: [status.replicas: Invalid value: -2: must be greater than or equal to 0, status.readyReplicas: Invalid value: 3: cannot be greater than status.replicas, status.currentReplicas: Invalid value: 0: cannot be greater than status.replicas, status.updatedReplicas: Invalid value: 0: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 0: cannot be greater than status.replicas]`},
+	{file: "ds01-restartpolicy.yaml", want: `DaemonSet.apps "ds01" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"`},
+	{file: "dsw01-template.yaml", want: "OK", warnings: []string{
+		`spec.template.spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use "kubernetes.io/arch" instead`}},
+	{file: "dswu01-v2.yaml", old: "dswu01-v1.yaml", want: "OK", warnings: []string{
+		`spec.template.spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "kubernetes.io/os" instead`}},
+	{file: "pvc01-badmode.yaml", want: `PersistentVolumeClaim "pvc01" is invalid: [spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes, spec.resources[storage]: Invalid value: "-1Gi": must be greater than zero, spec.volumeMode: Unsupported value: "Sideways": supported values: "Block", "Filesystem"]`},
+	{file: "pvcw01-fractional.yaml", want: "OK", warnings: []string{
+		`metadata.annotations[volume.beta.kubernetes.io/storage-class]: deprecated since v1.8; use "storageClassName" attribute instead`,
+		`spec.resources.requests[storage]: fractional byte value "1500m" is invalid, must be an integer`}},
+	{file: "rc01-negreplicas.yaml", want: "ReplicationController \"rc01\" is invalid: [spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`, spec.replicas: Invalid value: -1: must be greater than or equal to 0]"},
+	{file: "rcw01-dotname.yaml", want: "OK", warnings: []string{
+		`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]`,
+		`spec.template.spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "kubernetes.io/os" instead`}},
 }
 
 // TestUpstreamAnswers writes each case through the registry as the API
@@ -167,6 +187,8 @@ var upstreamKinds = map[string]*registry.Resource{
 	"Node": registry.Nodes, "ServiceAccount": registry.ServiceAccounts, "Lease": registry.Leases,
 	"Role": registry.Roles, "ClusterRole": registry.ClusterRoles, "RoleBinding": registry.RoleBindings,
 	"ClusterRoleBinding": registry.ClusterRoleBindings, "APIService": registry.APIServices,
+	"StatefulSet": registry.StatefulSets, "DaemonSet": registry.DaemonSets,
+	"PersistentVolumeClaim": registry.PersistentVolumeClaims, "ReplicationController": registry.ReplicationControllers,
 }
 
 // writeCase makes the case's write with ctx and returns the registry's

@@ -55,15 +55,19 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
 	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
 	"k8s.io/kubernetes/pkg/registry/apps/controllerrevision"
+	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
+	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
 	"k8s.io/kubernetes/pkg/registry/core/endpoint"
 	"k8s.io/kubernetes/pkg/registry/core/event"
 	"k8s.io/kubernetes/pkg/registry/core/namespace"
 	"k8s.io/kubernetes/pkg/registry/core/node"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
+	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/core/service"
 	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
@@ -77,25 +81,29 @@ import (
 
 // strategies are the kinds' strategies: main, then status (nil: none).
 var strategies = map[string][2]rest.RESTUpdateStrategy{
-	"Pod":                {pod.Strategy, pod.StatusStrategy},
-	"Service":            {service.Strategy, service.StatusStrategy},
-	"Deployment":         {deployment.Strategy, deployment.StatusStrategy},
-	"ReplicaSet":         {replicaset.Strategy, replicaset.StatusStrategy},
-	"ControllerRevision": {controllerrevision.Strategy},
-	"ConfigMap":          {configmap.Strategy},
-	"Secret":             {secret.Strategy},
-	"Endpoints":          {endpoint.Strategy},
-	"EndpointSlice":      {endpointslice.Strategy},
-	"Event":              {event.Strategy},
-	"Namespace":          {namespace.Strategy, namespace.StatusStrategy},
-	"Node":               {node.Strategy, node.StatusStrategy},
-	"ServiceAccount":     {serviceaccount.Strategy},
-	"Lease":              {lease.Strategy},
-	"Role":               {role.Strategy},
-	"ClusterRole":        {clusterrole.Strategy},
-	"RoleBinding":        {rolebinding.Strategy},
-	"ClusterRoleBinding": {clusterrolebinding.Strategy},
-	"APIService":         {apiservice.NewStrategy(aggregatorscheme.Scheme), apiservice.NewStatusStrategy(aggregatorscheme.Scheme)},
+	"Pod":                   {pod.Strategy, pod.StatusStrategy},
+	"Service":               {service.Strategy, service.StatusStrategy},
+	"Deployment":            {deployment.Strategy, deployment.StatusStrategy},
+	"ReplicaSet":            {replicaset.Strategy, replicaset.StatusStrategy},
+	"ControllerRevision":    {controllerrevision.Strategy},
+	"StatefulSet":           {statefulset.Strategy, statefulset.StatusStrategy},
+	"DaemonSet":             {daemonset.Strategy, daemonset.StatusStrategy},
+	"PersistentVolumeClaim": {persistentvolumeclaim.Strategy, persistentvolumeclaim.StatusStrategy},
+	"ReplicationController": {replicationcontroller.Strategy, replicationcontroller.StatusStrategy},
+	"ConfigMap":             {configmap.Strategy},
+	"Secret":                {secret.Strategy},
+	"Endpoints":             {endpoint.Strategy},
+	"EndpointSlice":         {endpointslice.Strategy},
+	"Event":                 {event.Strategy},
+	"Namespace":             {namespace.Strategy, namespace.StatusStrategy},
+	"Node":                  {node.Strategy, node.StatusStrategy},
+	"ServiceAccount":        {serviceaccount.Strategy},
+	"Lease":                 {lease.Strategy},
+	"Role":                  {role.Strategy},
+	"ClusterRole":           {clusterrole.Strategy},
+	"RoleBinding":           {rolebinding.Strategy},
+	"ClusterRoleBinding":    {clusterrolebinding.Strategy},
+	"APIService":            {apiservice.NewStrategy(aggregatorscheme.Scheme), apiservice.NewStatusStrategy(aggregatorscheme.Scheme)},
 }
 
 func main() {
