@@ -140,7 +140,7 @@ var HorizontalPodAutoscalers = tableHandler(horizontalPodAutoscalerColumns, prin
 // v1 one.
 func HorizontalPodAutoscalersV1(toV2 func(*autoscalingv1.HorizontalPodAutoscaler) (*autoscalingv2.HorizontalPodAutoscaler, error)) TableConvertor {
 	return TableConvertorFunc(func(obj runtime.Object, opts Options) (*metav1.Table, error) {
-		var items []autoscalingv1.HorizontalPodAutoscaler
+		var items []runtime.Object
 		var v2 runtime.Object
 		switch o := obj.(type) {
 		case *autoscalingv1.HorizontalPodAutoscaler:
@@ -148,7 +148,7 @@ func HorizontalPodAutoscalersV1(toV2 func(*autoscalingv1.HorizontalPodAutoscaler
 			if err != nil {
 				return nil, err
 			}
-			items, v2 = []autoscalingv1.HorizontalPodAutoscaler{*o}, h
+			items, v2 = []runtime.Object{o}, h
 		case *autoscalingv1.HorizontalPodAutoscalerList:
 			list := &autoscalingv2.HorizontalPodAutoscalerList{ListMeta: o.ListMeta}
 			for i := range o.Items {
@@ -157,8 +157,9 @@ func HorizontalPodAutoscalersV1(toV2 func(*autoscalingv1.HorizontalPodAutoscaler
 					return nil, err
 				}
 				list.Items = append(list.Items, *h)
+				items = append(items, &o.Items[i])
 			}
-			items, v2 = o.Items, list
+			v2 = list
 		default:
 			return HorizontalPodAutoscalers.ConvertToTable(obj, opts)
 		}
@@ -167,7 +168,7 @@ func HorizontalPodAutoscalersV1(toV2 func(*autoscalingv1.HorizontalPodAutoscaler
 			return nil, err
 		}
 		for i := range table.Rows {
-			table.Rows[i].Object = runtime.RawExtension{Object: &items[i]}
+			table.Rows[i].Object = runtime.RawExtension{Object: items[i]}
 		}
 		return table, nil
 	})

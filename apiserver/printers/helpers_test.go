@@ -117,6 +117,7 @@ var handlers = []*printers.Handler{
 	printers.ConfigMaps, printers.Secrets, printers.ServiceAccounts,
 	printers.Services, printers.Endpoints, printers.EndpointSlices,
 	printers.Deployments, printers.ReplicaSets, printers.ControllerRevisions,
+	printers.Jobs, printers.CronJobs, printers.PodDisruptionBudgets, printers.HorizontalPodAutoscalers,
 }
 
 // toTable converts obj with the handler of its kind, or with
