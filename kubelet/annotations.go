@@ -42,8 +42,7 @@ const (
 // behaviour is how one container behaves, from the annotations, in base
 // (unscaled) durations.
 type behaviour struct {
-	exits      bool // it exits on its own, exitAfter after it started
-	exitAfter  time.Duration
+	exitAfter  time.Duration // with exitSet: it exits that long after it started
 	exitCode   int32
 	exitSet    bool // AnnotationExitAfter is set for it
 	codeSet    bool // AnnotationExitCode is set for it
@@ -56,9 +55,6 @@ type behaviour struct {
 // pod (init: an init container).
 func containerBehaviour(pod *corev1.Pod, c *corev1.Container, init bool, readinessDefault time.Duration) behaviour {
 	b := behaviour{readyAfter: readinessDefault}
-	if init {
-		b.exits = true
-	}
 	if c.ReadinessProbe != nil {
 		b.readyAfter += time.Duration(c.ReadinessProbe.InitialDelaySeconds) * time.Second
 	}
@@ -86,7 +82,7 @@ func containerBehaviour(pod *corev1.Pod, c *corev1.Container, init bool, readine
 		return true
 	}
 	if duration(AnnotationExitAfter, &b.exitAfter) {
-		b.exits, b.exitSet = true, true
+		b.exitSet = true
 	}
 	duration(AnnotationReadyAfter, &b.readyAfter)
 	duration(AnnotationStopAfter, &b.stopAfter)

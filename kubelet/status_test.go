@@ -191,17 +191,17 @@ func TestBehaviour(t *testing.T) {
 		AnnotationReadyAfter, "-1s"))
 	app := containerBehaviour(pod, &pod.Spec.Containers[0], false, 0)
 	init := containerBehaviour(pod, &pod.Spec.InitContainers[0], true, 0)
-	if !app.exits || app.exitAfter != 5*time.Second || app.exitCode != 2 || app.stopAfter != time.Minute || app.readyAfter != 0 {
+	if !app.exitSet || !app.codeSet || app.exitAfter != 5*time.Second || app.exitCode != 2 || app.stopAfter != time.Minute || app.readyAfter != 0 {
 		t.Errorf("app container: %+v", app)
 	}
 	if len(app.problems) != 1 || !strings.Contains(app.problems[0], AnnotationReadyAfter) {
 		t.Errorf("problems %q, want one about %s", app.problems, AnnotationReadyAfter)
 	}
-	if !init.exits || init.exitAfter != 3*time.Second || init.exitCode != 1 || init.stopAfter != 0 {
+	if !init.exitSet || !init.codeSet || init.exitAfter != 3*time.Second || init.exitCode != 1 || init.stopAfter != 0 {
 		t.Errorf("init container: %+v (pod-wide annotations are for app containers)", init)
 	}
-	if b := containerBehaviour(testPod("x"), &testPod("x").Spec.Containers[0], false, 0); b.exits {
-		t.Errorf("without annotations an app container runs until stopped: %+v", b)
+	if b := containerBehaviour(testPod("x"), &testPod("x").Spec.Containers[0], false, 0); b.exitSet || b.codeSet {
+		t.Errorf("without annotations nothing is set: %+v", b)
 	}
 }
 
