@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"maps"
 	"sort"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -48,41 +49,15 @@ func controllerManagerRules() []rbacv1.PolicyRule {
 // runs none of them.
 func controllerRoles() map[string][]rbacv1.PolicyRule {
 	crud := []string{VerbGet, VerbList, VerbWatch, VerbCreate, VerbUpdate, VerbDelete}
-	return map[string][]rbacv1.PolicyRule{
+	roles := map[string][]rbacv1.PolicyRule{
 		"clusterrole-aggregation-controller": rules(
 			allow("escalate", VerbGet, VerbList, VerbWatch, VerbUpdate, VerbPatch).groups(rbacGroup).resources("clusterroles")),
-		"cronjob-controller": rules(
-			allow(VerbGet, VerbList, VerbWatch, VerbUpdate).groups(batchGroup).resources("cronjobs"),
-			allow(VerbGet, VerbList, VerbWatch, VerbCreate, VerbUpdate, VerbDelete, VerbPatch).groups(batchGroup).resources("jobs"),
-			allow(VerbUpdate).groups(batchGroup).resources("cronjobs/status"),
-			allow(VerbUpdate).groups(batchGroup).resources("cronjobs/finalizers"),
-			allow(VerbList, VerbWatch, VerbDelete).groups(coreGroup).resources("pods"),
-			eventsWriteRule()),
-		"daemon-set-controller": rules(
-			allow(readVerbs...).groups(extensionsGroup, appsGroup).resources("daemonsets"),
-			allow(VerbUpdate).groups(extensionsGroup, appsGroup).resources("daemonsets/status"),
-			allow(VerbUpdate).groups(extensionsGroup, appsGroup).resources("daemonsets/finalizers"),
-			allow(VerbList, VerbWatch).groups(coreGroup).resources("nodes"),
-			allow(VerbList, VerbWatch, VerbCreate, VerbDelete, VerbPatch).groups(coreGroup).resources("pods"),
-			allow(VerbCreate).groups(coreGroup).resources("pods/binding"),
-			allow(VerbGet, VerbList, VerbWatch, VerbCreate, VerbDelete, VerbUpdate, VerbPatch).groups(appsGroup).resources("controllerrevisions"),
-			eventsWriteRule()),
 		"deployment-controller": rules(
 			allow(VerbGet, VerbList, VerbWatch, VerbUpdate).groups(extensionsGroup, appsGroup).resources("deployments"),
 			allow(VerbUpdate).groups(extensionsGroup, appsGroup).resources("deployments/status"),
 			allow(VerbUpdate).groups(extensionsGroup, appsGroup).resources("deployments/finalizers"),
 			allow(VerbGet, VerbList, VerbWatch, VerbCreate, VerbUpdate, VerbPatch, VerbDelete).groups(appsGroup, extensionsGroup).resources("replicasets"),
 			allow(VerbGet, VerbList, VerbWatch, VerbUpdate).groups(coreGroup).resources("pods"),
-			eventsWriteRule()),
-		"disruption-controller": rules(
-			allow(readVerbs...).groups(extensionsGroup, appsGroup).resources("deployments"),
-			allow(readVerbs...).groups(appsGroup, extensionsGroup).resources("replicasets"),
-			allow(readVerbs...).groups(coreGroup).resources("replicationcontrollers"),
-			allow(readVerbs...).groups(policyGroup).resources("poddisruptionbudgets"),
-			allow(readVerbs...).groups(appsGroup).resources("statefulsets"),
-			allow(VerbUpdate).groups(policyGroup).resources("poddisruptionbudgets/status"),
-			allow(VerbPatch, VerbUpdate).groups(coreGroup).resources("pods/status"),
-			allow(VerbGet).groups(rbacv1.APIGroupAll).resources("*/scale"),
 			eventsWriteRule()),
 		"endpoint-controller": rules(
 			allow(readVerbs...).groups(coreGroup).resources("services", "pods"),
@@ -102,21 +77,6 @@ func controllerRoles() map[string][]rbacv1.PolicyRule {
 			eventsWriteRule()),
 		"generic-garbage-collector": rules(
 			allow(VerbGet, VerbList, VerbWatch, VerbPatch, VerbUpdate, VerbDelete).groups(rbacv1.APIGroupAll).resources(rbacv1.ResourceAll),
-			eventsWriteRule()),
-		"horizontal-pod-autoscaler": rules(
-			allow(readVerbs...).groups(autoscalingGroup).resources("horizontalpodautoscalers"),
-			allow(VerbUpdate).groups(autoscalingGroup).resources("horizontalpodautoscalers/status"),
-			allow(VerbGet, VerbUpdate).groups(rbacv1.APIGroupAll).resources("*/scale"),
-			allow(VerbList, VerbWatch).groups(coreGroup).resources("pods"),
-			allow(VerbList, VerbWatch).groups("metrics.k8s.io").resources("pods"),
-			allow(readVerbs...).groups("custom.metrics.k8s.io").resources(rbacv1.ResourceAll),
-			allow(readVerbs...).groups("external.metrics.k8s.io").resources(rbacv1.ResourceAll),
-			eventsWriteRule()),
-		"job-controller": rules(
-			allow(VerbGet, VerbList, VerbWatch, VerbUpdate, VerbPatch).groups(batchGroup).resources("jobs"),
-			allow(VerbUpdate).groups(batchGroup).resources("jobs/status"),
-			allow(VerbUpdate).groups(batchGroup).resources("jobs/finalizers"),
-			allow(VerbList, VerbWatch, VerbCreate, VerbDelete, VerbPatch).groups(coreGroup).resources("pods"),
 			eventsWriteRule()),
 		"namespace-controller": rules(
 			allow(VerbGet, VerbList, VerbWatch, VerbDelete).groups(coreGroup).resources("namespaces"),
@@ -139,36 +99,18 @@ func controllerRoles() map[string][]rbacv1.PolicyRule {
 			allow(VerbUpdate).groups(appsGroup, extensionsGroup).resources("replicasets/finalizers"),
 			allow(VerbList, VerbWatch, VerbPatch, VerbCreate, VerbDelete).groups(coreGroup).resources("pods"),
 			eventsWriteRule()),
-		"replication-controller": rules(
-			allow(VerbGet, VerbList, VerbWatch, VerbUpdate).groups(coreGroup).resources("replicationcontrollers"),
-			allow(VerbUpdate).groups(coreGroup).resources("replicationcontrollers/status"),
-			allow(VerbUpdate).groups(coreGroup).resources("replicationcontrollers/finalizers"),
-			allow(VerbList, VerbWatch, VerbPatch, VerbCreate, VerbDelete).groups(coreGroup).resources("pods"),
-			eventsWriteRule()),
 		"root-ca-cert-publisher": rules(
 			allow(VerbCreate, VerbUpdate).groups(coreGroup).resources("configmaps"),
 			eventsWriteRule()),
 		"service-account-controller": rules(
 			allow(VerbCreate).groups(coreGroup).resources("serviceaccounts"),
 			eventsWriteRule()),
-		"statefulset-controller": rules(
-			allow(VerbList, VerbWatch).groups(coreGroup).resources("pods"),
-			allow(readVerbs...).groups(appsGroup).resources("statefulsets"),
-			allow(VerbUpdate).groups(appsGroup).resources("statefulsets/status"),
-			allow(VerbUpdate).groups(appsGroup).resources("statefulsets/finalizers"),
-			allow(VerbGet, VerbCreate, VerbDelete, VerbUpdate, VerbPatch).groups(coreGroup).resources("pods"),
-			allow(VerbGet, VerbCreate, VerbDelete, VerbUpdate, VerbPatch, VerbList, VerbWatch).groups(appsGroup).resources("controllerrevisions"),
-			allow(VerbGet, VerbCreate, VerbList, VerbWatch).groups(coreGroup).resources("persistentvolumeclaims"),
-			allow(VerbUpdate, VerbDelete).groups(coreGroup).resources("persistentvolumeclaims"),
-			allow(VerbUpdate).groups(coreGroup).resources("pods/finalizers"),
-			eventsWriteRule()),
-		"ttl-after-finished-controller": rules(
-			allow(VerbGet, VerbList, VerbWatch, VerbDelete).groups(batchGroup).resources("jobs"),
-			eventsWriteRule()),
 		"ttl-controller": rules(
 			allow(VerbUpdate, VerbPatch, VerbList, VerbWatch).groups(coreGroup).resources("nodes"),
 			eventsWriteRule()),
 	}
+	maps.Copy(roles, workloadControllerRoles())
+	return roles
 }
 
 // controllerPolicy returns system:kube-controller-manager and its binding
