@@ -63,6 +63,7 @@ var factKinds = []factKind{
 	{"node", []string{"pod", "namespace"}, parseNodeFact, "a node name, or none", validNodeValue},
 	{"component", []string{"pod", "namespace", "stage"}, parseComponentFact, joinComma(componentValues), oneOfFunc(componentValues)},
 	{"stageRV", []string{"pod", "namespace", "stage", "than"}, parseStageRVFact, joinComma(comparisonValues), oneOfFunc(comparisonValues)},
+	{"replicas", []string{"deployment", "namespace"}, parseReplicasFact, "a number of replicas (0, 5)", validReplicas},
 }
 
 // factKindOf returns the registered fact kind of key.

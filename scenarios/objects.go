@@ -65,11 +65,12 @@ var kinds = map[string]kindInfo{
 	"ConfigMap":                {schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, true},
 	"Secret":                   {schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, true},
 	"ServiceAccount":           {schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, true},
+	"HorizontalPodAutoscaler":  {schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}, true},
 }
 
 // kindNames lists the supported kinds in a fixed order, for messages.
 var kindNames = []string{"Pod", "Node", "Namespace", "Event", "Lease", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService",
-	"Deployment", "ReplicaSet", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount"}
+	"Deployment", "ReplicaSet", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount", "HorizontalPodAutoscaler"}
 
 // objectDoc is the kind, name and namespace naming an object, as update,
 // delete, patch and absent write them.

@@ -30,6 +30,8 @@ type questionDoc struct {
 	Namespace *objectName `yaml:"namespace"`
 	Stage     *stageValue `yaml:"stage"`
 	Than      *stageValue `yaml:"than"`
+	// Deployment is the replicas fact's.
+	Deployment *objectName `yaml:"deployment"`
 }
 
 // choiceDoc is one of a question's choices as written.

@@ -71,4 +71,5 @@ var expectationKinds = []expectationKind{
 	{"pods", parsePods},
 	{"objects", parseObjects},
 	{"endpoints", parseEndpoints},
+	{"autoscaler", parseAutoscaler},
 }
