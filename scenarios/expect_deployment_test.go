@@ -22,6 +22,17 @@ func TestParseDeploymentExpectation(t *testing.T) {
 	})
 }
 
+func TestParseAutoscaler(t *testing.T) {
+	hpa := ObjectSpec{Kind: "HorizontalPodAutoscaler", Name: "web", Namespace: DefaultNamespace}
+	checkParse(t, parseAutoscaler, []parseCase[Expectation]{
+		{name: "figures", key: "autoscaler", src: "{name: web, current: 5, desired: 5, utilizationAtLeast: 181, utilizationAtMost: 189}",
+			want: &AutoscalerExpectation{Autoscaler: hpa, Current: i64(5), Desired: i64(5), UtilizationAtLeast: i64(181), UtilizationAtMost: i64(189)}},
+		{name: "no figure", key: "autoscaler", src: "{name: web}",
+			wantErr: `1:1: autoscaler: give at least one of current, desired, utilization, utilizationAtLeast, utilizationAtMost`},
+		{name: "negative", key: "autoscaler", src: "{name: web, desired: -1}", wantErr: `1:22: autoscaler.desired: -1 is out of range (at least 0)`},
+	})
+}
+
 func TestParseReplicaSets(t *testing.T) {
 	checkParse(t, parseReplicaSets, []parseCase[Expectation]{
 		{name: "two sets", key: "replicaSets", src: "deployment: web\nsets:\n  - {revision: 1, desired: 0}\n  - {revision: 3, ready: 5, image: 'nginx:1.26', revisionHistory: [1]}",

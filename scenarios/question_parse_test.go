@@ -30,8 +30,8 @@ func TestParseQuestionErrors(t *testing.T) {
 		name, src, want string
 	}{
 		{"not a mapping", header + "steps:\n  - narration: {en: N, zh: 旁白}\n    question: which?\n", `6:15: question: expected a mapping, got a string ("which?")`},
-		{"missing fact", src(askLine + choices2), `7:7: question: missing field "fact" (one of status, watchEvent, watchRV, node, component, stageRV)`},
-		{"unknown fact", src(askLine + "      fact: winner\n" + choices2), `8:13: question.fact: unknown fact "winner" (known: status, watchEvent, watchRV, node, component, stageRV)`},
+		{"missing fact", src(askLine + choices2), `7:7: question: missing field "fact" (one of status, watchEvent, watchRV, node, component, stageRV, replicas)`},
+		{"unknown fact", src(askLine + "      fact: winner\n" + choices2), `8:13: question.fact: unknown fact "winner" (known: status, watchEvent, watchRV, node, component, stageRV, replicas)`},
 		{"field of another fact", src(askLine + factStatus + "      pod: web\n" + choices2), `9:7: question: unknown field "pod" (allowed: ask, choices, fact)`},
 		{"missing ask", src(factStatus + choices2), `7:7: question: missing field "ask"`},
 		{"ask missing zh", src("      ask: {en: \"Which?\"}\n" + factStatus + choices2), `7:12: question.ask: missing zh`},
@@ -51,6 +51,8 @@ func TestParseQuestionErrors(t *testing.T) {
 		{"component unknown value", src(askLine + "      fact: component\n      pod: web\n      stage: 5\n" + "      choices:\n" + choice("apiserver") + choice("etcd")), `13:41: question.choices[1].value: "etcd" can never be the fact component (its values: apiserver, scheduler, kubelet)`},
 		{"stageRV stage without one", src(askLine + "      fact: stageRV\n      pod: web\n      stage: scheduled\n      than: 2\n" + "      choices:\n" + choice("same") + choice("greater")), `10:14: question.stage: stage 4 (scheduled) carries no resourceVersion (stages 2, 3, 5, 6 and 8 do)`},
 		{"stageRV same stages", src(askLine + "      fact: stageRV\n      pod: web\n      stage: 2\n      than: persisted\n" + "      choices:\n" + choice("same") + choice("greater")), `11:13: question.than: the same stage as stage`},
+		{"replicas without deployment", src(askLine + "      fact: replicas\n" + "      choices:\n" + choice("4") + choice("5")), `7:7: question: missing field "deployment"`},
+		{"replicas not a number", src(askLine + "      fact: replicas\n      deployment: web\n" + "      choices:\n" + choice("5") + choice("five")), `12:41: question.choices[1].value: "five" can never be the fact replicas (its values: a number of replicas (0, 5))`},
 		{"watchEvent bad index", src(askLine + "      fact: watchEvent\n      index: 0\n" + "      choices:\n" + choice("ADDED") + choice("none")), `9:14: question.index: 0: watch events count from 1 (to 1000)`},
 	}
 	for _, tt := range tests {
