@@ -17,7 +17,7 @@ const JobControllerName = "job-controller"
 // succeeded (NonIndexed, or Indexed with a completion index each),
 // failed pods counted against backoffLimit (per index too) and the pod
 // failure policy, the back-off of new pods after failures (10 s doubling
-// to 6 min, upstream's, not scaled by the speed), activeDeadlineSeconds,
+// to 10 min, upstream's, not scaled by the speed), activeDeadlineSeconds,
 // the tracking finalizer batch.kubernetes.io/job-tracking, and the
 // Complete, Failed, SuccessCriteriaMet and FailureTarget conditions.
 // 5 workers (--concurrent-job-syncs). The Workload and PodGroup informers

@@ -3,17 +3,17 @@ package controllers
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
@@ -103,30 +103,28 @@ func (t upstreamWrites) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// createdMeta is what noteCreated reads of a created object.
-type createdMeta struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Metadata   metav1.ObjectMeta `json:"metadata"`
-}
-
-// noteCreated reads the object a create made from the answer's JSON
-// body (and puts the body back for the client): its name, uid and
-// controller, into w and a. Answers in other encodings are left unread.
+// noteCreated reads the object a create made from the answer's body, in
+// JSON or protobuf (and puts the body back for the client): its name
+// (a pod made with generateName has it only there), uid and controller,
+// into w and a.
 func (t upstreamWrites) noteCreated(resp *http.Response, w *Write, a *Action) {
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		return
-	}
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	var m createdMeta
-	if err != nil || json.Unmarshal(body, &m) != nil {
+	if err != nil {
 		return
 	}
-	w.Name, w.UID = m.Metadata.Name, m.Metadata.UID
-	a.Object = ObjectRef{APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Metadata.Namespace, Name: m.Metadata.Name, UID: m.Metadata.UID}
-	a.Owner = metav1.GetControllerOfNoCopy(&m.Metadata)
+	obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+	if err != nil {
+		return
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	w.Name, w.UID = m.GetName(), m.GetUID()
+	a.Object = ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()}
+	a.Owner = metav1.GetControllerOfNoCopy(m)
 	a.Created = w
 }
 
