@@ -66,11 +66,15 @@ var kinds = map[string]kindInfo{
 	"Secret":                   {schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, true},
 	"ServiceAccount":           {schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, true},
 	"HorizontalPodAutoscaler":  {schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}, true},
+	"Job":                      {schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, true},
+	"CronJob":                  {schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "cronjobs"}, true},
+	"PodDisruptionBudget":      {schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"}, true},
 }
 
 // kindNames lists the supported kinds in a fixed order, for messages.
 var kindNames = []string{"Pod", "Node", "Namespace", "Event", "Lease", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService",
-	"Deployment", "ReplicaSet", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount", "HorizontalPodAutoscaler"}
+	"Deployment", "ReplicaSet", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount",
+	"HorizontalPodAutoscaler", "Job", "CronJob", "PodDisruptionBudget"}
 
 // objectDoc is the kind, name and namespace naming an object, as update,
 // delete, patch and absent write them.

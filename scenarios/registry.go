@@ -40,6 +40,12 @@ var actionKinds = []actionKind{
 	{"setImage", parseSetImage},
 	{"rolloutUndo", parseRolloutUndo},
 	{"passReadinessGates", parsePassReadinessGates},
+	{"createJob", parseCreateJob},
+	{"logs", parseLogs},
+	{"evict", parseEvict},
+	{"cordon", parseCordon},
+	{"uncordon", parseCordon},
+	{"drain", parseDrain},
 }
 
 // expectationKinds are the expectations a step may list, one line per
@@ -72,4 +78,6 @@ var expectationKinds = []expectationKind{
 	{"objects", parseObjects},
 	{"endpoints", parseEndpoints},
 	{"autoscaler", parseAutoscaler},
+	{"job", parseJobExpectation},
+	{"disruptionBudget", parseDisruptionBudget},
 }
