@@ -17,16 +17,16 @@ import (
 // printer's order), Completions its COMPLETIONS column ("1/1", "5/5",
 // "0/1 of 3"), Succeeded, Failed, Active and Ready status's counts,
 // CompletedIndexes status.completedIndexes of an Indexed Job ("0-4"),
-// and MaxActive the most of its pods that were active at once (not
-// finished, not being deleted) over its whole run, replayed from a
-// watch of its pods since the Job's creation. Narration that quotes
+// and ActiveAtMost: never more than that many of its pods were active at
+// once (not finished, not being deleted) over its whole run, replayed
+// from a watch of its pods since the Job's creation. Narration that quotes
 // these figures states them here.
 type JobExpectation struct {
 	Job                              ObjectSpec
 	Status, Completions              string
 	CompletedIndexes                 *string
 	Succeeded, Failed, Active, Ready *int64
-	MaxActive                        *int64
+	ActiveAtMost                     *int64
 }
 
 var _ prober = (*JobExpectation)(nil)
@@ -42,7 +42,7 @@ type jobExpectDoc struct {
 	Failed           *count      `yaml:"failed"`
 	Active           *count      `yaml:"active"`
 	Ready            *count      `yaml:"ready"`
-	MaxActive        *count      `yaml:"maxActive"`
+	ActiveAtMost     *count      `yaml:"activeAtMost"`
 }
 
 // jobStatuses are the values of kubectl's STATUS column of a Job.
@@ -77,12 +77,12 @@ func (e *JobExpectation) wanted() []string {
 	add("failed", e.Failed)
 	add("active", e.Active)
 	add("ready", e.Ready)
-	add("maxActive", e.MaxActive)
+	add("activeAtMost", e.ActiveAtMost)
 	return w
 }
 
 // parseJobExpectation reads {name, namespace, status, completions,
-// completedIndexes, succeeded, failed, active, ready, maxActive}; at
+// completedIndexes, succeeded, failed, active, ready, activeAtMost}; at
 // least one figure.
 func parseJobExpectation(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
 	var d jobExpectDoc
@@ -91,7 +91,7 @@ func parseJobExpectation(_ *loader, _ string, n *yaml.Node) (Expectation, error)
 	}
 	e := &JobExpectation{Job: ObjectSpec{Kind: "Job", Name: string(d.Name), Namespace: DefaultNamespace},
 		Completions: d.Completions.or(""), Succeeded: int64Of(d.Succeeded), Failed: int64Of(d.Failed),
-		Active: int64Of(d.Active), Ready: int64Of(d.Ready), MaxActive: int64Of(d.MaxActive)}
+		Active: int64Of(d.Active), Ready: int64Of(d.Ready), ActiveAtMost: int64Of(d.ActiveAtMost)}
 	if d.Namespace != nil {
 		e.Job.Namespace = string(*d.Namespace)
 	}
@@ -106,12 +106,12 @@ func parseJobExpectation(_ *loader, _ string, n *yaml.Node) (Expectation, error)
 		}
 	}
 	if len(e.wanted()) == 0 {
-		return nil, errAt(n, "give at least one of status, completions, completedIndexes, succeeded, failed, active, ready, maxActive")
+		return nil, errAt(n, "give at least one of status, completions, completedIndexes, succeeded, failed, active, ready, activeAtMost")
 	}
 	return e, nil
 }
 
-// probe reads the Job, then (for maxActive) replays its pods.
+// probe reads the Job, then (for activeAtMost) replays its pods.
 func (e *JobExpectation) probe(ctx context.Context, p *player) (string, bool, <-chan struct{}) {
 	job, err := p.admin.BatchV1().Jobs(e.Job.Namespace).Get(ctx, e.Job.Name, metav1.GetOptions{})
 	if err != nil {
@@ -124,14 +124,14 @@ func (e *JobExpectation) probe(ctx context.Context, p *player) (string, bool, <-
 		(e.Completions == "" || e.Completions == jobCompletionsColumn(job)) &&
 		(e.CompletedIndexes == nil || *e.CompletedIndexes == s.CompletedIndexes) &&
 		same(e.Succeeded, s.Succeeded) && same(e.Failed, s.Failed) && same(e.Active, s.Active) && same(e.Ready, ptrOr(s.Ready))
-	if !ok || e.MaxActive == nil {
+	if !ok || e.ActiveAtMost == nil {
 		return seen, ok, nil
 	}
 	most, err := p.jobMaxActive(ctx, job)
 	if err != nil {
 		return seen + "; its pods' history: " + err.Error(), false, nil
 	}
-	if most != *e.MaxActive {
+	if most > *e.ActiveAtMost {
 		return fmt.Sprintf("%s; at most %d of its pods active at once", seen, most), false, nil
 	}
 	return "", true, nil

@@ -64,6 +64,7 @@ var factKinds = []factKind{
 	{"component", []string{"pod", "namespace", "stage"}, parseComponentFact, joinComma(componentValues), oneOfFunc(componentValues)},
 	{"stageRV", []string{"pod", "namespace", "stage", "than"}, parseStageRVFact, joinComma(comparisonValues), oneOfFunc(comparisonValues)},
 	{"replicas", []string{"deployment", "namespace"}, parseReplicasFact, "a number of replicas (0, 5)", validReplicas},
+	{"job", []string{"job", "namespace", "figure"}, parseJobFact, "a count (0, 1, 2...)", validCount},
 }
 
 // factKindOf returns the registered fact kind of key.

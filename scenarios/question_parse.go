@@ -32,6 +32,8 @@ type questionDoc struct {
 	Than      *stageValue `yaml:"than"`
 	// Deployment is the replicas fact's.
 	Deployment *objectName `yaml:"deployment"`
+	Job        *objectName `yaml:"job"`
+	Figure     *str        `yaml:"figure"`
 }
 
 // choiceDoc is one of a question's choices as written.
