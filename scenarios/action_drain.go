@@ -125,7 +125,8 @@ func (a *DrainAction) run(ctx context.Context, p *player, user string) (StepResu
 	}
 	if err != nil {
 		log.printf("%s", fmt.Sprintf("error: unable to drain node %q due to error: %s, continuing command...", a.Node, err))
-		log.printf("%s", "There are pending nodes to be drained:\n "+a.Node)
+		log.printf("%s", "There are pending nodes to be drained:")
+		log.printf("%s", " "+a.Node)
 		res.Message = "error: " + err.Error()
 		return res, err
 	}
