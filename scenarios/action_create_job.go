@@ -44,6 +44,12 @@ type createJobDoc struct {
 // instantiateAnnotation marks a Job made from a CronJob by hand.
 const instantiateAnnotation = "cronjob.kubernetes.io/instantiate"
 
+func init() {
+	registerTranscriptZh(map[string]string{
+		"> POST %s, fieldManager kubectl-create": "> POST %s，fieldManager 为 kubectl-create",
+	})
+}
+
 // Kind returns "createJob".
 func (a *CreateJobAction) Kind() string { return "createJob" }
 
