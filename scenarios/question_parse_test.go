@@ -53,6 +53,9 @@ func TestParseQuestionErrors(t *testing.T) {
 		{"stageRV same stages", src(askLine + "      fact: stageRV\n      pod: web\n      stage: 2\n      than: persisted\n" + "      choices:\n" + choice("same") + choice("greater")), `11:13: question.than: the same stage as stage`},
 		{"replicas without deployment", src(askLine + "      fact: replicas\n" + "      choices:\n" + choice("4") + choice("5")), `7:7: question: missing field "deployment"`},
 		{"replicas not a number", src(askLine + "      fact: replicas\n      deployment: web\n" + "      choices:\n" + choice("5") + choice("five")), `12:41: question.choices[1].value: "five" can never be the fact replicas (its values: a number of replicas (0, 5))`},
+		{"job fact without figure", src(askLine + "      fact: job\n      job: pi\n" + "      choices:\n" + choice("1") + choice("2")), `7:7: question: missing field "figure" (one of succeeded, failed, active, maxActive)`},
+		{"job fact bad figure", src(askLine + "      fact: job\n      job: pi\n      figure: pods\n" + "      choices:\n" + choice("1") + choice("2")), `10:15: question.figure: "pods" is not one of succeeded, failed, active, maxActive`},
+		{"job fact not a count", src(askLine + "      fact: job\n      job: pi\n      figure: failed\n" + "      choices:\n" + choice("1") + choice("-1")), `13:41: question.choices[1].value: "-1" can never be the fact job (its values: a count (0, 1, 2...))`},
 		{"watchEvent bad index", src(askLine + "      fact: watchEvent\n      index: 0\n" + "      choices:\n" + choice("ADDED") + choice("none")), `9:14: question.index: 0: watch events count from 1 (to 1000)`},
 	}
 	for _, tt := range tests {
