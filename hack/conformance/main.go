@@ -106,8 +106,13 @@ func run(ctx context.Context, o options) error {
 	}
 	if o.from != "" {
 		o.work = o.from
-	} else if err := runSuite(ctx, o, tests); err != nil {
-		return err
+	} else {
+		if o.work, err = workDir(o.work); err != nil {
+			return err
+		}
+		if err := runSuite(ctx, o, tests); err != nil {
+			return err
+		}
 	}
 	this, err := readRun(o.work)
 	if err != nil {
@@ -123,4 +128,13 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	return writeReport(o.out, tests, this, earlier)
+}
+
+// workDir makes the run's directory: dir, or a new one under $TMPDIR
+// when dir is empty.
+func workDir(dir string) (string, error) {
+	if dir == "" {
+		return os.MkdirTemp("", "kubesim-conformance-run-")
+	}
+	return dir, os.MkdirAll(dir, 0o755)
 }

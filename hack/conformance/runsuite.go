@@ -14,18 +14,13 @@ import (
 	"github.com/kubesim/kubesim/hack/internal/kubesimserve"
 )
 
-// runSuite builds (or reuses) the tools, starts kubesim serve in o.work,
-// runs the selected tests with ginkgo in two phases (phases) and records
-// how the run was made in o.work/meta.json.
+// runSuite builds (or reuses) the tools, starts kubesim serve in o.work
+// (which must exist), runs the selected tests with ginkgo in two phases
+// (phases) and records how the run was made in o.work/meta.json.
 func runSuite(ctx context.Context, o options, tests []test) error {
 	t, err := ensureTools(o.binDir, o.rebuild)
 	if err != nil {
 		return err
-	}
-	if o.work == "" {
-		if o.work, err = os.MkdirTemp("", "kubesim-conformance-run-"); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintln(os.Stderr, "conformance: working in", o.work)
 	names := selected(tests, o.focus)
