@@ -65,6 +65,8 @@ var factKinds = []factKind{
 	{"stageRV", []string{"pod", "namespace", "stage", "than"}, parseStageRVFact, joinComma(comparisonValues), oneOfFunc(comparisonValues)},
 	{"replicas", []string{"deployment", "namespace"}, parseReplicasFact, "a number of replicas (0, 5)", validReplicas},
 	{"job", []string{"job", "namespace", "figure"}, parseJobFact, "a count (0, 1, 2...)", validCount},
+	{"firstPod", []string{"selector", "namespace", "moment"}, parseFirstPodFact, "a pod name", validPodValue},
+	{"momentBy", []string{"selector", "namespace", "moment", "node"}, parseMomentByFact, "a user name (system:kube-scheduler)", validUserValue},
 }
 
 // factKindOf returns the registered fact kind of key.

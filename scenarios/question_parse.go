@@ -34,6 +34,9 @@ type questionDoc struct {
 	Deployment *objectName `yaml:"deployment"`
 	Job        *objectName `yaml:"job"`
 	Figure     *str        `yaml:"figure"`
+	Selector   *str        `yaml:"selector"`
+	Moment     *str        `yaml:"moment"`
+	Node       *objectName `yaml:"node"`
 }
 
 // choiceDoc is one of a question's choices as written.

@@ -30,8 +30,8 @@ func TestParseQuestionErrors(t *testing.T) {
 		name, src, want string
 	}{
 		{"not a mapping", header + "steps:\n  - narration: {en: N, zh: 旁白}\n    question: which?\n", `6:15: question: expected a mapping, got a string ("which?")`},
-		{"missing fact", src(askLine + choices2), `7:7: question: missing field "fact" (one of status, watchEvent, watchRV, node, component, stageRV, replicas, job)`},
-		{"unknown fact", src(askLine + "      fact: winner\n" + choices2), `8:13: question.fact: unknown fact "winner" (known: status, watchEvent, watchRV, node, component, stageRV, replicas, job)`},
+		{"missing fact", src(askLine + choices2), `7:7: question: missing field "fact" (one of status, watchEvent, watchRV, node, component, stageRV, replicas, job, firstPod, momentBy)`},
+		{"unknown fact", src(askLine + "      fact: winner\n" + choices2), `8:13: question.fact: unknown fact "winner" (known: status, watchEvent, watchRV, node, component, stageRV, replicas, job, firstPod, momentBy)`},
 		{"field of another fact", src(askLine + factStatus + "      pod: web\n" + choices2), `9:7: question: unknown field "pod" (allowed: ask, choices, fact)`},
 		{"missing ask", src(factStatus + choices2), `7:7: question: missing field "ask"`},
 		{"ask missing zh", src("      ask: {en: \"Which?\"}\n" + factStatus + choices2), `7:12: question.ask: missing zh`},

@@ -46,6 +46,7 @@ var actionKinds = []actionKind{
 	{"cordon", parseCordon},
 	{"uncordon", parseCordon},
 	{"drain", parseDrain},
+	{"podTimeline", parsePodTimeline},
 }
 
 // expectationKinds are the expectations a step may list, one line per
@@ -80,4 +81,5 @@ var expectationKinds = []expectationKind{
 	{"autoscaler", parseAutoscaler},
 	{"job", parseJobExpectation},
 	{"disruptionBudget", parseDisruptionBudget},
+	{"podOrder", parsePodOrder},
 }
