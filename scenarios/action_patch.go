@@ -51,7 +51,7 @@ func (a *PatchAction) String() string {
 
 // parsePatch reads {kind, name, namespace, subresource, type, patch}:
 // type is strategic (the default), merge or json, patch a JSON text, and
-// subresource, if given, status.
+// subresource, if given, status or scale.
 func parsePatch(l *loader, _ string, n *yaml.Node) (actionRunner, error) {
 	var d patchDoc
 	if err := decode(n, &d); err != nil {
@@ -62,7 +62,7 @@ func parsePatch(l *loader, _ string, n *yaml.Node) (actionRunner, error) {
 	if a.Object, err = l.objectRef(n, d.objectDoc); err != nil {
 		return nil, err
 	}
-	if a.Subresource, err = d.Subresource.oneOf(valueOf(n, "subresource"), "", []string{"status"}); err != nil {
+	if a.Subresource, err = d.Subresource.oneOf(valueOf(n, "subresource"), "", []string{"status", "scale"}); err != nil {
 		return nil, err
 	}
 	if a.Type, err = d.Type.oneOf(valueOf(n, "type"), "strategic", patchTypeNames); err != nil {

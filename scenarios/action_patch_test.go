@@ -19,8 +19,8 @@ func TestParsePatch(t *testing.T) {
 		{name: "no patch", key: "patch", src: "{kind: Pod, name: web}", wantErr: `1:1: patch: missing field "patch"`},
 		{name: "bad type", key: "patch", src: "{kind: Pod, name: web, type: apply, patch: '{}'}",
 			wantErr: `1:30: patch.type: "apply" is not one of strategic, merge, json`},
-		{name: "bad subresource", key: "patch", src: "{kind: Pod, name: web, subresource: scale, patch: '{}'}",
-			wantErr: `1:37: patch.subresource: "scale" is not one of status`},
+		{name: "bad subresource", key: "patch", src: "{kind: Pod, name: web, subresource: exec, patch: '{}'}",
+			wantErr: `1:37: patch.subresource: "exec" is not one of status, scale`},
 		{name: "not JSON", key: "patch", src: "{kind: Pod, name: web, patch: '{a'}", wantErr: `1:31: patch.patch: not valid JSON`},
 	})
 }

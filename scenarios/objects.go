@@ -59,6 +59,8 @@ var kinds = map[string]kindInfo{
 	"APIService":               {schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}, false},
 	"Deployment":               {schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, true},
 	"ReplicaSet":               {schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, true},
+	"StatefulSet":              {schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}, true},
+	"DaemonSet":                {schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, true},
 	"Service":                  {schema.GroupVersionResource{Version: "v1", Resource: "services"}, true},
 	"Endpoints":                {schema.GroupVersionResource{Version: "v1", Resource: "endpoints"}, true},
 	"EndpointSlice":            {schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}, true},
@@ -73,7 +75,7 @@ var kinds = map[string]kindInfo{
 
 // kindNames lists the supported kinds in a fixed order, for messages.
 var kindNames = []string{"Pod", "Node", "Namespace", "Event", "Lease", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService",
-	"Deployment", "ReplicaSet", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount",
+	"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount",
 	"HorizontalPodAutoscaler", "Job", "CronJob", "PodDisruptionBudget"}
 
 // objectDoc is the kind, name and namespace naming an object, as update,
