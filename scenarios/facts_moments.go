@@ -62,8 +62,6 @@ func (f momentsFact) moments(p *player) ([]podMoment, <-chan struct{}) {
 	return slices.DeleteFunc(ms, func(m podMoment) bool { return m.Moment != f.Moment }), changed
 }
 
-func (f momentsFact) String() string { return f.Moment + " of the pods " + f.Selector.String() }
-
 // firstPodFact is the pod of Selector whose Moment came first in this
 // run (the lowest etcd revision).
 type firstPodFact struct{ momentsFact }
@@ -74,8 +72,8 @@ func parseFirstPodFact(d *questionDoc, n *yaml.Node) (fact, error) {
 }
 
 func (f firstPodFact) about() flow.Text {
-	return flow.Text{En: fmt.Sprintf("the pod %s first", f),
-		Zh: fmt.Sprintf("标签为 %s 的 Pod 中最先 %s 的那个", f.Selector, f.Moment)}
+	return flow.Text{En: fmt.Sprintf("pod of %s %s first", f.Selector, f.Moment),
+		Zh: fmt.Sprintf("%s 的 Pod 中最先 %s 的那个", f.Selector, f.Moment)}
 }
 
 func (f firstPodFact) look(_ context.Context, p *player, _ *StepResult) (string, bool, <-chan struct{}) {
@@ -103,12 +101,12 @@ func parseMomentByFact(d *questionDoc, n *yaml.Node) (fact, error) {
 }
 
 func (f momentByFact) about() flow.Text {
-	on := ""
+	on, zhOn := "", ""
 	if f.Node != "" {
-		on = " on " + f.Node
+		on, zhOn = " on "+f.Node, "在 "+f.Node+" 上"
 	}
-	return flow.Text{En: fmt.Sprintf("who wrote the %s%s", f, on),
-		Zh: fmt.Sprintf("标签为 %s 的 Pod%s 的 %s 是谁写的", f.Selector, strings.Replace(on, " on ", " 在 ", 1), f.Moment)}
+	return flow.Text{En: fmt.Sprintf("writer of the first %s pod of %s%s", f.Moment, f.Selector, on),
+		Zh: fmt.Sprintf("%s 的 Pod %s第一次 %s 的写入者", f.Selector, zhOn, f.Moment)}
 }
 
 func (f momentByFact) look(_ context.Context, p *player, _ *StepResult) (string, bool, <-chan struct{}) {
