@@ -82,4 +82,5 @@ var expectationKinds = []expectationKind{
 	{"job", parseJobExpectation},
 	{"disruptionBudget", parseDisruptionBudget},
 	{"podOrder", parsePodOrder},
+	{"daemonSet", parseDaemonSetExpectation},
 }
