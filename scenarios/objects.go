@@ -61,6 +61,7 @@ var kinds = map[string]kindInfo{
 	"ReplicaSet":               {schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, true},
 	"StatefulSet":              {schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}, true},
 	"DaemonSet":                {schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, true},
+	"PersistentVolumeClaim":    {schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}, true},
 	"Service":                  {schema.GroupVersionResource{Version: "v1", Resource: "services"}, true},
 	"Endpoints":                {schema.GroupVersionResource{Version: "v1", Resource: "endpoints"}, true},
 	"EndpointSlice":            {schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}, true},
@@ -75,8 +76,8 @@ var kinds = map[string]kindInfo{
 
 // kindNames lists the supported kinds in a fixed order, for messages.
 var kindNames = []string{"Pod", "Node", "Namespace", "Event", "Lease", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService",
-	"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount",
-	"HorizontalPodAutoscaler", "Job", "CronJob", "PodDisruptionBudget"}
+	"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "PersistentVolumeClaim", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret",
+	"ServiceAccount", "HorizontalPodAutoscaler", "Job", "CronJob", "PodDisruptionBudget"}
 
 // objectDoc is the kind, name and namespace naming an object, as update,
 // delete, patch and absent write them.
