@@ -39,6 +39,12 @@ var LibraryOrder = []string{
 	"node-failure",
 	"cascading-delete",
 	"namespace-delete",
+	// The workloads week.
+	"statefulset-mysql",
+	"daemonset-per-node",
+	"job-and-cronjob",
+	"hpa-scale",
+	"drain-and-pdb",
 }
 
 // DefaultScenario is the scenario `kubesim` plays when given none.
