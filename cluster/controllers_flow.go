@@ -38,7 +38,7 @@ func controllerObserver(rec *flow.Recorder) controllers.Observer {
 
 // controllerAction is a's evidence as flow carries it.
 func controllerAction(a controllers.Action) *flow.ControllerAction {
-	ca := &flow.ControllerAction{Controller: a.Controller, Queue: a.Queue, Key: a.Key, Object: objectRef(a.Object)}
+	ca := &flow.ControllerAction{Controller: a.Controller, Queue: a.Queue, Key: a.Key, Object: objectRef(a.Object), Upstream: a.Upstream}
 	if t := a.Event; t != nil {
 		ca.Trigger = &flow.InformerEvent{Verb: t.Verb, Object: objectRef(t.Object), ResourceVersion: t.ResourceVersion}
 	} else {

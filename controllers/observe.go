@@ -67,6 +67,10 @@ type Action struct {
 	// Instance is the manager's Config.Identity: which of several
 	// controller managers acted.
 	Instance string
+	// Upstream says the controller is upstream's own code (upstream.go):
+	// the action is one write it sent, Key and Object what it wrote; its
+	// workqueue key, trigger and decisions are not known.
+	Upstream bool
 }
 
 // ObjectRef names an object.

@@ -82,7 +82,7 @@ func (t upstreamWrites) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	w := Write{Method: req.Method}
 	w.Resource, w.Subresource, w.Namespace, w.Name = apiPathParts(req.URL.Path, "")
-	a := Action{Time: start, Controller: t.name}
+	a := Action{Time: start, Controller: t.name, Upstream: true}
 	if err != nil {
 		w.Error = err.Error()
 	} else {

@@ -37,6 +37,11 @@ type ControllerAction struct {
 	// Created says the event is about one object the sync created
 	// (Event.Object), not about Object.
 	Created bool `json:"created,omitempty"`
+	// Upstream says the controller is upstream's own code, which kubesim
+	// runs without seeing inside: the action is one write it sent (Key
+	// and Object name what was written), with no workqueue key, trigger
+	// or decision known.
+	Upstream bool `json:"upstream,omitempty"`
 }
 
 // InformerEvent is what a controller's informer told its event handler.

@@ -12,10 +12,14 @@ const briefWrites = 5
 // controllerWords are the words a Layout writes around a controller's
 // action, by key, in both languages; many are fmt formats.
 var controllerWords = map[string]Text{
-	"created_by": {En: "created by %s, syncing %s %s", Zh: "由 %s 创建：它在同步 %s %s"},
-	"synced":     {En: "%s synced %s %s", Zh: "%s 同步了 %s %s"},
-	"synced_key": {En: "%s synced the key %q", Zh: "%s 同步了键 %q"},
-	"no_event":   {En: "no informer event recorded for the key %q", Zh: "没有记录到把键 %q 放进队列的 informer 事件"},
+	"created_by":       {En: "created by %s, syncing %s %s", Zh: "由 %s 创建：它在同步 %s %s"},
+	"synced":           {En: "%s synced %s %s", Zh: "%s 同步了 %s %s"},
+	"synced_key":       {En: "%s synced the key %q", Zh: "%s 同步了键 %q"},
+	"no_event":         {En: "no informer event recorded for the key %q", Zh: "没有记录到把键 %q 放进队列的 informer 事件"},
+	"upstream_created": {En: "created by %s", Zh: "由 %s 创建"},
+	"upstream_wrote":   {En: "a write by %s", Zh: "%s 的一次写入"},
+	"upstream_code": {En: "%s is upstream's own code (k8s.io/kubernetes pkg/controller), which kubesim runs as it is: its requests are seen, not the informer event, workqueue key or decision behind them",
+		Zh: "%s 是上游自己的代码（k8s.io/kubernetes pkg/controller），kubesim 原样运行它：能看到它发出的请求，看不到背后的 informer 事件、工作队列键和决定"},
 	"trigger": {En: "why now: the informer event %s %s %s%s queued the key %q on the workqueue %q",
 		Zh: "起因：informer 事件 %s %s %s%s，把键 %q 放进了工作队列 %q"},
 	"trigger_rv":   {En: " (resourceVersion %s)", Zh: "（resourceVersion %s）"},
@@ -77,7 +81,14 @@ func (l Layout) controller(ev Event, _ Context) []Line {
 	if a.Created {
 		head = l.cprintf("created_by", a.Controller, a.Object.Kind, nsName(a.Object.Namespace, a.Object.Name))
 	}
-	out := []Line{line(RoleHeading, 2, head), line(RoleField, 4, l.triggerLine(a))}
+	why := l.triggerLine(a)
+	if a.Upstream {
+		head, why = l.cprintf("upstream_wrote", a.Controller), l.cprintf("upstream_code", a.Controller)
+		if a.Created {
+			head = l.cprintf("upstream_created", a.Controller)
+		}
+	}
+	out := []Line{line(RoleHeading, 2, head), line(RoleField, 4, why)}
 	for _, d := range a.Decisions {
 		out = append(out, line(RoleField, 4, l.decision(d)))
 	}

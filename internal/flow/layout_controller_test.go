@@ -97,3 +97,34 @@ func TestLayoutControllerDecisions(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutUpstreamController: a write of one of upstream's own
+// controllers says who wrote or created what, and that its key, trigger
+// and decision are not seen, in both languages; it never claims a key
+// or an informer event.
+func TestLayoutUpstreamController(t *testing.T) {
+	a := &ControllerAction{Controller: "statefulset-controller", Key: "default/mysql-0", Upstream: true, Created: true,
+		Object: ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "mysql-0"},
+		Writes: []ControllerWrite{{Method: "POST", Resource: "pods", Namespace: "default", Name: "mysql-0", Code: 201}},
+		Owner:  &OwnerReference{Kind: "StatefulSet", Name: "mysql", UID: "u-1", Controller: true, BlockOwnerDeletion: true}}
+	en := laidOut(Layout{}, Event{Controller: a})
+	zh := laidOut(Layout{Lang: "zh"}, Event{Controller: a})
+	for _, w := range []string{"created by statefulset-controller\n", "is upstream's own code", "POST pods default/mysql-0 → 201",
+		"ownerReference: StatefulSet mysql"} {
+		if !strings.Contains(en, w) {
+			t.Errorf("%q not in\n%s", w, en)
+		}
+	}
+	for _, not := range []string{"syncing", "the key", "informer event add", "why now"} {
+		if strings.Contains(en, not) {
+			t.Errorf("%q in\n%s", not, en)
+		}
+	}
+	if !strings.Contains(zh, "由 statefulset-controller 创建") || !strings.Contains(zh, "上游自己的代码") {
+		t.Errorf("zh:\n%s", zh)
+	}
+	a.Created = false
+	if got := laidOut(Layout{}, Event{Controller: a}); !strings.Contains(got, "a write by statefulset-controller") {
+		t.Errorf("a write that made nothing:\n%s", got)
+	}
+}
