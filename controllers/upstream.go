@@ -20,18 +20,18 @@ import (
 )
 
 // The controllers of the workloads kinds (StatefulSet, DaemonSet, Job,
-// CronJob, the TTL-after-finished, disruption and HPA controllers) are
-// upstream's own, k8s.io/kubernetes v1.37.2 pkg/controller, built here
-// as kube-controller-manager builds them (cmd/kube-controller-manager/
-// app apps.go, batch.go, policy.go, autoscaling.go, core.go): the same
-// constructors, informers, clients and periods. kubesim adds only what
-// a learner is shown: each of their writes is reported as an Action
-// (upstreamWrites). Their decisions are upstream's and are not
-// reported, since upstream's code does not hand them out; their Events
-// say them, as on a real cluster.
+// CronJob, the TTL-after-finished, disruption and HPA controllers, and
+// the replication manager) are upstream's own, k8s.io/kubernetes
+// v1.37.2 pkg/controller, built here as kube-controller-manager builds
+// them (cmd/kube-controller-manager/app apps.go, batch.go, policy.go,
+// autoscaling.go, core.go): the same constructors, informers, clients
+// and periods. kubesim adds only what a learner is shown: each of their
+// writes is reported as an Action (upstreamWrites). Their decisions are
+// upstream's and are not reported, since upstream's code does not hand
+// them out; their Events say them, as on a real cluster.
 
 // upstreamBuild is what an upstream controller's descriptor gives
-// upstream: it makes the controller with the run's context (upstream's
+// controllerContext.upstream: it makes the controller with the run's context (upstream's
 // constructors take the one kube-controller-manager runs them with),
 // its own client and that client's rest.Config (for the scale and
 // metrics clients), and returns its Run.
@@ -64,7 +64,7 @@ func (c *controllerContext) upstream(name string, build upstreamBuild) (runFunc,
 	}, nil
 }
 
-// upstreamWrites is the transport upstreamClient adds: it reports each
+// upstreamWrites is the transport upstream adds to a controller's client: it reports each
 // write as an Action of its own, keyed by the object written; a create
 // that made an object (201) is reported with Created, the object's
 // uid and its controller ownerReference, as a ReplicaSet's pods are.
