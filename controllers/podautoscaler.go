@@ -77,9 +77,9 @@ func newHPAControllerDescriptor() controllerDescriptor {
 // hpaPeriodSet are the HPA controller's periods under a Config.
 type hpaPeriodSet struct{ sync, downscale, cpuInit, readiness time.Duration }
 
-// hpaPeriods are upstream's HPA periods divided by the speed; at speed
-// 0 the sync period is at least hpaMinSyncPeriodAtZeroSpeed, so that an
-// HPA does not read the metrics API in a busy loop.
+// hpaPeriods are upstream's HPA periods divided by the speed; the sync
+// period is never under hpaMinSyncPeriodAtZeroSpeed (at speed 0 it would
+// be 15 ms), so that an HPA does not read the metrics API in a busy loop.
 func (c *Config) hpaPeriods() hpaPeriodSet {
 	p := hpaPeriodSet{c.period(hpaSyncPeriod), c.period(hpaDownscaleStabilization),
 		c.period(hpaCPUInitializationPeriod), c.period(hpaInitialReadinessDelay)}
