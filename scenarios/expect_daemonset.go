@@ -48,27 +48,13 @@ func (e *DaemonSetExpectation) String() string {
 
 // figures pairs each field name with its value in e, in the order of
 // kubectl get daemonset's columns.
-func (e *DaemonSetExpectation) figures() []struct {
-	name string
-	want **int64
-} {
-	return []struct {
-		name string
-		want **int64
-	}{{"desired", &e.Desired}, {"current", &e.Current}, {"ready", &e.Ready}, {"upToDate", &e.UpToDate},
-		{"available", &e.Available}, {"misscheduled", &e.Misscheduled}}
+func (e *DaemonSetExpectation) figures() []figure {
+	return []figure{{"desired", e.Desired}, {"current", e.Current}, {"ready", e.Ready}, {"upToDate", e.UpToDate},
+		{"available", e.Available}, {"misscheduled", e.Misscheduled}}
 }
 
 // wanted lists the figures given, "ready 3".
-func (e *DaemonSetExpectation) wanted() []string {
-	var out []string
-	for _, f := range e.figures() {
-		if *f.want != nil {
-			out = append(out, fmt.Sprintf("%s %d", f.name, **f.want))
-		}
-	}
-	return out
-}
+func (e *DaemonSetExpectation) wanted() []string { return wantedFigures(e.figures()) }
 
 // parseDaemonSetExpectation reads {name, namespace, desired, current,
 // ready, upToDate, available, misscheduled}: name and at least one
@@ -102,10 +88,8 @@ func (e *DaemonSetExpectation) probe(ctx context.Context, p *player) (string, bo
 	if ds.Status.ObservedGeneration < ds.Generation {
 		return fmt.Sprintf("%s, but its status is of generation %d, not %d yet", seen, ds.Status.ObservedGeneration, ds.Generation), false, nil
 	}
-	for _, f := range e.figures() {
-		if *f.want != nil && got[f.name] != **f.want {
-			return seen, false, nil
-		}
+	if !figuresHold(e.figures(), got) {
+		return seen, false, nil
 	}
 	return "", true, nil
 }

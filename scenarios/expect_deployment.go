@@ -48,27 +48,13 @@ func (e *DeploymentExpectation) String() string {
 }
 
 // figures pairs each field name with its value in e.
-func (e *DeploymentExpectation) figures() []struct {
-	name string
-	want **int64
-} {
-	return []struct {
-		name string
-		want **int64
-	}{{"revision", &e.Revision}, {"desired", &e.Desired}, {"current", &e.Current}, {"upToDate", &e.UpToDate},
-		{"ready", &e.Ready}, {"available", &e.Available}, {"unavailable", &e.Unavailable}}
+func (e *DeploymentExpectation) figures() []figure {
+	return []figure{{"revision", e.Revision}, {"desired", e.Desired}, {"current", e.Current}, {"upToDate", e.UpToDate},
+		{"ready", e.Ready}, {"available", e.Available}, {"unavailable", e.Unavailable}}
 }
 
 // wanted lists the figures given, "ready 3".
-func (e *DeploymentExpectation) wanted() []string {
-	var out []string
-	for _, f := range e.figures() {
-		if *f.want != nil {
-			out = append(out, fmt.Sprintf("%s %d", f.name, **f.want))
-		}
-	}
-	return out
-}
+func (e *DeploymentExpectation) wanted() []string { return wantedFigures(e.figures()) }
 
 // parseDeploymentExpectation reads {name, namespace, revision, desired,
 // current, upToDate, ready, available, unavailable}: name and at least
@@ -98,10 +84,8 @@ func (e *DeploymentExpectation) probe(ctx context.Context, p *player) (string, b
 	if d.Status.ObservedGeneration < d.Generation {
 		return fmt.Sprintf("%s, but its status is of generation %d, not %d yet", seen, d.Status.ObservedGeneration, d.Generation), false, nil
 	}
-	for _, f := range e.figures() {
-		if *f.want != nil && got[f.name] != **f.want {
-			return seen, false, nil
-		}
+	if !figuresHold(e.figures(), got) {
+		return seen, false, nil
 	}
 	return "", true, nil
 }

@@ -68,12 +68,7 @@ func (e *ReplicaSetsExpectation) String() string {
 
 // String is "revision 2: desired 3, ready 0, image nginx:1.27".
 func (w ReplicaSetWant) String() string {
-	var parts []string
-	for _, f := range w.figures() {
-		if *f.want != nil {
-			parts = append(parts, fmt.Sprintf("%s %d", f.name, **f.want))
-		}
-	}
+	parts := wantedFigures(w.figures())
 	if w.Image != "" {
 		parts = append(parts, "image "+w.Image)
 	}
@@ -87,14 +82,8 @@ func (w ReplicaSetWant) String() string {
 	return s
 }
 
-func (w *ReplicaSetWant) figures() []struct {
-	name string
-	want **int64
-} {
-	return []struct {
-		name string
-		want **int64
-	}{{"desired", &w.Desired}, {"current", &w.Current}, {"ready", &w.Ready}, {"available", &w.Available}}
+func (w *ReplicaSetWant) figures() []figure {
+	return []figure{{"desired", w.Desired}, {"current", w.Current}, {"ready", w.Ready}, {"available", w.Available}}
 }
 
 // parseReplicaSets reads {deployment, namespace, sets}: sets is a list
@@ -170,11 +159,8 @@ func (w ReplicaSetWant) matches(rs *appsv1.ReplicaSet) bool {
 	if rs.Status.ObservedGeneration < rs.Generation {
 		return false
 	}
-	got := replicaSetFigures(rs)
-	for _, f := range w.figures() {
-		if *f.want != nil && got[f.name] != **f.want {
-			return false
-		}
+	if !figuresHold(w.figures(), replicaSetFigures(rs)) {
+		return false
 	}
 	if w.Image != "" && templateImages(&rs.Spec.Template) != w.Image {
 		return false

@@ -38,23 +38,12 @@ func (e *DisruptionBudgetExpectation) Kind() string { return "disruptionBudget" 
 
 // String names the budget and the figures asked for.
 func (e *DisruptionBudgetExpectation) String() string {
-	var w []string
-	for _, f := range e.figures() {
-		if f.want != nil {
-			w = append(w, fmt.Sprintf("%s %d", f.name, *f.want))
-		}
-	}
-	return "PodDisruptionBudget " + nsName(e.Budget.Namespace, e.Budget.Name) + " " + strings.Join(w, ", ")
+	return "PodDisruptionBudget " + nsName(e.Budget.Namespace, e.Budget.Name) + " " + strings.Join(wantedFigures(e.figures()), ", ")
 }
 
-// budgetFigure is one figure asked for and the one seen.
-type budgetFigure struct {
-	name string
-	want *int64
-}
-
-func (e *DisruptionBudgetExpectation) figures() []budgetFigure {
-	return []budgetFigure{{"allowed", e.Allowed}, {"currentHealthy", e.CurrentHealthy},
+// figures pairs each field name with its value in e.
+func (e *DisruptionBudgetExpectation) figures() []figure {
+	return []figure{{"allowed", e.Allowed}, {"currentHealthy", e.CurrentHealthy},
 		{"desiredHealthy", e.DesiredHealthy}, {"expectedPods", e.ExpectedPods}}
 }
 
@@ -90,10 +79,8 @@ func (e *DisruptionBudgetExpectation) probe(ctx context.Context, p *player) (str
 	if s.ObservedGeneration < pdb.Generation {
 		return fmt.Sprintf("%s, but its status is of generation %d, not %d yet", seen, s.ObservedGeneration, pdb.Generation), false, nil
 	}
-	for _, f := range e.figures() {
-		if f.want != nil && got[f.name] != *f.want {
-			return seen, false, nil
-		}
+	if !figuresHold(e.figures(), got) {
+		return seen, false, nil
 	}
 	return "", true, nil
 }
