@@ -9,7 +9,8 @@ func corpus() []request {
 		setupRequests, configMapRequests, listRequests, watchRequests,
 		errorRequests, mediaRequests, coreRequests, podRequests,
 		appsRequests, rbacRequests, crdRequests, otherKindRequests,
-		discoveryRequests, authRequests, admissionRequests, namespaceRequests,
+		discoveryRequests, authRequests, admissionRequests,
+		storagePolicyRequests, networkingCertificateRequests, namespaceRequests,
 	} {
 		all = append(all, part...)
 	}
