@@ -46,6 +46,8 @@ type Endpoint struct {
 	// stageFrame, if set, is asked about each frame of a watch before it
 	// is written (pods: Server.stageFrame).
 	stageFrame frameHook
+	// fields keeps the field managers of the endpoint's writes.
+	fields fieldOwnership
 }
 
 // createHook wraps validate, the validating admission of a create that is

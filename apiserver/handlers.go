@@ -167,7 +167,8 @@ func (h *handlers) readObject(r *http.Request, validation string) (runtime.Objec
 	return obj, nil
 }
 
-// create serves POST on a collection: decode and default the body, run
+// create serves POST on a collection: decode and default the body, record
+// its fields in managedFields (an Update by the request's manager), run
 // mutating admission, then store it through the registry with validating
 // admission (wrapped, unless it is a dry run, in the endpoint's
 // admitCreate hook). It answers 201 with the object stored.
@@ -184,11 +185,12 @@ func (h *handlers) create(w http.ResponseWriter, r *http.Request, p Params) erro
 	if err != nil {
 		return err
 	}
+	obj = h.trackUpdate(h.e.res.NewFunc(), obj, managerName(opts.FieldManager, r.UserAgent()))
 	m, _ := meta.Accessor(obj)
 	dryRun := len(opts.DryRun) > 0
 	attrs := h.admissionAttributes(r, admission.Create, "", p.Namespace, m.GetName(), dryRun)
 	attrs.Object = obj
-	if err := h.s.admit(r.Context(), attrs); err != nil {
+	if err := h.admitKeepingManagedFields(r.Context(), attrs); err != nil {
 		return err
 	}
 	validate, failed := h.s.validator(attrs), func() {}
@@ -230,8 +232,9 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p Params) erro
 	attrs := h.admissionAttributes(r, admission.Update, subresource, p.Namespace, p.Name, dryRun)
 	createAttrs := *attrs
 	createAttrs.Operation = admission.Create
+	manager := managerName(opts.FieldManager, r.UserAgent())
 	out, created, err := store.Update(r.Context(), p.Namespace, p.Name, func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
-		next := obj.DeepCopyObject()
+		next := h.trackUpdate(current, obj.DeepCopyObject(), manager)
 		a := *attrs
 		if cm, err := meta.Accessor(current); err == nil && cm.GetResourceVersion() == "" {
 			a.Operation = admission.Create // PUT that creates
@@ -239,7 +242,7 @@ func (h *handlers) update(w http.ResponseWriter, r *http.Request, p Params) erro
 			a.OldObject = current
 		}
 		a.Object = next
-		return next, h.s.admit(ctx, &a)
+		return next, h.admitKeepingManagedFields(ctx, &a)
 	}, h.s.validator(&createAttrs), h.updateValidator(attrs, dryRun), registry.Options{DryRun: dryRun, UID: m.GetUID()})
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/json"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
@@ -24,17 +25,21 @@ import (
 	"github.com/kubesim/kubesim/apiserver/request"
 )
 
-// patchTypes are the patch formats this server applies. Server-side apply
-// (application/apply-patch+yaml) is not among them: the server answers it
-// with 415, as one without server-side apply does.
-var patchTypes = []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.StrategicMergePatchType)}
+// patchTypes are the patch formats this server applies, in the order
+// kube-apiserver lists them: JSON patch, merge patch, strategic merge
+// patch and server-side apply (application/apply-patch+yaml; its CBOR
+// form is behind a feature gate that v1.37 leaves off).
+var patchTypes = []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.StrategicMergePatchType), string(types.ApplyYAMLPatchType)}
 
 // maxJSONPatchOperations caps the operations of one JSON patch.
 const maxJSONPatchOperations = 10000
 
 // patch serves PATCH on an object (or its subresource): the patch is
 // applied to the current object inside the update loop, so a concurrent
-// change is never lost.
+// change is never lost. The write is recorded in managedFields (an
+// Update by the request's manager); a server-side apply merges the
+// applied configuration by its field manager and, on the resource
+// itself, creates a missing object (201).
 func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p Params) error {
 	store, subresource := h.store(), h.subresourceName()
 	o, err := negotiate(r)
@@ -45,51 +50,95 @@ func (h *handlers) patch(w http.ResponseWriter, r *http.Request, p Params) error
 	if !contains(patchTypes, string(pt)) {
 		return UnsupportedMediaType(patchTypes)
 	}
-	var opts metav1.PatchOptions
-	if err := decodeQuery(r, &opts); err != nil {
-		return err
-	}
-	if errs := metav1validation.ValidatePatchOptions(&opts, pt); len(errs) > 0 {
-		return optionsError("PatchOptions", errs)
-	}
-	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
+	opts, body, err := h.patchRequest(r, pt)
 	if err != nil {
 		return err
 	}
-	if !stdjson.Valid(body) {
-		return apierrors.NewBadRequest("invalid JSON patch")
-	}
-	validation := fieldValidation(opts.FieldValidation)
 	dryRun := len(opts.DryRun) > 0
 	attrs := h.admissionAttributes(r, admission.Update, subresource, p.Namespace, p.Name, dryRun)
+	createAttrs := *attrs
+	createAttrs.Operation = admission.Create
 	request.TraceFrom(r.Context()).Step("decoded", "ok", fmt.Sprintf("%d bytes of %s", len(body), pt), "contentType", string(pt), "bytes", fmt.Sprint(len(body)))
-	apply := func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
+	isApply := pt == types.ApplyYAMLPatchType
+	manager := managerName(opts.FieldManager, r.UserAgent())
+	mutate := func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 		m, err := meta.Accessor(current)
 		if err != nil {
 			return nil, err
 		}
-		if m.GetResourceVersion() == "" {
+		exists := m.GetResourceVersion() != ""
+		var obj runtime.Object
+		switch {
+		case isApply:
+			obj, err = h.serverSideApply(ctx, current, exists, body, opts)
+		case !exists:
 			// Nothing to patch (the object does not exist).
 			return nil, apierrors.NewNotFound(h.e.res.GroupResource(), p.Name)
+		default:
+			obj, err = h.patchTracked(ctx, current, pt, body, fieldValidation(opts.FieldValidation), manager)
 		}
-		obj, ws, err := h.applyPatch(current, pt, body, validation)
 		if err != nil {
 			return nil, err
 		}
-		recordWarnings(ctx, ws)
 		a := *attrs
-		a.Object, a.OldObject = obj, current
-		return obj, h.s.admit(ctx, &a)
+		if exists {
+			a.OldObject = current
+		} else {
+			a.Operation = admission.Create
+		}
+		a.Object = obj
+		return obj, h.admitKeepingManagedFields(ctx, &a)
 	}
-	out, _, err := store.Update(r.Context(), p.Namespace, p.Name, apply, nil, h.updateValidator(attrs, dryRun), registry.Options{DryRun: dryRun})
+	out, created, err := store.Update(r.Context(), p.Namespace, p.Name, mutate, h.s.validator(&createAttrs), h.updateValidator(attrs, dryRun),
+		registry.Options{DryRun: dryRun, AllowCreate: isApply && subresource == ""})
 	if err != nil {
 		return err
 	}
 	if !dryRun {
 		h.traceStored(r.Context(), "update (patch)", out)
 	}
-	h.s.writeObject(w, r, http.StatusOK, out, o)
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	h.s.writeObject(w, r, code, out, o)
 	return nil
+}
+
+// patchRequest reads and checks a PATCH's options (fieldManager required
+// for apply, force only for apply) and body (valid JSON, or for apply
+// YAML that reads as JSON), with upstream's answers.
+func (h *handlers) patchRequest(r *http.Request, pt types.PatchType) (*metav1.PatchOptions, []byte, error) {
+	var opts metav1.PatchOptions
+	if err := decodeQuery(r, &opts); err != nil {
+		return nil, nil, err
+	}
+	if errs := metav1validation.ValidatePatchOptions(&opts, pt); len(errs) > 0 {
+		return nil, nil, optionsError("PatchOptions", errs)
+	}
+	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pt == types.ApplyYAMLPatchType {
+		if _, err := yaml.ToJSON(body); err != nil {
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
+		}
+	} else if !stdjson.Valid(body) {
+		return nil, nil, apierrors.NewBadRequest("invalid JSON patch")
+	}
+	return &opts, body, nil
+}
+
+// patchTracked applies a JSON, merge or strategic merge patch to current
+// and records the change in managedFields as an Update by manager.
+func (h *handlers) patchTracked(ctx context.Context, current runtime.Object, pt types.PatchType, body []byte, validation, manager string) (runtime.Object, error) {
+	obj, ws, err := h.applyPatch(current, pt, body, validation)
+	if err != nil {
+		return nil, err
+	}
+	recordWarnings(ctx, ws)
+	return h.trackUpdate(current, obj, manager), nil
 }
 
 // applyPatch applies a patch to current and decodes the result.

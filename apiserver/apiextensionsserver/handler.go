@@ -127,11 +127,11 @@ func (c *crdHandler) notServed(crd *apiextensionsv1.CustomResourceDefinition, a 
 	return ""
 }
 
-// crPatchTypes are the patch formats of custom resources: no strategic
-// merge patch (a custom resource has no Go struct whose tags would say
-// how lists merge). Upstream also lists application/apply-patch+yaml,
-// server-side apply, which kubesim does not serve.
-var crPatchTypes = []string{string(types.JSONPatchType), string(types.MergePatchType)}
+// crPatchTypes are the patch formats of custom resources, in upstream's
+// order: no strategic merge patch (a custom resource has no Go struct
+// whose tags would say how lists merge); server-side apply merges by the
+// CRD's schema.
+var crPatchTypes = []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)}
 
 // crBodyTypes are the request bodies custom resources accept: no
 // protobuf, as upstream (CBOR, which upstream may also take, neither).

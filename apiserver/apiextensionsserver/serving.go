@@ -113,6 +113,7 @@ func buildCRDVersion(s *apiserver.Server, crd *apiextensionsv1.CustomResourceDef
 	if stores.Status != nil {
 		e.AddStatus(stores.Status)
 	}
+	e.UseCustomResourceFields(crd)
 	if ver.Subresources != nil && ver.Subresources.Scale != nil {
 		v.scale = ver.Subresources.Scale
 		// Listed for discovery; scale.go serves it.

@@ -268,6 +268,9 @@ type Options struct {
 	// (409 otherwise, before anything else is checked): a PUT's body's
 	// metadata.uid, as upstream's defaultUpdatedObjectInfo.Preconditions.
 	UID types.UID
+	// AllowCreate lets an Update create a missing object whatever the
+	// strategy says (a server-side apply, as upstream's forceAllowCreate).
+	AllowCreate bool
 }
 
 func (s *Store) writeOptions(o Options) storage.WriteOptions {

@@ -195,7 +195,6 @@ func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object, namespace 
 	m.SetDeletionGracePeriodSeconds(nil)
 	m.SetGeneration(0)
 	m.SetSelfLink("")
-	m.SetManagedFields(nil)
 	// The system fields come first, as upstream's store fills them before
 	// rest.BeforeCreate: a job's generated selector is its uid.
 	m.SetUID(uuid.NewUUID())
@@ -374,7 +373,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 	if opts.UID != "" {
 		precond = &storage.Preconditions{UID: &opts.UID}
 	}
-	out, err = s.storage.GuaranteedUpdate(ctx, key, precond, s.strategy.AllowCreateOnUpdate, s.writeOptions(opts), func(current runtime.Object) (runtime.Object, error) {
+	out, err = s.storage.GuaranteedUpdate(ctx, key, precond, s.strategy.AllowCreateOnUpdate || opts.AllowCreate, s.writeOptions(opts), func(current runtime.Object) (runtime.Object, error) {
 		cm, err := metaOf(current)
 		if err != nil {
 			return nil, err
@@ -526,7 +525,6 @@ func (s *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object, names
 	// Clients cannot set the generation; the strategy bumps it.
 	m.SetGeneration(om.GetGeneration())
 	m.SetSelfLink("")
-	m.SetManagedFields(nil)
 	if s.strategy.PrepareForUpdate != nil {
 		s.strategy.PrepareForUpdate(obj, old)
 	}
