@@ -120,7 +120,7 @@ func TestCustomResourceUpdates(t *testing.T) {
 		{"merge patch of spec bumps generation", "PATCH", item, mediaMerge, `{"spec":{"size":4}}`, 200, `"size":4`, 2},
 		{"json patch", "PATCH", item, "application/json-patch+json", `[{"op":"replace","path":"/spec/color","value":"red"}]`, 200, `"color":"red"`, 3},
 		{"strategic merge patch is 415", "PATCH", item, "application/strategic-merge-patch+json", `{"spec":{"size":5}}`, 415,
-			"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json", 0},
+			"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml", 0},
 		{"patch violating the schema", "PATCH", item, mediaMerge, `{"spec":{"size":0}}`, 422, "should be greater than or equal to 1", 0},
 		{"status ignored on the main resource", "PATCH", item, mediaMerge, `{"status":{"phase":"Ready"}}`, 200, `"size":4`, 3},
 		{"status subresource, no generation bump", "PATCH", item + "/status", mediaMerge, `{"status":{"phase":"Ready","replicas":1}}`, 200, `"phase":"Ready"`, 3},

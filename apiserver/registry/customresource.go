@@ -138,13 +138,16 @@ func customResourceStrategy(sch *apiextensions.Schema, hasStatus bool) Strategy 
 }
 
 // customResourceStatusStrategy is upstream's status strategy: an update
-// of /status changes the status only (and never the generation).
+// of /status changes the status only (and never the generation), and
+// the managedFields the field manager recorded for it.
 func customResourceStatusStrategy(sch *apiextensions.Schema) Strategy {
 	return Strategy{
 		PrepareForUpdate: func(obj, old runtime.Object) {
 			u, o := obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured)
 			st, ok := u.Object["status"]
+			managed := u.GetManagedFields()
 			u.Object = o.DeepCopy().Object
+			u.SetManagedFields(managed)
 			if ok {
 				u.Object["status"] = st
 			} else {

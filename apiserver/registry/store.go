@@ -361,7 +361,6 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 	if err != nil {
 		return nil, false, err
 	}
-	gr := s.Resource.GroupResource()
 	var deleteAfter bool
 	var finishUpdate func(runtime.Object)
 	defer func() {
@@ -392,17 +391,18 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 		}
 		if !exists {
 			created = true
+			if finishUpdate != nil {
+				finishUpdate(nil) // an earlier attempt's
+			}
+			finishUpdate, err = s.beginCreate(ctx, obj, opts)
+			if err != nil {
+				return nil, err
+			}
 			return s.createOnUpdate(ctx, obj, m, namespace, createValidation)
 		}
 		created = false
-		switch newRV := m.GetResourceVersion(); {
-		case newRV == "" && s.strategy.AllowUnconditionalUpdate:
-			m.SetResourceVersion(cm.GetResourceVersion())
-		case newRV == "":
-			return nil, apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: gr.Resource}, name, field.ErrorList{
-				field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update")})
-		case newRV != cm.GetResourceVersion():
-			return nil, apierrors.NewConflict(gr, name, errors.New(optimisticLockMsg))
+		if err := s.checkResourceVersion(m, cm); err != nil {
+			return nil, err
 		}
 		if s.strategy.BeginUpdate != nil {
 			if finishUpdate != nil {
@@ -433,6 +433,34 @@ func (s *Store) Update(ctx context.Context, namespace, name string, objInfo Upda
 		}
 	}
 	return out, created, nil
+}
+
+// checkResourceVersion checks the resourceVersion of an update (m) against
+// the stored object's (cm): none is an unconditional update if the
+// strategy allows it (and then takes the stored one), else a 422; another
+// is a 409.
+func (s *Store) checkResourceVersion(m, cm metav1.Object) error {
+	gr := s.Resource.GroupResource()
+	switch newRV := m.GetResourceVersion(); {
+	case newRV == "" && s.strategy.AllowUnconditionalUpdate:
+		m.SetResourceVersion(cm.GetResourceVersion())
+	case newRV == "":
+		return apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: gr.Resource}, m.GetName(), field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update")})
+	case newRV != cm.GetResourceVersion():
+		return apierrors.NewConflict(gr, m.GetName(), errors.New(optimisticLockMsg))
+	}
+	return nil
+}
+
+// beginCreate runs the strategy's BeginCreate, if any, for an update that
+// creates (upstream's Store.Update does too: a service applied into being
+// gets its cluster IP); it returns the finish func, nil without one.
+func (s *Store) beginCreate(ctx context.Context, obj runtime.Object, opts Options) (func(runtime.Object), error) {
+	if s.strategy.BeginCreate == nil {
+		return nil, nil
+	}
+	return s.strategy.BeginCreate(ctx, obj, opts)
 }
 
 // createOnUpdate readies obj, which an update found missing, for its
