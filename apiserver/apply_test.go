@@ -201,3 +201,32 @@ func TestServerSideApplyCustomResource(t *testing.T) {
 		t.Errorf("status apply of a missing widget: %d %s, want 404", code, body)
 	}
 }
+
+// TestScaleManagedFields: a merge patch of deployments/scale by kubectl
+// is recorded as kubectl's Update with subresource scale, owning
+// .spec.replicas (taken from the applier); an apply of a Scale by
+// another manager then conflicts with it in upstream's words.
+func TestScaleManagedFields(t *testing.T) {
+	ts := startServer(t)
+	item := deployments + "/web"
+	if code, body := ts.do(t, "PATCH", item+"?fieldManager=other", mediaApply, applyDeployment("2")); code != http.StatusCreated {
+		t.Fatalf("apply: %d %s", code, body)
+	}
+	if code, body := ts.do(t, "PATCH", item+"/scale", mediaMerge, `{"spec":{"replicas":5}}`, "User-Agent", "kubectl/v1.32.0"); code != http.StatusOK {
+		t.Fatalf("scale: %d %s", code, body)
+	}
+	_, body := ts.do(t, "GET", item, "", "")
+	d := decodeDeployment(t, body)
+	if got := managers(d.ManagedFields); *d.Spec.Replicas != 5 || !reflect.DeepEqual(got, []string{"kubectl/Update/scale", "other/Apply"}) {
+		t.Fatalf("after the scale: replicas %d, managedFields %v", *d.Spec.Replicas, got)
+	}
+	if !owns(t, d.ManagedFields, "kubectl", "f:spec", "f:replicas") || owns(t, d.ManagedFields, "other", "f:spec", "f:replicas") {
+		t.Errorf("the scale should own .spec.replicas: %v", d.ManagedFields)
+	}
+	scale := "apiVersion: autoscaling/v1\nkind: Scale\nmetadata: {name: web}\nspec: {replicas: 6}\n"
+	code, body := ts.do(t, "PATCH", item+"/scale?fieldManager=hpa", mediaApply, scale)
+	const want = `Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using autoscaling/v1: .spec.replicas`
+	if st := statusOf(t, body); code != http.StatusConflict || st.Message != want {
+		t.Errorf("apply of a Scale: %d %q, want 409 %q", code, st.Message, want)
+	}
+}

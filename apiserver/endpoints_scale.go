@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -89,30 +89,18 @@ func (h *handlers) getScale(w http.ResponseWriter, r *http.Request, p Params) er
 
 // updateScale serves PUT .../scale.
 func (h *handlers) updateScale(w http.ResponseWriter, r *http.Request, p Params) error {
-	body, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
+	sw, err := h.s.ReadScaleWrite(r)
 	if err != nil {
 		return err
 	}
-	obj, _, err := decodeBody(r, body, ScaleGVK, &autoscalingv1.Scale{}, "")
-	if err != nil {
-		return err
-	}
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	return h.writeScale(w, r, p, func(*autoscalingv1.Scale) ([]byte, error) { return data, nil })
+	return h.writeScale(w, r, p, sw)
 }
 
-// patchScale serves PATCH .../scale: JSON patch, or a merge patch (a
-// strategic merge patch of a Scale, which has no lists, merges the same).
+// patchScale serves PATCH .../scale: JSON patch, a merge patch (a
+// strategic merge patch of a Scale, which has no lists, merges the same)
+// or a server-side apply of a Scale.
 func (h *handlers) patchScale(w http.ResponseWriter, r *http.Request, p Params) error {
-	patch, err := readBody(r, h.s.cfg.MaxRequestBodyBytes)
-	if err != nil {
-		return err
-	}
-	pt := types.PatchType(ParseMediaType(r.Header.Get("Content-Type")))
-	return h.writeScale(w, r, p, ScalePatcher(pt, patch))
+	return h.updateScale(w, r, p)
 }
 
 // ScalePatcher applies patch, of type pt, to a Scale: JSON patch, or a
@@ -144,15 +132,16 @@ func ScalePatcher(pt types.PatchType, patch []byte) func(cur *autoscalingv1.Scal
 	}
 }
 
-// writeScale sets spec.replicas from the Scale newScale makes of the
-// current one, through the resource's own update (its generation is
-// bumped), and answers the new Scale.
-func (h *handlers) writeScale(w http.ResponseWriter, r *http.Request, p Params, newScale func(*autoscalingv1.Scale) ([]byte, error)) error {
+// writeScale sets spec.replicas from the Scale sw makes of the current
+// one, through the resource's own update (its generation is bumped), and
+// answers the new Scale. The write is recorded in the object's
+// managedFields under subresource scale, its replicas as spec.replicas.
+func (h *handlers) writeScale(w http.ResponseWriter, r *http.Request, p Params, sw *ScaleWrite) error {
 	o, err := negotiate(r)
 	if err != nil {
 		return err
 	}
-	attrs := h.admissionAttributes(r, admission.Update, subScale, p.Namespace, p.Name, false)
+	attrs := h.admissionAttributes(r, admission.Update, subScale, p.Namespace, p.Name, sw.DryRun())
 	out, _, err := h.e.store.Update(r.Context(), p.Namespace, p.Name, func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 		cur, err := scaleOf(h.e.res, current)
 		if err != nil {
@@ -161,24 +150,22 @@ func (h *handlers) writeScale(w http.ResponseWriter, r *http.Request, p Params, 
 		if cur.ResourceVersion == "" {
 			return nil, apierrors.NewNotFound(h.e.res.GroupResource(), p.Name)
 		}
-		data, err := newScale(cur)
+		sc, err := sw.Write(current, h.e.gv, fieldpath.MakePathOrDie("spec", "replicas"), cur)
 		if err != nil {
 			return nil, err
 		}
-		var sc autoscalingv1.Scale
-		if err := yaml.Unmarshal(data, &sc); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type Scale): %v", err))
-		}
-		if err := h.checkScale(&sc, cur); err != nil {
+		if err := h.checkScale(sc, cur); err != nil {
 			return nil, err
 		}
 		h.e.res.Scale.SetReplicas(current, sc.Spec.Replicas)
 		return current, nil
-	}, nil, h.s.updateValidator(attrs), registry.Options{})
+	}, nil, h.s.updateValidator(attrs), registry.Options{DryRun: sw.DryRun()})
 	if err != nil {
 		return err
 	}
-	h.traceStored(r.Context(), "update (scale)", out)
+	if !sw.DryRun() {
+		h.traceStored(r.Context(), "update (scale)", out)
+	}
 	sc, err := scaleOf(h.e.res, out)
 	if err != nil {
 		return err

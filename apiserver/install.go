@@ -39,12 +39,11 @@ func (s *Server) HealthHandler() http.Handler { return http.HandlerFunc(s.health
 // representations: ...") and one whose Content-Type its Consumes lacks
 // with 415 ("415: Unsupported Media Type"), through serviceError. Only
 // lists and watches produce the stream types; only PATCH names what it
-// consumes (every patch type upstream's route takes, server-side apply
-// too, which the handler then refuses).
+// consumes (every patch type upstream's route takes).
 var (
 	objectMediaTypes = acceptedMediaTypes
 	allMediaTypes    = append(slices.Clone(objectMediaTypes), mediaJSON+";stream=watch", mediaProtobuf+";stream=watch")
-	routePatchTypes  = append(slices.Clone(patchTypes), "application/apply-patch+yaml")
+	routePatchTypes  = slices.Clone(patchTypes)
 )
 
 // serviceError answers an error of go-restful's own dispatch (no Route

@@ -12,9 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/auth"
@@ -30,15 +29,9 @@ func (v *crdVersion) scaleHandler(a auth.Attributes) apiserver.HandlerFunc {
 	case auth.VerbGet:
 		return v.getScale
 	case auth.VerbUpdate:
-		return withBodyTypes(func(w http.ResponseWriter, r *http.Request, p apiserver.Params) error {
-			body, err := v.s.ReadBody(r)
-			if err != nil {
-				return err
-			}
-			return v.writeScale(w, r, p, func(*autoscalingv1.Scale) ([]byte, error) { return body, nil })
-		})
+		return withBodyTypes(v.writeScale)
 	case auth.VerbPatch:
-		return withPatchTypes(v.patchScale)
+		return withPatchTypes(v.writeScale)
 	}
 	return nil
 }
@@ -79,49 +72,52 @@ func (v *crdVersion) getScale(w http.ResponseWriter, r *http.Request, p apiserve
 	return v.writeScaleObject(w, r, v.scaleOf(obj.(*unstructured.Unstructured)))
 }
 
-// patchScale serves PATCH /scale: the patch applies to the current
-// Scale.
-func (v *crdVersion) patchScale(w http.ResponseWriter, r *http.Request, p apiserver.Params) error {
-	patch, err := v.s.ReadBody(r)
+// writeScale serves PUT and PATCH of /scale: it updates the custom
+// resource from the Scale the request makes of the current one (PUT: the
+// request's; PATCH: the patched or applied current one): spec.replicas
+// goes to specReplicasPath, and the write is recorded in the object's
+// managedFields under subresource scale. A resourceVersion in the Scale
+// must be the object's (409 otherwise). It answers the new Scale.
+func (v *crdVersion) writeScale(w http.ResponseWriter, r *http.Request, p apiserver.Params) error {
+	sw, err := v.s.ReadScaleWrite(r)
 	if err != nil {
 		return err
 	}
-	pt := types.PatchType(apiserver.ParseMediaType(r.Header.Get("Content-Type")))
-	return v.writeScale(w, r, p, apiserver.ScalePatcher(pt, patch))
-}
-
-// writeScale updates the custom resource from the Scale newScale makes
-// of the current one (PUT: the request's; PATCH: the patched current
-// one): spec.replicas goes to specReplicasPath. A resourceVersion in the
-// Scale must be the object's (409 otherwise). It answers the new Scale.
-func (v *crdVersion) writeScale(w http.ResponseWriter, r *http.Request, p apiserver.Params, newScale func(cur *autoscalingv1.Scale) ([]byte, error)) error {
 	admit := v.s.UpdateAdmission(r, v.endpoint, subScale, p)
+	replicas := pathOf(v.scale.SpecReplicasPath)
 	out, _, err := v.endpoint.Store().Update(r.Context(), p.Namespace, p.Name, func(ctx context.Context, current runtime.Object) (runtime.Object, error) {
 		u, ok := current.(*unstructured.Unstructured)
 		if !ok || u.GetResourceVersion() == "" {
 			return nil, apierrors.NewNotFound(v.endpoint.Resource().GroupResource(), p.Name)
 		}
-		data, err := newScale(v.scaleOf(u))
+		sc, err := sw.Write(u, u.GroupVersionKind().GroupVersion(), fieldpath.MakePathOrDie(toAny(replicas)...), v.scaleOf(u))
 		if err != nil {
 			return nil, err
 		}
-		var sc autoscalingv1.Scale
-		if err := yaml.Unmarshal(data, &sc); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type Scale): %v", err))
-		}
-		if err := v.checkScale(&sc, u); err != nil {
+		if err := v.checkScale(sc, u); err != nil {
 			return nil, err
 		}
-		if err := unstructured.SetNestedField(u.Object, int64(sc.Spec.Replicas), pathOf(v.scale.SpecReplicasPath)...); err != nil {
+		if err := unstructured.SetNestedField(u.Object, int64(sc.Spec.Replicas), replicas...); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
 		return u, nil
-	}, nil, admit, registry.Options{})
+	}, nil, admit, registry.Options{DryRun: sw.DryRun()})
 	if err != nil {
 		return err
 	}
-	v.s.TraceStored(r.Context(), v.endpoint, "update (scale)", out)
+	if !sw.DryRun() {
+		v.s.TraceStored(r.Context(), v.endpoint, "update (scale)", out)
+	}
 	return v.writeScaleObject(w, r, v.scaleOf(out.(*unstructured.Unstructured)))
+}
+
+// toAny is fields as the parts of a fieldpath.
+func toAny(fields []string) []any {
+	out := make([]any, len(fields))
+	for i, f := range fields {
+		out[i] = f
+	}
+	return out
 }
 
 // checkScale validates a Scale written to u, as upstream's scale storage

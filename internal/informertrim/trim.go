@@ -10,9 +10,7 @@ import "k8s.io/apimachinery/pkg/api/meta"
 // apply's bookkeeping, often a third of a pod's bytes upstream), as the
 // informers of kube-scheduler (its pod informer) and
 // kube-controller-manager (its shared and metadata informer factories)
-// do. kubesim's API server records no managedFields today, so its
-// objects arrive without them; the components trim anyway, as upstream's.
-// An object without metadata passes unchanged.
+// do. An object without metadata passes unchanged.
 func ManagedFields(obj any) (any, error) {
 	if m, err := meta.Accessor(obj); err == nil && m.GetManagedFields() != nil {
 		m.SetManagedFields(nil)
