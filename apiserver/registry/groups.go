@@ -12,6 +12,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -34,7 +35,7 @@ type Group struct {
 // its preferred version first. The authentication and authorization
 // groups store nothing: their reviews are computed by the server.
 var Groups = []Group{
-	{corev1.SchemeGroupVersion, []*Resource{ConfigMaps, Endpoints, Events, Namespaces, Nodes, PersistentVolumeClaims, PodTemplates, Pods, ReplicationControllers, Secrets, ServiceAccounts, Services}},
+	{corev1.SchemeGroupVersion, []*Resource{ConfigMaps, Endpoints, Events, Namespaces, Nodes, PersistentVolumeClaims, PersistentVolumes, PodTemplates, Pods, ReplicationControllers, Secrets, ServiceAccounts, Services}},
 	{appsv1.SchemeGroupVersion, []*Resource{ControllerRevisions, DaemonSets, Deployments, ReplicaSets, StatefulSets}},
 	{authenticationv1.SchemeGroupVersion, nil},
 	{coordinationv1.SchemeGroupVersion, []*Resource{Leases}},
@@ -45,6 +46,7 @@ var Groups = []Group{
 	{autoscalingv1.SchemeGroupVersion, []*Resource{HorizontalPodAutoscalersV1}},
 	{batchv1.SchemeGroupVersion, []*Resource{CronJobs, Jobs}},
 	{policyv1.SchemeGroupVersion, []*Resource{PodDisruptionBudgets}},
+	{storagev1.SchemeGroupVersion, []*Resource{StorageClasses}},
 }
 
 // chainResources are the resources of the other servers of the chain:
