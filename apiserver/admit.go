@@ -18,14 +18,17 @@ import (
 
 // admissionPlugins are the admission plugins the server runs, in
 // kube-apiserver's order (its AllOrderedPlugins: NamespaceLifecycle,
-// ServiceAccount, NodeRestriction, Priority, DefaultTolerationSeconds),
-// each in the phases it has here.
+// ServiceAccount, NodeRestriction, Priority, DefaultTolerationSeconds,
+// DefaultStorageClass, StorageObjectInUseProtection), each in the phases
+// it has here.
 var admissionPlugins = []string{
 	admission.NamespaceLifecycleName,
 	admission.ServiceAccountName,
 	admission.NodeRestrictionName,
 	admission.PriorityName,
 	admission.DefaultTolerationSecondsName,
+	admission.DefaultStorageClassName,
+	admission.StorageObjectInUseProtectionName,
 }
 
 // validateAdmissionPlugins checks that each name is an admission plugin,
@@ -41,7 +44,7 @@ func validateAdmissionPlugins(names []string) error {
 
 // newAdmissionChain builds the admission plugins in kube-apiserver's
 // order, leaving out the disabled ones.
-func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.ServiceAccountGetter, disabled ...string) *admission.Chain {
+func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.ServiceAccountGetter, classes admission.StorageClassLister, disabled ...string) *admission.Chain {
 	c := &admission.Chain{}
 	for _, name := range admissionPlugins {
 		if slices.Contains(disabled, name) {
@@ -60,6 +63,10 @@ func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.
 			c.Mutating = append(c.Mutating, admission.NewPriority())
 		case admission.DefaultTolerationSecondsName:
 			c.Mutating = append(c.Mutating, admission.NewDefaultTolerationSeconds())
+		case admission.DefaultStorageClassName:
+			c.Mutating = append(c.Mutating, admission.NewDefaultStorageClass(classes))
+		case admission.StorageObjectInUseProtectionName:
+			c.Mutating = append(c.Mutating, admission.StorageObjectInUseProtection{})
 		}
 	}
 	return c

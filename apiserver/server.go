@@ -101,7 +101,7 @@ func NewGeneric(cfg *Config) (*Server, error) {
 	s.extensions, s.registration = extensionsGroup(reg), registrationGroup(reg)
 	s.rbac = registry.NewRBACCache(reg)
 	s.accounts = registry.NewServiceAccountCache(reg.ServiceAccounts)
-	s.admission = newAdmissionChain(s.namespaces, s.serviceAccounts(), cfg.DisableAdmissionPlugins...)
+	s.admission = newAdmissionChain(s.namespaces, s.serviceAccounts(), storageClassLister{reg.Store(registry.StorageClasses)}, cfg.DisableAdmissionPlugins...)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
 	if err := s.setupServiceAccountTokens(); err != nil {
 		return nil, err
