@@ -87,6 +87,8 @@ func (z *nodeAuthorizer) Authorize(_ context.Context, a Attributes) (Result, err
 			check = podAccess
 		case gr == leasesResource:
 			check = leaseAccess
+		case gr == claimsResource || gr == volumesResource:
+			check = volumeAccess
 		case graphResources[gr]:
 			return z.noOpinion(""), nil
 		}

@@ -303,6 +303,7 @@ func BootstrapPolicy() (clusterRoles []*rbacv1.ClusterRole, clusterRoleBindings 
 		clusterRole("system:aggregate-to-view", map[string]string{aggregateToView: "true"}, viewRules()),
 		clusterRole("system:node", nil, nodeRules()),
 		clusterRole("system:kube-scheduler", nil, schedulerRules()),
+		clusterRole("system:volume-scheduler", nil, volumeSchedulerRules()),
 	}
 	// view feeds edit, which feeds admin.
 	for _, name := range []string{"view", "edit", "admin"} {
@@ -316,6 +317,7 @@ func BootstrapPolicy() (clusterRoles []*rbacv1.ClusterRole, clusterRoleBindings 
 		clusterRoleBinding("system:public-info-viewer", "system:public-info-viewer", true,
 			groupSubject(GroupAuthenticated), groupSubject(GroupUnauthenticated)),
 		clusterRoleBinding("system:kube-scheduler", "system:kube-scheduler", true, userSubject(SchedulerUser)),
+		clusterRoleBinding("system:volume-scheduler", "system:volume-scheduler", true, userSubject(SchedulerUser)),
 		// Upstream keeps this binding without subjects: kubelets get their
 		// permissions from the Node authorizer instead.
 		clusterRoleBinding("system:node", "system:node", true),

@@ -110,6 +110,7 @@ func controllerRoles() map[string][]rbacv1.PolicyRule {
 			eventsWriteRule()),
 	}
 	maps.Copy(roles, workloadControllerRoles())
+	maps.Copy(roles, storageControllerRoles())
 	return roles
 }
 

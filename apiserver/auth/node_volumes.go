@@ -1,0 +1,26 @@
+package auth
+
+import "k8s.io/apimachinery/pkg/runtime/schema"
+
+// The volume kinds a kubelet reads, one by one, for its pods' volumes.
+var (
+	claimsResource  = schema.GroupResource{Resource: "persistentvolumeclaims"}
+	volumesResource = schema.GroupResource{Resource: "persistentvolumes"}
+)
+
+// volumeAccess is upstream's rule for a kubelet's reads of
+// PersistentVolumeClaims and PersistentVolumes (get of one named object,
+// as its volume manager reads a pod's claims and their volumes), without
+// the graph that limits them to the objects its own pods use: kubesim
+// keeps no such graph, so a node may get any single claim or volume.
+// The claim's status (persistentvolumeclaims/status, for volume
+// expansion) is left to RBAC.
+func volumeAccess(_ string, a Attributes) (bool, string) {
+	if a.Subresource != "" || a.Verb != VerbGet {
+		return false, "can only get individual resources of this type"
+	}
+	if a.Name == "" {
+		return false, "No Object name found"
+	}
+	return true, ""
+}
