@@ -169,6 +169,9 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 		if err := c.waitDefaultServiceAccount(ctx); err != nil {
 			return nil, err
 		}
+		if err := c.installStorageClass(ctx); err != nil {
+			return nil, fmt.Errorf("cluster: the default StorageClass: %w", err)
+		}
 	}
 	c.startControl()
 	return c, nil

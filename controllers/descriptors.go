@@ -54,9 +54,13 @@ func newControllerDescriptors() []controllerDescriptor {
 		newStatefulSetControllerDescriptor(),
 		newCronJobControllerDescriptor(),
 		newNodeLifecycleControllerDescriptor(),
+		newPersistentVolumeBinderDescriptor(),
 		newClusterRoleAggregationControllerDescriptor(),
+		newPVCProtectionDescriptor(),
+		newPVProtectionDescriptor(),
 		newTTLAfterFinishedControllerDescriptor(),
 		newRootCACertPublisherDescriptor(),
+		newLocalPathProvisionerDescriptor(),
 	)
 }
 
