@@ -32,9 +32,10 @@ type framework struct {
 // defaultFramework is kube-scheduler v1.37's default profile, cut down to
 // the plugins kubesim has, in the same order and with the same weights.
 // Filters run NodeName, NodeUnschedulable, TaintToleration, NodeAffinity,
-// NodeResourcesFit, VolumeBinding (its PreFilter: a pod's claims must
-// exist and be bound; claims reads them) and stop at the first that
-// rejects a node; scores are
+// NodeResourcesFit, VolumeBinding (a pod's claims must exist, be bound
+// or bindable on the node; claims reads them; its PreBind binds the
+// WaitForFirstConsumer ones) and stop at the first that rejects a node;
+// scores are
 // TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit ×1 and
 // NodeResourcesBalancedAllocation ×1. (Upstream also filters and scores
 // with NodePorts, the other volume plugins, PodTopologySpread,

@@ -282,9 +282,14 @@ func sortSearchOrder(names []string) {
 	}
 }
 
-// bind writes the binding and settles the attempt (bindDone).
+// bind runs the PreBind plugins (VolumeBinding's wait for the pod's
+// volumes), writes the binding and settles the attempt (bindDone).
 func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, a *attempt, assumed *corev1.Pod) {
-	s.bindDone(ctx, qp, a, assumed, s.binder.Bind(ctx, assumed, a.host))
+	err := s.fwk.runPreBind(ctx, assumed, a.host)
+	if err == nil {
+		err = s.binder.Bind(ctx, assumed, a.host)
+	}
+	s.bindDone(ctx, qp, a, assumed, err)
 }
 
 // bindDone settles an attempt after its binding, which failed with err

@@ -91,6 +91,9 @@ func New(cfg *Config) (*Scheduler, error) {
 	s := newScheduler(cfg, claims.Lister())
 	s.client = cfg.Client
 	s.binder = apiBinder{client: cfg.Client}
+	if err := s.wireVolumeBinding(factory, cfg.Client); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
 	pods := factory.InformerFor(&corev1.Pod{}, newPodInformer)
 	s.factories = []informers.SharedInformerFactory{factory}
 	s.podLister = corelisters.NewPodLister(pods.GetIndexer())
