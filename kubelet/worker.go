@@ -125,6 +125,9 @@ func (w *podWorker) run(ctx context.Context) {
 		if err := w.hold(ctx, flow.PointBeforeContainers); err != nil {
 			return
 		}
+		if !w.waitVolumes(ctx, pod) {
+			return
+		}
 	}
 	for {
 		if ctx.Err() != nil {
