@@ -90,6 +90,7 @@ func NewCustomResourceStores(crd *apiextensionsv1.CustomResourceDefinition, vers
 		Client: cfg.Client, Codec: codec, Prefix: res.keyPrefix(),
 		NewFunc: res.NewFunc, NewListFunc: res.NewListFunc,
 		BookmarkInterval: cfg.BookmarkInterval, OnWrite: cfg.OnWrite,
+		GroupResource: schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", crd.Name, version, err)

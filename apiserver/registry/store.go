@@ -81,7 +81,8 @@ func NewStore(res *Resource, cfg StoreConfig) (*Store, error) {
 		WatchIndex:       res.WatchIndex,
 		// The built-in resources are stored as their Kind: the watch
 		// cache may take a copy of what the store created.
-		Kind: kind,
+		Kind:          kind,
+		GroupResource: schema.GroupResource{Group: res.Kind.Group, Resource: res.Plural},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.Plural, err)

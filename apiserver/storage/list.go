@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -148,7 +149,9 @@ func (s *Store) readList(ctx context.Context, rd *listRead, pred Predicate) (*li
 	ops := rd.getOptions(readLimit(pred))
 	start := rd.start
 	for {
+		began := time.Now()
 		resp, err := s.client.Get(ctx, start, append(ops, rd.revOption()...)...)
+		s.observe("list", began, err)
 		if err != nil {
 			return nil, s.listError(ctx, err, rd.rev, rd.continuing, start, rd.key)
 		}

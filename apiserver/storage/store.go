@@ -52,6 +52,9 @@ type Config struct {
 	// something else than a copy (custom resources, converted between
 	// versions).
 	Kind schema.GroupVersionKind
+	// GroupResource labels the Store's requests to etcd in kube-apiserver's
+	// etcd_request_duration_seconds and etcd_requests_total (metrics.go).
+	GroupResource schema.GroupResource
 }
 
 // Write is one change a Store made in etcd, as OnWrite is told about it:
@@ -93,6 +96,7 @@ type Store struct {
 	onWrite func(ctx context.Context, w Write)
 	index   *WatchIndex
 	kind    schema.GroupVersionKind
+	gr      schema.GroupResource
 
 	bookmarkInterval time.Duration
 }
@@ -123,6 +127,7 @@ func New(cfg Config) (*Store, error) {
 		onWrite:          cfg.OnWrite,
 		index:            cfg.WatchIndex,
 		kind:             cfg.Kind,
+		gr:               cfg.GroupResource,
 	}
 	s.cache = &watchCache{s: s, windowCfg: cfg.WatchCache}
 	return s, nil
@@ -246,7 +251,9 @@ func (s *Store) Create(ctx context.Context, key string, obj runtime.Object, opts
 		return nil, err
 	}
 	if opts.DryRun {
+		start := time.Now()
 		resp, err := s.client.Get(ctx, key, clientv3.WithCountOnly())
+		s.observe("get", start, err)
 		if err != nil {
 			return nil, err
 		}
@@ -260,10 +267,12 @@ func (s *Store) Create(ctx context.Context, key string, obj runtime.Object, opts
 		return nil, err
 	}
 	expected := s.cache.expect(key, data, obj)
+	start := time.Now()
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(clientv3.OpPut(key, string(data), putOpts...)).
 		Commit()
+	s.observe("create", start, err)
 	if err != nil {
 		s.cache.withdraw(key, expected)
 		return nil, err
@@ -299,7 +308,9 @@ func (s *Store) Get(ctx context.Context, key string, opts GetOptions) (runtime.O
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	resp, err := s.client.Get(ctx, key)
+	s.observe("get", start, err)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +343,9 @@ func tooLargeResourceVersion(want, current int64) error {
 
 // CurrentRevision returns etcd's current revision.
 func (s *Store) CurrentRevision(ctx context.Context) (int64, error) {
+	start := time.Now()
 	resp, err := s.client.Get(ctx, s.prefix, clientv3.WithCountOnly())
+	s.observe("getCurrentResourceVersion", start, err)
 	if err != nil {
 		return 0, err
 	}
@@ -359,7 +372,9 @@ func (s *Store) putOptions(ctx context.Context, opts WriteOptions) ([]clientv3.O
 // accept the current object, retrying if the key changes meanwhile. It
 // returns the object as it was last stored. A dry run removes nothing.
 func (s *Store) Delete(ctx context.Context, key string, precond *Preconditions, validateDeletion func(runtime.Object) error, opts WriteOptions) (runtime.Object, error) {
+	start := time.Now()
 	resp, err := s.client.Get(ctx, key)
+	s.observe("get", start, err)
 	if err != nil {
 		return nil, err
 	}
@@ -383,11 +398,13 @@ func (s *Store) Delete(ctx context.Context, key string, precond *Preconditions, 
 		if opts.DryRun {
 			return current, nil
 		}
+		start := time.Now()
 		txn, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
 			Then(clientv3.OpDelete(key)).
 			Else(clientv3.OpGet(key)).
 			Commit()
+		s.observe("delete", start, err)
 		if err != nil {
 			return nil, err
 		}

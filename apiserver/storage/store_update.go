@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -98,7 +99,9 @@ func (s *Store) cachedUpdateState(key string) (*updateState, error) {
 
 // readUpdateState reads key from etcd.
 func (s *Store) readUpdateState(ctx context.Context, key string) (*updateState, error) {
+	start := time.Now()
 	resp, err := s.client.Get(ctx, key)
+	s.observe("get", start, err)
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +164,13 @@ func (s *Store) putIfUnchanged(ctx context.Context, key string, modRev int64, da
 	if err != nil {
 		return false, nil, err
 	}
+	start := time.Now()
 	txn, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
 		Then(clientv3.OpPut(key, string(data), putOpts...)).
 		Else(clientv3.OpGet(key)).
 		Commit()
+	s.observe("update", start, err)
 	if err != nil {
 		return false, nil, err
 	}
