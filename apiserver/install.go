@@ -66,7 +66,8 @@ func rootPath(gv schema.GroupVersion) string {
 // function of a Route in ws: it records in the request's trace what
 // go-restful's dispatch chose (the WebService, the Route and its path
 // parameters), calls h with the path parameters, and answers an error h
-// returns as a metav1.Status.
+// returns as a metav1.Status; Monitor records the request in the request
+// metrics.
 func (s *Server) RouteFunction(ws *restful.WebService, h HandlerFunc) restful.RouteFunction {
 	return func(req *restful.Request, resp *restful.Response) {
 		p := Params{Namespace: req.PathParameter("namespace"), Name: req.PathParameter("name")}
@@ -86,9 +87,11 @@ func (s *Server) RouteFunction(ws *restful.WebService, h HandlerFunc) restful.Ro
 				fmt.Sprintf("go-restful: Container → WebService %s → Route %s (%s)", ws.RootPath(), template, op),
 				"webservice", ws.RootPath(), "route", template, "operation", op, "params", strings.Join(pp, ","))
 		}
-		if err := h(resp.ResponseWriter, req.Request, p); err != nil {
-			s.WriteError(resp.ResponseWriter, req.Request, err)
-		}
+		s.Monitor(resp.ResponseWriter, req.Request, func(w http.ResponseWriter, r *http.Request) {
+			if err := h(w, r, p); err != nil {
+				s.WriteError(w, r, err)
+			}
+		})
 	}
 }
 

@@ -75,6 +75,8 @@ type Server struct {
 	chain []http.Handler
 	// drainer ends HTTP/2 connections at shutdown once they are done.
 	drainer *h2drain.Drainer
+	// inflight counts the requests in flight for /metrics.
+	inflight *filters.Inflight
 }
 
 // NewGeneric builds the generic part of the server on cfg (the stores,
@@ -91,7 +93,8 @@ func NewGeneric(cfg *Config) (*Server, error) {
 	if stages == nil {
 		stages = NewPodStages()
 	}
-	s := &Server{cfg: cfg, tracker: serverStages{stages.t, cfg.Recorder}, drainer: h2drain.New()}
+	registerAPIServerMetrics()
+	s := &Server{cfg: cfg, tracker: serverStages{stages.t, cfg.Recorder}, drainer: h2drain.New(), inflight: &filters.Inflight{}}
 	reg, err := registry.New(registry.StoreConfig{Client: cfg.Etcd, BookmarkInterval: cfg.BookmarkInterval, WatchCache: cfg.WatchCache, OnWrite: s.observeWrite,
 		StorageMediaType: cfg.StorageMediaType})
 	if err != nil {
@@ -150,7 +153,7 @@ func (s *Server) withFilters(h http.Handler) http.Handler {
 	return filters.BuildHandlerChain(h, &filters.Config{
 		Authenticator: s.authn, Authorizer: s.authorizer, AuditLog: s.auditLog, ErrorLog: c.errorLog(),
 		RequestTimeout: c.RequestTimeout, MaxRequestsInFlight: c.MaxRequestsInFlight, MaxMutatingRequestsInFlight: c.MaxMutatingRequestsInFlight,
-		Recorder: c.Recorder, Component: component, WriteError: s.WriteError,
+		Recorder: c.Recorder, Component: component, WriteError: s.WriteError, Inflight: s.inflight,
 	})
 }
 

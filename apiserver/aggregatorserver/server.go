@@ -39,6 +39,9 @@ type Server struct {
 	// (apiregistration.k8s.io), asked in the process for its discovery.
 	container *restful.Container
 	director  http.Handler
+	// metrics serves /metrics: every server of upstream's chain installs
+	// it on its mux, and the first, the aggregator, answers.
+	metrics http.Handler
 }
 
 // New builds the aggregator on g, in front of delegate (kube-apiserver),
@@ -65,6 +68,7 @@ func New(g *apiserver.Server, delegate http.Handler, listed []string) *Server {
 			},
 		}),
 		container: c,
+		metrics:   apiserver.ServedByMux(apiserver.ServerAggregator, g.MetricsHandler()),
 	}
 	s.addHooks(listed)
 	g.OnShutdown(s.handler.CloseIdleConnections)
@@ -95,9 +99,13 @@ func proxyUser(r *http.Request) (aggregator.User, bool) {
 }
 
 // serveAggregated serves what the aggregator's Container does not claim:
-// /apis, /apis/<group> of a group with APIServices, and the rest by
-// APIService.
+// /metrics, /apis, /apis/<group> of a group with APIServices, and the
+// rest by APIService.
 func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/metrics" {
+		s.metrics.ServeHTTP(w, r)
+		return
+	}
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	switch group, isGroup := strings.CutPrefix(path, "/apis/"); {
 	case path == "/apis":

@@ -167,9 +167,13 @@ func (c *crdHandler) serveResource(w http.ResponseWriter, r *http.Request, a aut
 		c.s.WriteError(w, r, err)
 		return
 	}
-	if err := h(w, r, p); err != nil {
-		c.s.WriteError(w, r, err)
-	}
+	// Upstream's handler instruments the custom resource's handlers as
+	// its installer does the built-in routes.
+	c.s.Monitor(w, r, func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r, p); err != nil {
+			c.s.WriteError(w, r, err)
+		}
+	})
 }
 
 // isLegacyWatchPath reports whether path is a /apis/<g>/<v>/watch/...

@@ -252,6 +252,7 @@ func schedulerRules() []rbacv1.PolicyRule {
 // (everything), admin, edit and view with their aggregation rules and the
 // three system:aggregate-to-* roles they aggregate, system:node,
 // system:kube-scheduler, system:discovery, system:public-info-viewer,
+// system:monitoring,
 // system:basic-user, system:auth-delegator, system:kube-controller-manager
 // and the controllers' system:controller:<name> roles
 // (policy_controllers.go). Upstream
@@ -265,7 +266,8 @@ func schedulerRules() []rbacv1.PolicyRule {
 // The bindings are upstream's for those roles (cluster-admin to
 // system:masters, system:kube-scheduler and system:kube-controller-manager
 // to their users, each system:controller:<name> to the service account
-// kube-system/<name>, system:node with no subjects, the discovery roles to system:authenticated, and
+// kube-system/<name>, system:node with no subjects, system:monitoring to
+// its group, the discovery roles to system:authenticated, and
 // system:public-info-viewer to system:unauthenticated too) plus kubesim's
 // own kubesim:student-view, binding view to the user "student".
 func BootstrapPolicy() (clusterRoles []*rbacv1.ClusterRole, clusterRoleBindings []*rbacv1.ClusterRoleBinding) {
@@ -287,6 +289,15 @@ func BootstrapPolicy() (clusterRoles []*rbacv1.ClusterRole, clusterRoleBindings 
 		)),
 		clusterRole("system:public-info-viewer", nil, rules(
 			allow(VerbGet).urls("/livez", "/readyz", "/healthz", "/version", "/version/"),
+		)),
+		// Read access to the monitoring endpoints (/metrics, the health
+		// checks one by one), and the kubelets' metrics; /flagz and
+		// /statusz are there as upstream's v1.37 has them (its
+		// ComponentFlagz and ComponentStatusz gates are on).
+		clusterRole("system:monitoring", nil, rules(
+			allow(VerbGet).urls("/metrics", "/metrics/slis", "/livez", "/readyz", "/healthz",
+				"/livez/*", "/readyz/*", "/healthz/*", "/flagz", "/statusz"),
+			allow(VerbGet).groups("").resources("nodes/metrics"),
 		)),
 		// What a server that delegates authentication and authorization
 		// to this one needs (an aggregated API server, a webhook); upstream
@@ -312,6 +323,7 @@ func BootstrapPolicy() (clusterRoles []*rbacv1.ClusterRole, clusterRoleBindings 
 
 	clusterRoleBindings = []*rbacv1.ClusterRoleBinding{
 		clusterRoleBinding("cluster-admin", "cluster-admin", true, groupSubject(GroupMasters)),
+		clusterRoleBinding("system:monitoring", "system:monitoring", true, groupSubject(GroupMonitoring)),
 		clusterRoleBinding("system:discovery", "system:discovery", true, groupSubject(GroupAuthenticated)),
 		clusterRoleBinding("system:basic-user", "system:basic-user", true, groupSubject(GroupAuthenticated)),
 		clusterRoleBinding("system:public-info-viewer", "system:public-info-viewer", true,

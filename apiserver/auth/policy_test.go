@@ -27,7 +27,7 @@ func TestBootstrapPolicyObjects(t *testing.T) {
 	sort.Strings(roleNames)
 	wantRoles := []string{"admin", "cluster-admin", "edit", "system:aggregate-to-admin", "system:aggregate-to-edit",
 		"system:aggregate-to-view", "system:auth-delegator", "system:basic-user", "system:discovery", "system:kube-scheduler", "system:node",
-		"system:public-info-viewer", "view", ControllerManagerUser}
+		"system:public-info-viewer", "view", ControllerManagerUser, "system:monitoring"}
 	for name := range controllerRoles() {
 		wantRoles = append(wantRoles, ControllerRolePrefix+name)
 	}
@@ -54,6 +54,7 @@ func TestBootstrapPolicyObjects(t *testing.T) {
 		"system:public-info-viewer": {"system:public-info-viewer", []rbacv1.Subject{group("system:authenticated"), group("system:unauthenticated")}, true},
 		"system:discovery":          {"system:discovery", []rbacv1.Subject{group("system:authenticated")}, true},
 		"system:basic-user":         {"system:basic-user", []rbacv1.Subject{group("system:authenticated")}, true},
+		"system:monitoring":         {"system:monitoring", []rbacv1.Subject{group("system:monitoring")}, true},
 		"kubesim:student-view":      {"view", []rbacv1.Subject{usr("student")}, false},
 		ControllerManagerUser:       {ControllerManagerUser, []rbacv1.Subject{usr(ControllerManagerUser)}, true},
 	}

@@ -12,6 +12,9 @@ const (
 	GroupAuthenticated = "system:authenticated"
 	// GroupMasters is the superuser group, bound to cluster-admin.
 	GroupMasters = "system:masters"
+	// GroupMonitoring may read the monitoring endpoints (/metrics) through
+	// the default ClusterRoleBinding system:monitoring.
+	GroupMonitoring = "system:monitoring"
 	// GroupNodes is the group of every kubelet.
 	GroupNodes = "system:nodes"
 	// NodeUserPrefix starts the user name of a kubelet: system:node:<node>.

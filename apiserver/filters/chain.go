@@ -40,6 +40,9 @@ type Config struct {
 	// MaxRequestsInFlight and MaxMutatingRequestsInFlight size the
 	// in-flight limits (429 past them).
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// Inflight counts the requests executing past those limits (nil: not
+	// counted).
+	Inflight *Inflight
 	// Recorder receives the traces of requests, signed by Component.
 	Recorder  *flow.Recorder
 	Component string

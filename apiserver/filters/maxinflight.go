@@ -44,13 +44,17 @@ func withMaxInFlight(h http.Handler, c *Config) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		slots := pools.of(r)
+		slots, kind := pools.of(r), kindOf(r)
 		if slots.acquire(r.Context(), queueWait) {
 			defer slots.release()
+			c.Inflight.add(kind, 1)
+			defer c.Inflight.add(kind, -1)
 			h.ServeHTTP(w, r)
 			return
 		}
 		if isSystemMaster(r) {
+			c.Inflight.add(kind, 1)
+			defer c.Inflight.add(kind, -1)
 			h.ServeHTTP(w, r)
 			return
 		}
