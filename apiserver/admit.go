@@ -44,7 +44,7 @@ func validateAdmissionPlugins(names []string) error {
 
 // newAdmissionChain builds the admission plugins in kube-apiserver's
 // order, leaving out the disabled ones.
-func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.ServiceAccountGetter, classes admission.StorageClassLister, disabled ...string) *admission.Chain {
+func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.ServiceAccountGetter, classes admission.StorageClassLister, priorities admission.PriorityClassLister, disabled ...string) *admission.Chain {
 	c := &admission.Chain{}
 	for _, name := range admissionPlugins {
 		if slices.Contains(disabled, name) {
@@ -60,7 +60,8 @@ func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.
 		case admission.NodeRestrictionName:
 			c.Validating = append(c.Validating, admission.NewNodeRestriction())
 		case admission.PriorityName:
-			c.Mutating = append(c.Mutating, admission.NewPriority())
+			p := admission.NewPriority(priorities)
+			c.Mutating, c.Validating = append(c.Mutating, p), append(c.Validating, p)
 		case admission.DefaultTolerationSecondsName:
 			c.Mutating = append(c.Mutating, admission.NewDefaultTolerationSeconds())
 		case admission.DefaultStorageClassName:

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -38,6 +39,17 @@ func (everyAccount) CachedServiceAccount(_ context.Context, namespace, name stri
 
 func (a everyAccount) LiveServiceAccount(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
 	return a.CachedServiceAccount(ctx, namespace, name)
+}
+
+// noClasses knows no PriorityClass.
+type noClasses struct{}
+
+func (noClasses) GetPriorityClass(_ context.Context, name string) (*schedulingv1.PriorityClass, error) {
+	return nil, apierrors.NewNotFound(registry.PriorityClasses.GroupResource(), name)
+}
+
+func (noClasses) ListPriorityClasses(context.Context) ([]*schedulingv1.PriorityClass, error) {
+	return nil, nil
 }
 
 // clientError reports whether err is an API error a client caused (4xx),
@@ -72,7 +84,7 @@ func FuzzDecodeAndAdmitPod(f *testing.F) {
 			f.Add([]byte(seed), uint8(i), true)
 		}
 	}
-	chain := newAdmissionChain(activeNamespaces{}, everyAccount{}, nil)
+	chain := newAdmissionChain(activeNamespaces{}, everyAccount{}, nil, noClasses{})
 	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
 	f.Fuzz(func(t *testing.T, body []byte, ct uint8, strict bool) {
 		r := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/default/pods", bytes.NewReader(body))

@@ -44,6 +44,8 @@ type Server struct {
 	// the service account admission of every pod create.
 	namespaces *registry.NamespaceCache
 	accounts   *registry.ServiceAccountCache
+	// priorities are the PriorityClasses the Priority admission reads.
+	priorities *registry.PriorityClassCache
 	// rbac feeds the RBAC authorizer; authorizer is Node then RBAC.
 	rbac       *registry.RBACCache
 	authorizer auth.Authorizer
@@ -104,7 +106,8 @@ func NewGeneric(cfg *Config) (*Server, error) {
 	s.extensions, s.registration = extensionsGroup(reg), registrationGroup(reg)
 	s.rbac = registry.NewRBACCache(reg)
 	s.accounts = registry.NewServiceAccountCache(reg.ServiceAccounts)
-	s.admission = newAdmissionChain(s.namespaces, s.serviceAccounts(), storageClassLister{reg.Store(registry.StorageClasses)}, cfg.DisableAdmissionPlugins...)
+	s.priorities = registry.NewPriorityClassCache(reg.Store(registry.PriorityClasses))
+	s.admission = newAdmissionChain(s.namespaces, s.serviceAccounts(), storageClassLister{reg.Store(registry.StorageClasses)}, priorityClassGetter{reg, s.priorities}, cfg.DisableAdmissionPlugins...)
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
 	if err := s.setupServiceAccountTokens(); err != nil {
 		return nil, err
@@ -266,7 +269,7 @@ func (s *Server) Run(ctx context.Context) error {
 // controller's work, as in Kubernetes: without it a namespace stays
 // Terminating.
 func (s *Server) startCaches(ctx context.Context, wg *sync.WaitGroup) {
-	runs := []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.accounts.Run, s.rbac.Run}
+	runs := []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.accounts.Run, s.priorities.Run, s.rbac.Run}
 	if s.cfg.CompactionInterval > 0 {
 		// kube-apiserver's storage factory starts the etcd compactor too.
 		runs = append(runs, storage.NewCompactor(s.cfg.Etcd, s.cfg.CompactionInterval, s.cfg.errorLog().Printf).Run)

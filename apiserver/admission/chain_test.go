@@ -123,7 +123,7 @@ func TestNilChain(t *testing.T) {
 func TestChainWithPlugins(t *testing.T) {
 	ns := &fakeNamespaces{phases: map[string]corev1.NamespacePhase{"default": corev1.NamespaceActive, "going": corev1.NamespaceTerminating}}
 	c := &admission.Chain{
-		Mutating: []admission.MutatingPlugin{admission.NewPriority(), admission.NewDefaultTolerationSeconds()},
+		Mutating: []admission.MutatingPlugin{admission.NewPriority(classList()), admission.NewDefaultTolerationSeconds()},
 		Validating: []admission.ValidatingPlugin{
 			admission.NewNamespaceLifecycle(ns), admission.NewNodeRestriction(),
 		},

@@ -7,7 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
@@ -64,7 +66,7 @@ func TestPriorityCreate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pod := simplePod("p")
 			tt.mutate(pod)
-			fields, handled, err := admission.NewPriority(tt.classes...).Admit(context.Background(), podAttrs(admission.Create, "default", pod))
+			fields, handled, err := admission.NewPriority(classList(tt.classes...)).Admit(context.Background(), podAttrs(admission.Create, "default", pod))
 			checkErr(t, err, tt.want)
 			if !handled {
 				t.Error("handled = false, want true")
@@ -91,7 +93,7 @@ func TestPriorityUpdateKeepsStoredValues(t *testing.T) {
 	pod := simplePod("p") // a replace with the original manifest
 	a := podAttrs(admission.Update, "default", pod)
 	a.OldObject = old
-	fields, handled, err := admission.NewPriority().Admit(context.Background(), a)
+	fields, handled, err := admission.NewPriority(classList()).Admit(context.Background(), a)
 	if err != nil || !handled {
 		t.Fatalf("Admit = %v, %v", handled, err)
 	}
@@ -102,14 +104,14 @@ func TestPriorityUpdateKeepsStoredValues(t *testing.T) {
 		t.Errorf("spec = %+v", pod.Spec)
 	}
 	// An update that carries them changes nothing.
-	fields, handled, err = admission.NewPriority().Admit(context.Background(), a)
+	fields, handled, err = admission.NewPriority(classList()).Admit(context.Background(), a)
 	if fields != nil || !handled || err != nil {
 		t.Errorf("second Admit = %q %v %v, want passed", fields, handled, err)
 	}
 }
 
 func TestPrioritySkips(t *testing.T) {
-	p := admission.NewPriority()
+	p := admission.NewPriority(classList())
 	for _, a := range []*admission.Attributes{
 		{Operation: admission.Update, Resource: podsGVR, Subresource: "status", Object: simplePod("p")},
 		{Operation: admission.Delete, Resource: podsGVR, Name: "p"},
@@ -118,5 +120,77 @@ func TestPrioritySkips(t *testing.T) {
 		if fields, handled, err := p.Admit(context.Background(), a); fields != nil || handled || err != nil {
 			t.Errorf("%s %s/%s: got %v %v %v, want skipped", a.Operation, a.Resource.Resource, a.Subresource, fields, handled, err)
 		}
+	}
+}
+
+// staticClasses is a PriorityClassLister over a fixed list.
+type staticClasses []*schedulingv1.PriorityClass
+
+// classList returns the lister of the two system classes and classes,
+// each with preemptionPolicy PreemptLowerPriority unless it has one, as
+// when it is stored.
+func classList(classes ...schedulingv1.PriorityClass) staticClasses {
+	lower := corev1.PreemptLowerPriority
+	system := []schedulingv1.PriorityClass{
+		{ObjectMeta: metav1.ObjectMeta{Name: admission.SystemNodeCritical}, Value: admission.SystemNodeCriticalValue},
+		{ObjectMeta: metav1.ObjectMeta{Name: admission.SystemClusterCritical}, Value: admission.SystemCriticalPriority},
+	}
+	var out staticClasses
+	for _, c := range append(system, classes...) {
+		c := c.DeepCopy()
+		if c.PreemptionPolicy == nil {
+			c.PreemptionPolicy = &lower
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (s staticClasses) GetPriorityClass(_ context.Context, name string) (*schedulingv1.PriorityClass, error) {
+	for _, c := range s {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}, name)
+}
+
+func (s staticClasses) ListPriorityClasses(context.Context) ([]*schedulingv1.PriorityClass, error) {
+	return s, nil
+}
+
+func TestPriorityValidateClasses(t *testing.T) {
+	pcGVR := schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}
+	def := schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "d1"}, Value: 10, GlobalDefault: true}
+	class := func(name string, globalDefault bool) *schedulingv1.PriorityClass {
+		return &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: 20, GlobalDefault: globalDefault}
+	}
+	tests := []struct {
+		name    string
+		classes []schedulingv1.PriorityClass
+		a       admission.Attributes
+		want    wantErr
+	}{
+		{"a first default", nil, admission.Attributes{Operation: admission.Create, Name: "d2", Object: class("d2", true)}, wantErr{}},
+		{"a second default", []schedulingv1.PriorityClass{def}, admission.Attributes{Operation: admission.Create, Name: "d2", Object: class("d2", true)},
+			forbidden(`priorityclasses.scheduling.k8s.io "d2" is forbidden: PriorityClass d1 is already marked as default. Only one default can exist`)},
+		{"made the default by an update", []schedulingv1.PriorityClass{def}, admission.Attributes{Operation: admission.Update, Name: "d2", Object: class("d2", true)},
+			forbidden(`priorityclasses.scheduling.k8s.io "d2" is forbidden: PriorityClass d1 is already marked as default. Only one default can exist`)},
+		{"the default updated", []schedulingv1.PriorityClass{def}, admission.Attributes{Operation: admission.Update, Name: "d1", Object: class("d1", true)}, wantErr{}},
+		{"not a default", []schedulingv1.PriorityClass{def}, admission.Attributes{Operation: admission.Create, Name: "x", Object: class("x", false)}, wantErr{}},
+		{"delete of a system class", nil, admission.Attributes{Operation: admission.Delete, Name: "system-node-critical", OldObject: class("system-node-critical", false)},
+			forbidden(`priorityclasses.scheduling.k8s.io "system-node-critical" is forbidden: this is a system priority class and cannot be deleted`)},
+		{"delete of a user class", []schedulingv1.PriorityClass{def}, admission.Attributes{Operation: admission.Delete, Name: "d1", OldObject: class("d1", true)}, wantErr{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := tt.a
+			a.Resource = pcGVR
+			handled, err := admission.NewPriority(classList(tt.classes...)).Validate(context.Background(), &a)
+			checkErr(t, err, tt.want)
+			if !handled {
+				t.Error("handled = false, want true")
+			}
+		})
 	}
 }

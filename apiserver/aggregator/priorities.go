@@ -32,6 +32,7 @@ var builtinPriorities = map[schema.GroupVersion]Priority{
 	{Group: "rbac.authorization.k8s.io", Version: "v1"}: {Group: 17000, Version: 15},
 	{Group: "storage.k8s.io", Version: "v1"}:            {Group: 16800, Version: 15},
 	{Group: "apiextensions.k8s.io", Version: "v1"}:      {Group: 16700, Version: 15},
+	{Group: "scheduling.k8s.io", Version: "v1"}:         {Group: 16600, Version: 15},
 	{Group: "coordination.k8s.io", Version: "v1"}:       {Group: 16500, Version: 15},
 	{Group: "discovery.k8s.io", Version: "v1"}:          {Group: 16200, Version: 15},
 }

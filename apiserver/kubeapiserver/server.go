@@ -77,6 +77,7 @@ func (s *Server) AddPostStartHooks() error {
 	}{
 		{HookSystemNamespaces, s.systemNamespacesHook},
 		{HookBootstrapRoles, s.bootstrapRolesHook},
+		{HookSystemPriorityClasses, s.systemPriorityClassesHook},
 		{HookBootstrapController, s.bootstrapControllerHook},
 		{HookIdentityLeaseController, s.identityLeaseHook},
 		{HookIdentityLeaseGarbageCollect, s.identityLeaseGCHook},

@@ -118,6 +118,7 @@ var handlers = []*printers.Handler{
 	printers.Services, printers.Endpoints, printers.EndpointSlices,
 	printers.Deployments, printers.ReplicaSets, printers.ControllerRevisions,
 	printers.Jobs, printers.CronJobs, printers.PodDisruptionBudgets, printers.HorizontalPodAutoscalers,
+	printers.PriorityClasses,
 }
 
 // toTable converts obj with the handler of its kind, or with

@@ -12,6 +12,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -47,6 +48,7 @@ var Groups = []Group{
 	{batchv1.SchemeGroupVersion, []*Resource{CronJobs, Jobs}},
 	{policyv1.SchemeGroupVersion, []*Resource{PodDisruptionBudgets}},
 	{storagev1.SchemeGroupVersion, []*Resource{StorageClasses}},
+	{schedulingv1.SchemeGroupVersion, []*Resource{PriorityClasses}},
 }
 
 // chainResources are the resources of the other servers of the chain:

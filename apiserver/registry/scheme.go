@@ -12,6 +12,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -32,6 +33,7 @@ var GroupVersions = []schema.GroupVersion{
 	authenticationv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion, autoscalingv1.SchemeGroupVersion,
 	autoscalingv2.SchemeGroupVersion, batchv1.SchemeGroupVersion, policyv1.SchemeGroupVersion,
 	apiextensionsv1.SchemeGroupVersion, apiregistrationv1.SchemeGroupVersion,
+	schedulingv1.SchemeGroupVersion,
 }
 
 func init() {
@@ -45,6 +47,7 @@ func init() {
 	utilruntime.Must(batchv1.AddToScheme(Scheme))
 	utilruntime.Must(policyv1.AddToScheme(Scheme))
 	utilruntime.Must(rbacv1.AddToScheme(Scheme))
+	utilruntime.Must(schedulingv1.AddToScheme(Scheme))
 	utilruntime.Must(authorizationv1.AddToScheme(Scheme))
 	utilruntime.Must(apiextensionsv1.AddToScheme(Scheme))
 	utilruntime.Must(apiregistrationv1.AddToScheme(Scheme))
