@@ -65,7 +65,8 @@ type Cluster struct {
 	runCtx     context.Context
 	readyWait  time.Duration
 	speed      float64
-	logFile    io.WriteCloser // logs/apiserver.log, rotated (apiserverLog)
+	images     *kubelet.Catalogue // the kubelets' registry; nil: the default
+	logFile    io.WriteCloser     // logs/apiserver.log, rotated (apiserverLog)
 	logSink    *logSink
 	auditFile  *audit.RotatingLog
 	cancel     context.CancelFunc
@@ -128,6 +129,9 @@ func Start(ctx context.Context, cfg *Config) (_ *Cluster, err error) {
 		}
 	}()
 	if err := c.openDataDir(cfg.AuditLogRotation); err != nil {
+		return nil, err
+	}
+	if err := c.loadImages(cfg); err != nil {
 		return nil, err
 	}
 	c.Recorder = cfg.Recorder

@@ -136,6 +136,7 @@ func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
 	cfg.Recorder = c.Recorder
 	cfg.Gate = c.Gate
 	cfg.Speed = c.speed
+	cfg.Images = c.images
 	nodeHeartbeats(cfg, c.speed, c.heartbeats.lease)
 	if host != nil {
 		cfg.Serving = c.hollowKubeletServing(spec.Name, cfg.NodeIP)

@@ -59,6 +59,10 @@ type Config struct {
 	// Speed divides every simulated delay (image pulls, container start,
 	// back-offs); 0 means no delays at all.
 	Speed float64
+	// ImageCatalogue names a file that changes the simulated registry's
+	// catalogue (kubelet.LoadCatalogue); empty: DataDir/images.txt if it
+	// exists, else the default catalogue.
+	ImageCatalogue string
 	// NodeLeaseDuration is the kubelets' Lease duration (the kubelet's
 	// nodeLeaseDurationSeconds; renewed every quarter of it) as given, not
 	// divided by Speed; 0: upstream's 40 s scaled for Speed (see

@@ -240,6 +240,9 @@ type Config struct {
 	// differs from a kubelet on the wire). Nil: its own pod watch and a
 	// GET of its Node at each status check, as upstream.
 	Hollow *HollowHost
+	// Images is the simulated registry the kubelet pulls from; nil: the
+	// DefaultCatalogue.
+	Images *Catalogue
 	// Serving, if set, makes the kubelet serve its HTTPS API (the
 	// containers' logs) and advertise its port in the Node's status.
 	Serving *ServingConfig

@@ -157,8 +157,16 @@
 // they have started unless kubesim.io/exit-after.<name> says otherwise;
 // kubesim.io/exit-code.<name> makes one fail.
 //
-// An image whose tag is "does-not-exist" (nginx:does-not-exist) cannot be
-// pulled: ErrImagePull, then ImagePullBackOff.
+// # Images
+//
+// Images are pulled from a simulated registry whose catalogue
+// (images.txt, changed by Config.Images) lists repositories and their
+// tags: common images (nginx, busybox, redis, mysql, postgres, python,
+// registry.k8s.io/pause...). An image it does not have cannot be pulled:
+// ErrImagePull with containerd's error ("...: not found" for a tag the
+// repository does not have, "pull access denied, repository does not
+// exist..." for a repository it does not have, such as ngnix), then
+// ImagePullBackOff. The tag "does-not-exist" never exists.
 //
 // With restartPolicy Always a container that exits is restarted; with
 // OnFailure only after a non-zero exit code; with Never the pod ends

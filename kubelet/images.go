@@ -3,7 +3,6 @@ package kubelet
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"hash/fnv"
 	"strings"
 	"time"
@@ -11,8 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// FailingImageTag is the tag of images that do not exist: pulling them
-// fails with ErrImagePull.
+// FailingImageTag is the tag of images that do not exist, whatever the
+// catalogue says: pulling them fails with ErrImagePull.
 const FailingImageTag = "does-not-exist"
 
 // imageName is an image reference resolved as containerd resolves it.
@@ -74,15 +73,6 @@ func (n imageName) size() int64 {
 	return 30_000_000 + int64(h.Sum32()%90_000_000)
 }
 
-// exists reports whether the registry has the image.
-func (n imageName) exists() bool { return n.tag != FailingImageTag }
-
-// pullError is the error the runtime reports for an image the registry
-// does not have, worded as containerd's.
-func (n imageName) pullError() string {
-	return fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: failed to resolve reference %q: %s: not found", n, n, n)
-}
-
 // image is an image the node has.
 type image struct {
 	name imageName
@@ -97,6 +87,8 @@ type pullJob struct {
 	begin time.Time
 	done  time.Time
 	fail  bool
+	// result is the registry's answer (pullFound unless fail).
+	result pullResult
 }
 
 // settle finishes, under r.mu, the pull of n if it is done by now.
@@ -120,16 +112,17 @@ func (r *fakeRuntime) image(n imageName, now time.Time) (image, bool) {
 	return img, ok
 }
 
-// pull starts pulling n at now, taking d (fail: a failing pull), or
+// pull starts pulling n at now, taking d (result: the registry's
+// answer; a pull of an image it does not have fails), or
 // returns the pull of n already under way.
-func (r *fakeRuntime) pull(n imageName, now time.Time, d time.Duration, fail bool) *pullJob {
+func (r *fakeRuntime) pull(n imageName, now time.Time, d time.Duration, result pullResult) *pullJob {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.settle(n, now)
 	if j := r.pulls[n.String()]; j != nil {
 		return j
 	}
-	j := &pullJob{name: n, begin: now, done: now.Add(d), fail: fail}
+	j := &pullJob{name: n, begin: now, done: now.Add(d), fail: result != pullFound, result: result}
 	r.pulls[n.String()] = j
 	return j
 }

@@ -77,6 +77,9 @@ func New(cfg *Config) (*Kubelet, error) {
 		return nil, err
 	}
 	k.rt.services = apiServices{client: cfg.Client}
+	if cfg.Images != nil {
+		k.rt.registry = cfg.Images
+	}
 	if cfg.Serving != nil && (cfg.Hollow == nil || cfg.Hollow.serving == nil) {
 		if k.srv, err = listen(cfg.Serving); err != nil {
 			return nil, err

@@ -51,6 +51,8 @@ type fakeRuntime struct {
 	pulls  map[string]*pullJob // by normalized reference
 	ipam   *ipam
 	logs   *logStore // the containers' logs, by container ID
+	// registry is the simulated registry images are pulled from.
+	registry *Catalogue
 	// services finds Services for the containers' network programs
 	// (wget, curl, nc); nil: none is found. Set before the first pod.
 	services serviceLookup
@@ -61,7 +63,7 @@ func newRuntime(node, hostIP, podCIDR string) (*fakeRuntime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fakeRuntime{node: node, hostIP: hostIP, images: map[string]image{}, pulls: map[string]*pullJob{}, ipam: a, logs: newLogStore()}, nil
+	return &fakeRuntime{node: node, hostIP: hostIP, images: map[string]image{}, pulls: map[string]*pullJob{}, ipam: a, logs: newLogStore(), registry: DefaultCatalogue()}, nil
 }
 
 // containerID makes the ID of a container: the same node, pod, container
@@ -209,10 +211,11 @@ func (m *podMachine) startAttempt(c *container, now time.Time) ([]output, bool) 
 	}
 	c.pullRetryAt = time.Time{}
 	d := m.scale.delay(m.base.ImagePull)
-	if present || !name.exists() {
+	found := m.rt.registry.lookup(name)
+	if present || found != pullFound {
 		d = m.scale.delay(m.base.ImagePull / 4)
 	}
-	job := m.rt.pull(name, now, d, !name.exists())
+	job := m.rt.pull(name, now, d, found)
 	m.op = &operation{kind: opPull, c: c, begin: now, until: maxTime(job.done, now), job: job}
 	return []output{{c: c, eventType: corev1.EventTypeNormal, reason: ReasonPulling, message: msgPulling(c.spec.Image)}}, true
 }
@@ -236,14 +239,14 @@ func (m *podMachine) complete(now time.Time) []output {
 	case opPull:
 		m.rt.finish(op.job)
 		if op.job.fail {
-			msg := op.job.name.pullError()
+			msg := pullError(op.job.name, op.job.result)
 			c.waiting = &corev1.ContainerStateWaiting{Reason: ReasonErrImagePull, Message: msg}
 			c.lastPullErr = ReasonErrImagePull + ": " + msg
 			m.pulls.next(string(m.pod.UID)+"_"+c.spec.Image, now, now)
 			return []output{
 				{c: c, eventType: corev1.EventTypeWarning, reason: ReasonFailed, message: msgFailedToPull(c.spec.Image, msg),
 					action:  &flow.RuntimeAction{Action: ActionPull, Container: c.spec.Name, Image: c.spec.Image, Duration: d, Result: ReasonErrImagePull},
-					summary: fmt.Sprintf("pulling image %s failed: not found", c.spec.Image), start: first},
+					summary: fmt.Sprintf("pulling image %s failed: %s", c.spec.Image, op.job.result), start: first},
 				{c: c, eventType: corev1.EventTypeWarning, reason: ReasonFailed, message: msgError(ReasonErrImagePull)},
 			}
 		}
