@@ -108,7 +108,7 @@ func NewGeneric(cfg *Config) (*Server, error) {
 	s.accounts = registry.NewServiceAccountCache(reg.ServiceAccounts)
 	s.priorities = registry.NewPriorityClassCache(reg.Store(registry.PriorityClasses))
 	s.admission = newAdmissionChain(s.namespaces, s.serviceAccounts(), storageClassLister{reg.Store(registry.StorageClasses)}, priorityClassGetter{reg, s.priorities}, cfg.DisableAdmissionPlugins...)
-	s.authorizer = auth.Chain(auth.NewNodeAuthorizer(), auth.NewRBACAuthorizer(s.rbac))
+	s.authorizer = auth.Chain(auth.NewNodeAuthorizerWithGraph(s.podsOnNode), auth.NewRBACAuthorizer(s.rbac))
 	if err := s.setupServiceAccountTokens(); err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func (m *podMachine) planFor(c *container, start time.Time) plan {
 		hostname:  podHostname(m.pod),
 		start:     start,
 		scale:     m.scale.delay,
-		env:       containerEnv(&c.spec),
+		env:       envWithConfig(c),
 		services:  m.rt.services,
 	}
 	p := plan{run: runCommandLine(env, commandLine(&c.spec, env.env))}
@@ -89,18 +89,6 @@ func expandRefs(s string, env map[string]string) string {
 		}
 		return m
 	})
-}
-
-// containerEnv is c's environment as far as kubesim knows it: the
-// variables with a value (not those from Secrets, ConfigMaps or fields).
-func containerEnv(c *corev1.Container) map[string]string {
-	env := map[string]string{"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root"}
-	for _, e := range c.Env {
-		if e.ValueFrom == nil {
-			env[e.Name] = expandRefs(e.Value, env)
-		}
-	}
-	return env
 }
 
 // podHostname is the pod's hostname: spec.hostname, else its name.

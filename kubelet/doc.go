@@ -176,7 +176,22 @@
 // while it runs) fails with reason DeadlineExceeded and its containers are
 // stopped, as the kubelet's active deadline handler does.
 //
+// # ConfigMaps and Secrets
+//
+// Before it creates a container the kubelet reads (GET, as the Node
+// authorizer allows for the objects its pods use) the ConfigMaps and
+// Secrets its environment names (envFrom, env valueFrom); one missing
+// or without the key, and not optional, fails the creation with
+// CreateContainerConfigError and a Failed event in the kubelet's words
+// (`configmap "x" not found`, "couldn't find key k in ConfigMap ns/x"),
+// retried at the next sync (10 s, divided by the speed) until it is
+// there; the variables it gets are seen by the command line. Before the
+// sandbox it checks the pod's configMap and secret volumes: a missing
+// one keeps the pod ContainerCreating with FailedMount events
+// (podconfig.go, podvolumes.go).
+//
 // Not simulated: restartable init containers (sidecars) run as plain init
 // containers; probes other than a readiness probe's initial delay; resizes;
-// changes to a running pod's spec; volumes; static and mirror pods.
+// changes to a running pod's spec; volumes other than the configMap and
+// secret volumes' check; static and mirror pods.
 package kubelet

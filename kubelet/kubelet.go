@@ -77,6 +77,7 @@ func New(cfg *Config) (*Kubelet, error) {
 		return nil, err
 	}
 	k.rt.services = apiServices{client: cfg.Client}
+	k.rt.objects = apiObjects{client: cfg.Client}
 	if cfg.Images != nil {
 		k.rt.registry = cfg.Images
 	}

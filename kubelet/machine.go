@@ -29,6 +29,8 @@ type container struct {
 	pullRetryAt   time.Time // end of the image pull back-off under way
 	pullAnnounced time.Time // the pull back-off already announced (its end)
 	neverPull     bool      // ErrImageNeverPull already reported
+	configEnv     configEnv // what its environment took from ConfigMaps and Secrets
+	configRetryAt time.Time // next attempt after a CreateContainerConfigError
 	restartedFor  *instance // the exited instance the crash back-off counted
 	restartAt     time.Time // end of the crash back-off under way
 	announced     *instance // the exited instance whose back-off was announced
@@ -79,6 +81,7 @@ type podMachine struct {
 	podIP       string // kept after the sandbox stops, as the kubelet does
 	sandboxErr  string // why the sandbox could not be created
 	sandboxWait time.Time
+	mounts      mountState // the volumes' set-up (podvolumes.go)
 
 	killing    bool // the pod is being deleted; its containers are stopping
 	terminated bool // nothing will run any more; the sandbox is stopped
@@ -299,6 +302,7 @@ func (m *podMachine) wake(now time.Time) time.Time {
 		add(m.op.until)
 	}
 	add(m.sandboxWait)
+	add(m.mounts.retryAt)
 	if !m.terminated && !m.killing {
 		add(m.activeDeadline())
 	}
@@ -311,6 +315,7 @@ func (m *podMachine) wake(now time.Time) time.Time {
 		if !m.terminated && !m.killing {
 			add(c.pullRetryAt)
 			add(c.restartAt)
+			add(c.configRetryAt)
 		}
 	}
 	return w
@@ -322,6 +327,9 @@ func (m *podMachine) wake(now time.Time) time.Time {
 // others), restarting exited containers as the restart policy says.
 func (m *podMachine) sync(now time.Time) ([]output, bool) {
 	if !m.sandboxUp {
+		if out, ready := m.setUpVolumes(now); !ready {
+			return out, len(out) > 0
+		}
 		return m.createSandbox(now)
 	}
 	if phase := m.phase(m.initStatuses(now), m.appStatuses(now), false); phase == corev1.PodSucceeded || phase == corev1.PodFailed {

@@ -51,6 +51,9 @@ type fakeRuntime struct {
 	pulls  map[string]*pullJob // by normalized reference
 	ipam   *ipam
 	logs   *logStore // the containers' logs, by container ID
+	// objects reads the ConfigMaps and Secrets of the pods' containers;
+	// nil: nothing is checked. Set before the first pod.
+	objects objectLookup
 	// registry is the simulated registry images are pulled from.
 	registry *Catalogue
 	// services finds Services for the containers' network programs
@@ -169,6 +172,9 @@ func pullPolicy(c *corev1.Container) corev1.PullPolicy {
 // startAttempt begins starting c: it makes sure the node has the image
 // (pulling it, or backing off after a failed pull) and then creates it.
 func (m *podMachine) startAttempt(c *container, now time.Time) ([]output, bool) {
+	if now.Before(c.configRetryAt) {
+		return nil, false // CreateContainerConfigError: the next sync retries
+	}
 	first := c.cur == nil
 	name := parseImage(c.spec.Image)
 	policy := pullPolicy(&c.spec)
@@ -221,6 +227,9 @@ func (m *podMachine) startAttempt(c *container, now time.Time) ([]output, bool) 
 }
 
 func (m *podMachine) beginCreate(c *container, img image, now time.Time) []output {
+	if out, failed := m.checkConfig(c, now); failed {
+		return out
+	}
 	c.created = &instance{image: img.name, imageID: img.id}
 	m.op = &operation{kind: opCreate, c: c, begin: now, until: now.Add(m.scale.delay(m.base.ContainerCreate))}
 	return nil

@@ -37,7 +37,10 @@ var (
 	}
 )
 
-type nodeAuthorizer struct{ rules []rbacv1.PolicyRule }
+type nodeAuthorizer struct {
+	rules []rbacv1.PolicyRule
+	pods  PodsOnNode // the graph (node_graph.go); nil: none
+}
 
 // NewNodeAuthorizer returns kube-apiserver's Node authorizer for the
 // resources kubesim serves. It has an opinion only on requests from a
@@ -61,15 +64,16 @@ type nodeAuthorizer struct{ rules []rbacv1.PolicyRule }
 //
 // Upstream also checks that a pod a kubelet reads by name is bound to it
 // (its graph of pods per node); kubesim allows reading any single pod.
-// Kinds upstream grants object by object through that graph (secrets,
-// configmaps, volumes, CSI and DRA objects) are not served by kubesim and
-// get NoOpinion. Everything else (namespaces,
+// Of the kinds upstream grants object by object through that graph,
+// NewNodeAuthorizerWithGraph grants secrets, configmaps and claims
+// (node_graph.go); the others (volumes, CSI and DRA objects), and all of
+// them without a graph, get NoOpinion. Everything else (namespaces,
 // RBAC objects, bindings, non-resource paths) gets NoOpinion, and RBAC
 // decides. NoOpinion reasons are upstream's, e.g. "node 'node-a' cannot
 // read 'node-b', only its own Node object".
 func NewNodeAuthorizer() Authorizer { return &nodeAuthorizer{rules: nodeRules()} }
 
-func (z *nodeAuthorizer) Authorize(_ context.Context, a Attributes) (Result, error) {
+func (z *nodeAuthorizer) Authorize(ctx context.Context, a Attributes) (Result, error) {
 	node, isNode := nodeIdentity(a.User)
 	if !isNode {
 		return z.noOpinion(""), nil
@@ -87,6 +91,9 @@ func (z *nodeAuthorizer) Authorize(_ context.Context, a Attributes) (Result, err
 			check = podAccess
 		case gr == leasesResource:
 			check = leaseAccess
+		case z.pods != nil && graphUses[gr] != nil:
+			allowed, reason := z.graphAccess(ctx, node, gr, a)
+			return z.decide(a, allowed, reason), nil
 		case gr == claimsResource || gr == volumesResource:
 			check = volumeAccess
 		case graphResources[gr]:
