@@ -118,7 +118,9 @@ func podUsesConfigMap(p *corev1.Pod, name string) bool {
 	}
 	return containersUse(p, func(env corev1.EnvVar) bool {
 		return env.ValueFrom != nil && env.ValueFrom.ConfigMapKeyRef != nil && env.ValueFrom.ConfigMapKeyRef.Name == name
-	}, func(from corev1.EnvFromSource) bool { return from.ConfigMapRef != nil && from.ConfigMapRef.Name == name })
+	}, func(from corev1.EnvFromSource) bool {
+		return from.ConfigMapRef != nil && from.ConfigMapRef.Name == name
+	})
 }
 
 func podUsesClaim(p *corev1.Pod, name string) bool {
