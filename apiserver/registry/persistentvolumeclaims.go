@@ -19,9 +19,10 @@ import (
 // a new claim's status is reset to phase Pending (upstream resets it to
 // empty and its v1 defaults read phase Pending back), its status changes
 // only through persistentvolumeclaims/status, and a delete answers the
-// claim. Nothing binds a claim to a volume here, and no admission adds
-// upstream's kubernetes.io/pvc-protection finalizer (no controller would
-// remove it).
+// claim. Upstream's persistentvolume-binder binds claims (the
+// controller manager runs it); the admission plugins DefaultStorageClass
+// and StorageObjectInUseProtection set a new claim's class and its
+// kubernetes.io/pvc-protection finalizer.
 var PersistentVolumeClaims = &Resource{
 	Kind:                corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"),
 	Plural:              "persistentvolumeclaims",
