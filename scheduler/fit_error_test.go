@@ -106,11 +106,11 @@ func TestFailedSchedulingMessage(t *testing.T) {
 			want:  "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Insufficient cpu.",
 		},
 		{
-			name:  "evicting would help, but kubesim does not preempt",
+			name:  "evicting would help",
 			nodes: []*corev1.Node{makeNode("a", "4", "8Gi", 110), makeNode("b", "4", "8Gi", 110)},
 			bound: []*corev1.Pod{makePod("low", onNode("a"), withRequests("3", "")), makePod("high", onNode("b"), withRequests("3", ""), withPriority(100))},
 			pod:   makePod("p", withRequests("2", ""), withPriority(50)),
-			want:  "0/2 nodes are available: 2 Insufficient cpu. preemption: kubesim does not preempt; evicting lower-priority pods would make room on 1 node(s).",
+			want:  "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node a, preempting 1 victims",
 		},
 		{
 			name:  "preemptionPolicy Never",

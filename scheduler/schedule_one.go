@@ -25,6 +25,8 @@ type attempt struct {
 	err  error
 	// rejectors are the plugins that rejected the pod somewhere.
 	rejectors []string
+	// preemption is what DefaultPreemption decided when no node fits.
+	preemption *preemption
 	// decision is the flow evidence, built while the snapshot is at hand
 	// (nil when nobody records).
 	decision *flow.SchedulingDecision
@@ -184,7 +186,8 @@ func (s *Scheduler) schedulePod(ctx context.Context, pod *corev1.Pod) *attempt {
 	case len(feasible) == 0:
 		a.rejectors = rejectingPlugins(search.statuses)
 		fe := &FitError{Pod: pod, NumAllNodes: len(nodes), NodeStatuses: search.statuses}
-		fe.PostFilterMsg = s.preemptionMessage(ctx, state, skip, pod, nodes, search.statuses)
+		a.preemption = s.postFilter(ctx, state, skip, pod, nodes, search.statuses)
+		fe.PostFilterMsg = a.preemption.msg
 		a.err = fe
 	case len(feasible) == 1:
 		// Nothing to compare: kube-scheduler does not score a single node.
@@ -204,6 +207,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, pod *corev1.Pod) *attempt {
 	}
 	if d != nil {
 		s.fillVerdicts(d, nodes, search, scores, active)
+		d.Preemption = a.preemption.evidence()
 	}
 	return a
 }
@@ -218,7 +222,8 @@ func (s *Scheduler) preFilterFailed(ctx context.Context, a *attempt, state *Cycl
 	pod, nodes := a.pod, s.snap.nodes
 	a.rejectors = []string{st.Plugin()}
 	fe := &FitError{Pod: pod, NumAllNodes: len(nodes), AbsentStatus: st, PreFilterMsg: st.Message()}
-	fe.PostFilterMsg = s.preemptionMessage(ctx, state, skip, pod, nodes, nil)
+	a.preemption = s.postFilter(ctx, state, skip, pod, nodes, nil)
+	fe.PostFilterMsg = a.preemption.msg
 	a.err = fe
 	if d := a.decision; d != nil {
 		d.Nodes = make([]flow.NodeVerdict, 0, len(nodes))
@@ -354,6 +359,7 @@ func (s *Scheduler) abandonAttempt(qp *queuedPod, a *attempt, err error, summary
 // node: handleFailure, then the report on a goroutine of goAPI (the loop
 // holds no place, so it may wait for one).
 func (s *Scheduler) failInLoop(ctx context.Context, qp *queuedPod, a *attempt) {
+	s.preemptInLoop(ctx, a)
 	if report := s.handleFailure(ctx, qp, a); report != nil {
 		s.goAPI(ctx, report)
 	}
@@ -404,12 +410,14 @@ func (s *Scheduler) handleFailure(ctx context.Context, qp *queuedPod, a *attempt
 	if cur == nil || s.client == nil || ctx.Err() != nil {
 		return nil
 	}
-	return func() { s.reportFailure(ctx, cur, reason, msg) }
+	nominated, override := a.preemption.nominatedNode()
+	return func() { s.reportFailure(ctx, cur, reason, msg, nominated, override) }
 }
 
 // reportFailure writes the FailedScheduling event and the PodScheduled
-// condition.
-func (s *Scheduler) reportFailure(ctx context.Context, pod *corev1.Pod, reason, msg string) {
+// condition, and, with override, sets status.nominatedNodeName to
+// nominated (the node a preemption made room on; "" clears it).
+func (s *Scheduler) reportFailure(ctx context.Context, pod *corev1.Pod, reason, msg, nominated string, override bool) {
 	s.eventf(pod, corev1.EventTypeWarning, "FailedScheduling", "%s", truncateMessage(msg))
 	status := pod.Status.DeepCopy()
 	changed := setPodCondition(status, corev1.PodCondition{
@@ -420,6 +428,9 @@ func (s *Scheduler) reportFailure(ctx context.Context, pod *corev1.Pod, reason, 
 		Message:            msg,
 		LastTransitionTime: metav1.NewTime(s.now()),
 	})
+	if override && status.NominatedNodeName != nominated {
+		status.NominatedNodeName, changed = nominated, true
+	}
 	if !changed {
 		return
 	}

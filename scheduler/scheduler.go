@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -67,7 +68,8 @@ type Scheduler struct {
 	// The API side; the in-memory benchmark leaves it unset.
 	client    kubernetes.Interface
 	factories []informers.SharedInformerFactory
-	podLister corelisters.PodLister // every pod the informer has
+	podLister corelisters.PodLister                   // every pod the informer has
+	pdbLister policylisters.PodDisruptionBudgetLister // for preemption
 	handlers  []cache.ResourceEventHandlerRegistration
 	binder    binder
 	events    record.EventRecorder // set by Run
@@ -97,6 +99,8 @@ func New(cfg *Config) (*Scheduler, error) {
 	pods := factory.InformerFor(&corev1.Pod{}, newPodInformer)
 	s.factories = []informers.SharedInformerFactory{factory}
 	s.podLister = corelisters.NewPodLister(pods.GetIndexer())
+	pdbs := factory.Policy().V1().PodDisruptionBudgets()
+	s.pdbLister = pdbs.Lister()
 	for _, h := range []struct {
 		informer cache.SharedIndexInformer
 		handler  cache.ResourceEventHandler
@@ -113,6 +117,8 @@ func New(cfg *Config) (*Scheduler, error) {
 				s.queue.Move(ClusterEvent{Resource: PersistentVolumeClaimResource, ActionType: ActionUpdate}, nil)
 			},
 		}},
+		// Budgets: preemption avoids victims they protect.
+		{pdbs.Informer(), cache.ResourceEventHandlerFuncs{}},
 		// Pods on a node: the cache. A pod that is bound moves here from
 		// the queue (the filters turn the update into a delete there and
 		// an add here).

@@ -171,6 +171,31 @@ type SchedulingDecision struct {
 	// Message is the FailedScheduling message when no node fits, e.g.
 	// "0/3 nodes are available: 3 Insufficient cpu. ...".
 	Message string `json:"message,omitempty"`
+	// Preemption is what the DefaultPreemption PostFilter found when no
+	// node fits and the pod may preempt: the nodes where evicting
+	// lower-priority pods makes room, and the one chosen.
+	Preemption *PreemptionVerdict `json:"preemption,omitempty"`
+}
+
+// PreemptionVerdict is the scheduler's preemption for one attempt.
+type PreemptionVerdict struct {
+	// Node is the node the pod is nominated to, its victims evicted;
+	// empty when preemption helps nowhere.
+	Node string `json:"node,omitempty"`
+	// Rule is the rule that chose Node among the candidates
+	// ("fewest victims"...).
+	Rule string `json:"rule,omitempty"`
+	// Candidates are the nodes where preemption helps, in name order.
+	Candidates []PreemptionCandidate `json:"candidates,omitempty"`
+}
+
+// PreemptionCandidate is a node where evicting Victims ("ns/name
+// (priority N)", most important first) lets the pod fit; PDBViolations
+// of them go against a PodDisruptionBudget.
+type PreemptionCandidate struct {
+	Node          string   `json:"node"`
+	Victims       []string `json:"victims"`
+	PDBViolations int      `json:"pdbViolations,omitempty"`
 }
 
 // NodeVerdict is the scheduler's verdict on one node for one pod.

@@ -30,6 +30,7 @@ func (l Layout) scheduling(ev Event, _ Context) []Line {
 		out = append(out, line(RoleWarning, 2, d.Message))
 	}
 	out = append(out, l.tie(d)...)
+	out = append(out, l.preemption(d)...)
 	nameW, plugW := ansi.StringWidth(l.word("col_node")), 6
 	for _, n := range nodes {
 		nameW = max(nameW, len(n.Node))
@@ -96,6 +97,31 @@ func (l Layout) briefScheduling(d *SchedulingDecision, nodes []NodeVerdict) []Li
 		out = append(out, line(RoleOK, 0, l.printf("chosen", d.Chosen)))
 	} else if d.Message != "" {
 		out = append(out, line(RoleFailed, 0, l.printf("no_fit", d.Message)))
+	}
+	return append(out, l.preemption(d)...)
+}
+
+// preemption says where evicting lower-priority pods makes room, which
+// node the scheduler chose and by which rule, and the victims there.
+func (l Layout) preemption(d *SchedulingDecision) []Line {
+	p := d.Preemption
+	if p == nil || len(p.Candidates) == 0 {
+		return nil
+	}
+	var out []Line
+	if p.Node != "" {
+		out = append(out, line(RoleWarning, 2, l.printf("preempt_chosen", p.Node, p.Rule)))
+	}
+	for _, c := range p.Candidates {
+		mark := " "
+		if c.Node == p.Node {
+			mark = "*"
+		}
+		text := l.printf("preempt_candidate", mark, c.Node, strings.Join(c.Victims, ", "))
+		if c.PDBViolations > 0 {
+			text += " " + l.printf("preempt_pdb", c.PDBViolations)
+		}
+		out = append(out, line(RoleNote, 4, text))
 	}
 	return out
 }
