@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 )
 
@@ -68,5 +69,32 @@ func (s *Scheduler) preemptInLoop(ctx context.Context, a *attempt) {
 	if err := s.preempt(ctx, a.pod, p.chosen); err != nil {
 		klog.FromContext(ctx).Error(err, "Preemption failed", "preemptor", klog.KObj(a.pod), "node", p.chosen.node)
 		p.chosen, p.override = nil, false
+		return
+	}
+	s.clearLowerNominations(ctx, a.pod, p.chosen.node)
+}
+
+// clearLowerNominations clears status.nominatedNodeName of the pods of
+// lower priority than preemptor nominated to node, as upstream's
+// preemption does: they may no longer fit there, and the update sends
+// them back to the queue to look elsewhere.
+func (s *Scheduler) clearLowerNominations(ctx context.Context, preemptor *corev1.Pod, node string) {
+	if s.podLister == nil {
+		return
+	}
+	pods, err := s.podLister.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	prio := podPriority(preemptor)
+	for _, p := range pods {
+		if p.Status.NominatedNodeName != node || p.Spec.NodeName != "" || p.UID == preemptor.UID || podPriority(p) >= prio {
+			continue
+		}
+		status := p.Status.DeepCopy()
+		status.NominatedNodeName = ""
+		if err := patchPodStatus(ctx, s.client, p, status); err != nil && !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).Error(err, "Clearing the nominated node of a lower-priority pod failed", "pod", klog.KObj(p), "node", node)
+		}
 	}
 }
