@@ -45,6 +45,7 @@ var LibraryOrder = []string{
 	"job-and-cronjob",
 	"hpa-scale",
 	"drain-and-pdb",
+	"server-side-apply",
 }
 
 // DefaultScenario is the scenario `kubesim` plays when given none.

@@ -47,6 +47,7 @@ var actionKinds = []actionKind{
 	{"uncordon", parseCordon},
 	{"drain", parseDrain},
 	{"podTimeline", parsePodTimeline},
+	{"serverSideApply", parseServerSideApply},
 }
 
 // expectationKinds are the expectations a step may list, one line per
@@ -83,4 +84,5 @@ var expectationKinds = []expectationKind{
 	{"disruptionBudget", parseDisruptionBudget},
 	{"podOrder", parsePodOrder},
 	{"daemonSet", parseDaemonSetExpectation},
+	{"managedFields", parseManagedFields},
 }
