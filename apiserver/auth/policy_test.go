@@ -26,7 +26,7 @@ func TestBootstrapPolicyObjects(t *testing.T) {
 	}
 	sort.Strings(roleNames)
 	wantRoles := []string{"admin", "cluster-admin", "edit", "system:aggregate-to-admin", "system:aggregate-to-edit",
-		"system:aggregate-to-view", "system:auth-delegator", "system:basic-user", "system:discovery", "system:kube-scheduler", "system:node",
+		"system:aggregate-to-view", "system:auth-delegator", "system:basic-user", "system:discovery", "system:kube-scheduler", "system:volume-scheduler", "system:node",
 		"system:public-info-viewer", "view", ControllerManagerUser, "system:monitoring"}
 	for name := range controllerRoles() {
 		wantRoles = append(wantRoles, ControllerRolePrefix+name)
@@ -50,6 +50,7 @@ func TestBootstrapPolicyObjects(t *testing.T) {
 	wantBindings := map[string]binding{
 		"cluster-admin":             {"cluster-admin", []rbacv1.Subject{group("system:masters")}, true},
 		"system:kube-scheduler":     {"system:kube-scheduler", []rbacv1.Subject{usr("system:kube-scheduler")}, true},
+		"system:volume-scheduler":   {"system:volume-scheduler", []rbacv1.Subject{usr("system:kube-scheduler")}, true},
 		"system:node":               {"system:node", nil, true},
 		"system:public-info-viewer": {"system:public-info-viewer", []rbacv1.Subject{group("system:authenticated"), group("system:unauthenticated")}, true},
 		"system:discovery":          {"system:discovery", []rbacv1.Subject{group("system:authenticated")}, true},
