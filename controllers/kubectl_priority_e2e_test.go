@@ -78,6 +78,17 @@ func TestKubectlPriorityPreemption(t *testing.T) {
 	if want := "0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for pod on node node-1, preempting 1 victims"; failed != want {
 		t.Errorf("FailedScheduling of high = %q, want %q", failed, want)
 	}
+
+	// One global default only; a pod naming no class gets it.
+	k.mustPrint(t, "priorityclass.scheduling.k8s.io/d1 created\n", "create", "priorityclass", "d1", "--value=5", "--global-default")
+	const second = `error: failed to create priorityclass: priorityclasses.scheduling.k8s.io "d2" is forbidden: PriorityClass d1 is already marked as default. Only one default can exist`
+	if got := strings.TrimSpace(k.mustFail(t, "create", "priorityclass", "d2", "--value=6", "--global-default")); got != second {
+		t.Errorf("a second default:\n got %s\nwant %s", got, second)
+	}
+	k.must(t, "run", "plain", "--image=nginx")
+	if got := k.must(t, "get", "pod", "plain", "-o", "jsonpath={.spec.priorityClassName} {.spec.priority}"); got != "d1 5" {
+		t.Errorf("a pod naming no class got %q, want the default: d1 5", got)
+	}
 }
 
 // checkPriorityRefusals: an unknown class, a priority that is not the

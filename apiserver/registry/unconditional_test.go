@@ -28,7 +28,8 @@ var upstreamUnconditional = map[string]bool{
 	"apiservices.apiregistration.k8s.io":             false,
 	"horizontalpodautoscalers.autoscaling":           true,
 	"cronjobs.batch":                                 true, "jobs.batch": true,
-	"poddisruptionbudgets.policy": false,
+	"poddisruptionbudgets.policy":       false,
+	"priorityclasses.scheduling.k8s.io": true,
 }
 
 func TestAllowUnconditionalUpdateAsUpstream(t *testing.T) {
