@@ -36,7 +36,7 @@ type Group struct {
 // its preferred version first. The authentication and authorization
 // groups store nothing: their reviews are computed by the server.
 var Groups = []Group{
-	{corev1.SchemeGroupVersion, []*Resource{ConfigMaps, Endpoints, Events, Namespaces, Nodes, PersistentVolumeClaims, PersistentVolumes, PodTemplates, Pods, ReplicationControllers, Secrets, ServiceAccounts, Services}},
+	{corev1.SchemeGroupVersion, []*Resource{ConfigMaps, Endpoints, Events, Namespaces, Nodes, LimitRanges, PersistentVolumeClaims, PersistentVolumes, PodTemplates, Pods, ReplicationControllers, ResourceQuotas, Secrets, ServiceAccounts, Services}},
 	{appsv1.SchemeGroupVersion, []*Resource{ControllerRevisions, DaemonSets, Deployments, ReplicaSets, StatefulSets}},
 	{authenticationv1.SchemeGroupVersion, nil},
 	{coordinationv1.SchemeGroupVersion, []*Resource{Leases}},
