@@ -18,17 +18,20 @@ import (
 
 // admissionPlugins are the admission plugins the server runs, in
 // kube-apiserver's order (its AllOrderedPlugins: NamespaceLifecycle,
-// ServiceAccount, NodeRestriction, Priority, DefaultTolerationSeconds,
-// DefaultStorageClass, StorageObjectInUseProtection), each in the phases
+// LimitRanger, ServiceAccount, NodeRestriction, Priority,
+// DefaultTolerationSeconds, DefaultStorageClass,
+// StorageObjectInUseProtection, ..., ResourceQuota last), each in the phases
 // it has here.
 var admissionPlugins = []string{
 	admission.NamespaceLifecycleName,
+	admission.LimitRangerName,
 	admission.ServiceAccountName,
 	admission.NodeRestrictionName,
 	admission.PriorityName,
 	admission.DefaultTolerationSecondsName,
 	admission.DefaultStorageClassName,
 	admission.StorageObjectInUseProtectionName,
+	admission.ResourceQuotaName,
 }
 
 // validateAdmissionPlugins checks that each name is an admission plugin,
@@ -43,8 +46,9 @@ func validateAdmissionPlugins(names []string) error {
 }
 
 // newAdmissionChain builds the admission plugins in kube-apiserver's
-// order, leaving out the disabled ones.
-func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.ServiceAccountGetter, classes admission.StorageClassLister, priorities admission.PriorityClassLister, disabled ...string) *admission.Chain {
+// order, leaving out the disabled ones. LimitRanger and ResourceQuota
+// read through policy (without it, nil, they are left out).
+func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.ServiceAccountGetter, classes admission.StorageClassLister, priorities admission.PriorityClassLister, policy *admissionInformers, disabled ...string) (*admission.Chain, error) {
 	c := &admission.Chain{}
 	for _, name := range admissionPlugins {
 		if slices.Contains(disabled, name) {
@@ -68,9 +72,13 @@ func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.
 			c.Mutating = append(c.Mutating, admission.NewDefaultStorageClass(classes))
 		case admission.StorageObjectInUseProtectionName:
 			c.Mutating = append(c.Mutating, admission.StorageObjectInUseProtection{})
+		case admission.LimitRangerName, admission.ResourceQuotaName:
+			if err := policy.add(c, name); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return c
+	return c, nil
 }
 
 // admissionAttributes describes a write for the admission plugins.

@@ -84,7 +84,7 @@ func FuzzDecodeAndAdmitPod(f *testing.F) {
 			f.Add([]byte(seed), uint8(i), true)
 		}
 	}
-	chain := newAdmissionChain(activeNamespaces{}, everyAccount{}, nil, noClasses{})
+	chain, _ := newAdmissionChain(activeNamespaces{}, everyAccount{}, nil, noClasses{}, nil)
 	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
 	f.Fuzz(func(t *testing.T, body []byte, ct uint8, strict bool) {
 		r := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/default/pods", bytes.NewReader(body))

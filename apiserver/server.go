@@ -54,8 +54,10 @@ type Server struct {
 	authn    auth.Authenticator
 	tokens   *auth.TokenIssuer
 	auditLog *audit.Log
-	// admission runs inside write handlers, just before storage.
-	admission *admission.Chain
+	// admission runs inside write handlers, just before storage;
+	// admissionInformers feed its LimitRanger and ResourceQuota.
+	admission          *admission.Chain
+	admissionInformers *admissionInformers
 	// tracker follows the creation of the pods created through this
 	// server, stage by stage.
 	tracker serverStages
@@ -107,7 +109,10 @@ func NewGeneric(cfg *Config) (*Server, error) {
 	s.rbac = registry.NewRBACCache(reg)
 	s.accounts = registry.NewServiceAccountCache(reg.ServiceAccounts)
 	s.priorities = registry.NewPriorityClassCache(reg.Store(registry.PriorityClasses))
-	s.admission = newAdmissionChain(s.namespaces, s.serviceAccounts(), storageClassLister{reg.Store(registry.StorageClasses)}, priorityClassGetter{reg, s.priorities}, cfg.DisableAdmissionPlugins...)
+	s.admissionInformers = newAdmissionInformers(reg)
+	if s.admission, err = newAdmissionChain(s.namespaces, s.serviceAccounts(), storageClassLister{reg.Store(registry.StorageClasses)}, priorityClassGetter{reg, s.priorities}, s.admissionInformers, cfg.DisableAdmissionPlugins...); err != nil {
+		return nil, err
+	}
 	s.authorizer = auth.Chain(auth.NewNodeAuthorizerWithGraph(s.podsOnNode), auth.NewRBACAuthorizer(s.rbac))
 	if err := s.setupServiceAccountTokens(); err != nil {
 		return nil, err
@@ -263,13 +268,14 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // startCaches starts, in goroutines added to wg, the watch caches, the
-// namespace, service account and RBAC caches and the etcd compactor,
+// namespace, service account and RBAC caches, the admission plugins'
+// informers and the etcd compactor,
 // until ctx is done.
 // Emptying a deleted namespace is the controller manager's namespace
 // controller's work, as in Kubernetes: without it a namespace stays
 // Terminating.
 func (s *Server) startCaches(ctx context.Context, wg *sync.WaitGroup) {
-	runs := []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.accounts.Run, s.priorities.Run, s.rbac.Run}
+	runs := []func(context.Context){s.reg.RunWatchCaches, s.namespaces.Run, s.accounts.Run, s.priorities.Run, s.rbac.Run, s.admissionInformers.Run}
 	if s.cfg.CompactionInterval > 0 {
 		// kube-apiserver's storage factory starts the etcd compactor too.
 		runs = append(runs, storage.NewCompactor(s.cfg.Etcd, s.cfg.CompactionInterval, s.cfg.errorLog().Printf).Run)

@@ -11,10 +11,13 @@
 // request and returns its error as an API status error with
 // kube-apiserver's code and message (mostly 403 Forbidden).
 //
-// The plugins are five of kube-apiserver's: ServiceAccount (mutating and
+// The plugins are seven of kube-apiserver's: ServiceAccount (mutating and
 // validating: the pod's account, its projected token volume), Priority
 // and DefaultTolerationSeconds (mutating), NamespaceLifecycle and
-// NodeRestriction (validating). Every plugin run reports an Outcome (the
+// NodeRestriction (validating), and two that run upstream's own code
+// through an adapter (upstream.go): LimitRanger (mutating and validating:
+// a LimitRange's defaults, min, max and ratio) and ResourceQuota
+// (validating, last: the namespace's quotas, charged as it admits). Every plugin run reports an Outcome (the
 // fields it set; whether it passed, skipped or rejected the request) so
 // that a learner sees it in the request's trace.
 //
