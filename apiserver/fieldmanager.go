@@ -22,9 +22,8 @@ import (
 
 // fieldOwnership builds and keeps the field managers of one endpoint:
 // one for the resource and one per subresource, each made on first use
-// (kube-apiserver makes them when it installs the routes; kubesim's
-// custom resource endpoints are built per request until cached, so the
-// cost is paid only by endpoints that are written to). The zero value
+// (kube-apiserver makes them when it installs the routes; made lazily,
+// only endpoints that are written to pay for them). The zero value
 // serves a built-in kind; a custom resource's endpoint is given its
 // CRD's type information (UseCustomResourceFields). Safe for concurrent
 // use.
