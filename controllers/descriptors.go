@@ -42,6 +42,7 @@ func newControllerDescriptors() []controllerDescriptor {
 		newEndpointSliceControllerDescriptor(),
 		newReplicationControllerDescriptor(),
 		newPodGCControllerDescriptor(),
+		newResourceQuotaControllerDescriptor(),
 		newNamespaceControllerDescriptor(),
 		newServiceAccountControllerDescriptor(),
 		newGarbageCollectorControllerDescriptor(),

@@ -16,7 +16,7 @@ import (
 // controller's role to, so a renamed controller would lose its rights.
 func TestControllerDescriptorNames(t *testing.T) {
 	want := []string{
-		EndpointsControllerName, EndpointSliceControllerName, ReplicationControllerName, PodGCControllerName,
+		EndpointsControllerName, EndpointSliceControllerName, ReplicationControllerName, PodGCControllerName, ResourceQuotaControllerName,
 		NamespaceControllerName, ServiceAccountControllerName, GarbageCollectorName, DaemonSetControllerName,
 		JobControllerName, DeploymentControllerName, ReplicaSetControllerName, HPAControllerName,
 		DisruptionControllerName, StatefulSetControllerName, CronJobControllerName, NodeControllerName,

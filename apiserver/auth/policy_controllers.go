@@ -99,6 +99,11 @@ func controllerRoles() map[string][]rbacv1.PolicyRule {
 			allow(VerbUpdate).groups(appsGroup, extensionsGroup).resources("replicasets/finalizers"),
 			allow(VerbList, VerbWatch, VerbPatch, VerbCreate, VerbDelete).groups(coreGroup).resources("pods"),
 			eventsWriteRule()),
+		"resourcequota-controller": rules(
+			// It counts quota on anything, so it may list and watch everything.
+			allow(VerbList, VerbWatch).groups(rbacv1.APIGroupAll).resources(rbacv1.ResourceAll),
+			allow(VerbUpdate).groups(coreGroup).resources("resourcequotas/status"),
+			eventsWriteRule()),
 		"root-ca-cert-publisher": rules(
 			allow(VerbCreate, VerbUpdate).groups(coreGroup).resources("configmaps"),
 			eventsWriteRule()),
