@@ -20,6 +20,7 @@ var upstreamUnconditional = map[string]bool{
 	"podtemplates": true, "pods": true, "secrets": true, "serviceaccounts": true, "services": true,
 	"controllerrevisions.apps": true, "deployments.apps": true, "replicasets.apps": true,
 	"statefulsets.apps": true, "daemonsets.apps": true, "persistentvolumeclaims": true, "persistentvolumes": true, "storageclasses.storage.k8s.io": true, "replicationcontrollers": true,
+	"limitranges": true, "resourcequotas": true,
 	"leases.coordination.k8s.io":                    false,
 	"endpointslices.discovery.k8s.io":               true,
 	"clusterrolebindings.rbac.authorization.k8s.io": true, "clusterroles.rbac.authorization.k8s.io": true,
