@@ -164,6 +164,10 @@ type Config struct {
 	Aggregator AggregatorConfig
 	// Kubelet says how pods/log reaches the kubelets (kubelet_config.go).
 	Kubelet KubeletClientConfig
+	// ComponentRunning reports whether the cluster runs the component
+	// ("scheduler", "controller-manager") that componentstatuses reports
+	// on. Nil: neither runs, as for a kube-apiserver without them.
+	ComponentRunning func(component string) bool
 	// DisableAdmissionPlugins names admission plugins not to run
 	// (kube-apiserver's --disable-admission-plugins; admit.go lists them).
 	// Upstream's integration tests disable ServiceAccount when no

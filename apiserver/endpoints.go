@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -48,6 +49,16 @@ type Endpoint struct {
 	stageFrame frameHook
 	// fields keeps the field managers of the endpoint's writes.
 	fields fieldOwnership
+	// computed, if set, answers get and list instead of the store: the
+	// objects are computed by the server (componentstatuses).
+	computed *computedReads
+}
+
+// computedReads are the reads of a resource the server computes instead
+// of storing.
+type computedReads struct {
+	get  func(s *Server, ctx context.Context, name string) (runtime.Object, error)
+	list func(s *Server, ctx context.Context, opts *metainternalversion.ListOptions) (runtime.Object, error)
 }
 
 // createHook wraps validate, the validating admission of a create that is
@@ -82,6 +93,7 @@ const (
 	subStatus   = "status"
 	subBinding  = "binding"
 	subFinalize = "finalize"
+	subApproval = "approval"
 )
 
 // subresource is pods/status, pods/binding, namespaces/finalize...

@@ -17,7 +17,9 @@ import (
 // gate, from inside its create, its status updates and its watches
 // (flowevidence.go); pods/binding binds them, pods/eviction evicts them. Namespaces: a delete starts
 // their finalization, namespaces/finalize ends it. Service accounts:
-// serviceaccounts/token issues tokens.
+// serviceaccounts/token issues tokens. Certificate signing requests:
+// certificatesigningrequests/approval approves and denies them.
+// Component statuses: computed at each read (componentstatuses.go).
 func serverExtras(reg *registry.Registry) map[*registry.Resource]func(*Endpoint) {
 	return map[*registry.Resource]func(*Endpoint){
 		registry.Pods: func(e *Endpoint) {
@@ -36,6 +38,12 @@ func serverExtras(reg *registry.Registry) map[*registry.Resource]func(*Endpoint)
 			e.subresources = append(e.subresources, subresource{name: subFinalize, kind: registry.Namespaces.Kind,
 				verbs: []string{verbUpdate}, store: reg.NamespaceFinalize})
 		},
+		registry.CertificateSigningRequests: func(e *Endpoint) {
+			approval := reg.Store(registry.CertificateSigningRequests).WithStrategy(registry.CertificateSigningRequestApprovalStrategy)
+			e.subresources = append(e.subresources, subresource{name: subApproval, kind: registry.CertificateSigningRequests.Kind,
+				verbs: []string{verbGet, verbPatch, verbUpdate}, store: approval})
+		},
+		registry.ComponentStatuses: func(e *Endpoint) { e.computed = componentStatusReads },
 		registry.ServiceAccounts: func(e *Endpoint) {
 			e.subresources = append(e.subresources, tokenSubresource())
 		},

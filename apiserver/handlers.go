@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -70,6 +71,14 @@ func (h *handlers) get(w http.ResponseWriter, r *http.Request, p Params) error {
 	if err := decodeQuery(r, &opts); err != nil {
 		return err
 	}
+	if h.sub == nil && h.e.computed != nil {
+		obj, err := h.e.computed.get(h.s, r.Context(), p.Name)
+		if err != nil {
+			return err
+		}
+		h.s.writeObject(w, r, http.StatusOK, obj, o)
+		return nil
+	}
 	obj, err := store.Get(r.Context(), p.Namespace, p.Name, &opts)
 	if err != nil {
 		return err
@@ -119,6 +128,9 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p Params,
 		return optionsError("ListOptions", errs)
 	}
 	if opts.Watch {
+		if !h.e.has(verbWatch) {
+			return apierrors.NewMethodNotSupported(schema.GroupResource{Group: h.e.gv.Group, Resource: h.e.res.Plural}, verbWatch)
+		}
 		return h.s.serveWatch(w, r, h.e, p.Namespace, opts)
 	}
 	o, err := negotiate(r, asTable, asPartialList)
@@ -126,6 +138,14 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p Params,
 		return err
 	}
 	o.table = h.e.res.TableConvertor()
+	if h.e.computed != nil {
+		list, err := h.e.computed.list(h.s, r.Context(), opts)
+		if err != nil {
+			return err
+		}
+		h.s.writeObject(w, r, http.StatusOK, list, o)
+		return nil
+	}
 	list, err := h.e.store.List(r.Context(), p.Namespace, opts)
 	if err != nil {
 		return err

@@ -270,6 +270,7 @@ func (c *Cluster) apiConfig(cfg *Config) *apiserver.Config {
 	}
 	acfg.PodStages = cfg.podStages
 	acfg.Gate = c.Gate
+	acfg.ComponentRunning = c.componentRunning
 	acfg.AuditLog = c.auditFile
 	acfg.DisableAdmissionPlugins = cfg.DisableAdmissionPlugins
 	acfg.StorageMediaType = cfg.StorageMediaType

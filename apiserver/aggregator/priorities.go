@@ -22,12 +22,15 @@ type Priority struct {
 // no local APIService, as upstream skips those it has no priority for.
 var builtinPriorities = map[schema.GroupVersion]Priority{
 	{Group: "", Version: "v1"}:                          {Group: 18000, Version: 1},
+	{Group: "events.k8s.io", Version: "v1"}:             {Group: 17750, Version: 15},
 	{Group: "apps", Version: "v1"}:                      {Group: 17800, Version: 15},
 	{Group: "authentication.k8s.io", Version: "v1"}:     {Group: 17700, Version: 15},
 	{Group: "authorization.k8s.io", Version: "v1"}:      {Group: 17600, Version: 15},
 	{Group: "autoscaling", Version: "v1"}:               {Group: 17500, Version: 15},
 	{Group: "autoscaling", Version: "v2"}:               {Group: 17500, Version: 30},
 	{Group: "batch", Version: "v1"}:                     {Group: 17400, Version: 15},
+	{Group: "certificates.k8s.io", Version: "v1"}:       {Group: 17300, Version: 15},
+	{Group: "networking.k8s.io", Version: "v1"}:         {Group: 17200, Version: 15},
 	{Group: "policy", Version: "v1"}:                    {Group: 17100, Version: 15},
 	{Group: "rbac.authorization.k8s.io", Version: "v1"}: {Group: 17000, Version: 15},
 	{Group: "storage.k8s.io", Version: "v1"}:            {Group: 16800, Version: 15},

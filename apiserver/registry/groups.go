@@ -7,9 +7,12 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -36,16 +39,19 @@ type Group struct {
 // its preferred version first. The authentication and authorization
 // groups store nothing: their reviews are computed by the server.
 var Groups = []Group{
-	{corev1.SchemeGroupVersion, []*Resource{ConfigMaps, Endpoints, Events, Namespaces, Nodes, LimitRanges, PersistentVolumeClaims, PersistentVolumes, PodTemplates, Pods, ReplicationControllers, ResourceQuotas, Secrets, ServiceAccounts, Services}},
+	{corev1.SchemeGroupVersion, []*Resource{ComponentStatuses, ConfigMaps, Endpoints, Events, Namespaces, Nodes, LimitRanges, PersistentVolumeClaims, PersistentVolumes, PodTemplates, Pods, ReplicationControllers, ResourceQuotas, Secrets, ServiceAccounts, Services}},
 	{appsv1.SchemeGroupVersion, []*Resource{ControllerRevisions, DaemonSets, Deployments, ReplicaSets, StatefulSets}},
 	{authenticationv1.SchemeGroupVersion, nil},
 	{coordinationv1.SchemeGroupVersion, []*Resource{Leases}},
 	{discoveryv1.SchemeGroupVersion, []*Resource{EndpointSlices}},
 	{rbacv1.SchemeGroupVersion, []*Resource{ClusterRoleBindings, ClusterRoles, RoleBindings, Roles}},
+	{eventsv1.SchemeGroupVersion, []*Resource{EventsV1}},
 	{authorizationv1.SchemeGroupVersion, nil},
 	{autoscalingv2.SchemeGroupVersion, []*Resource{HorizontalPodAutoscalers}},
 	{autoscalingv1.SchemeGroupVersion, []*Resource{HorizontalPodAutoscalersV1}},
 	{batchv1.SchemeGroupVersion, []*Resource{CronJobs, Jobs}},
+	{certificatesv1.SchemeGroupVersion, []*Resource{CertificateSigningRequests}},
+	{networkingv1.SchemeGroupVersion, []*Resource{IngressClasses, Ingresses, NetworkPolicies}},
 	{policyv1.SchemeGroupVersion, []*Resource{PodDisruptionBudgets}},
 	{storagev1.SchemeGroupVersion, []*Resource{StorageClasses}},
 	{schedulingv1.SchemeGroupVersion, []*Resource{PriorityClasses}},

@@ -7,9 +7,12 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -34,6 +37,7 @@ var GroupVersions = []schema.GroupVersion{
 	autoscalingv2.SchemeGroupVersion, batchv1.SchemeGroupVersion, policyv1.SchemeGroupVersion,
 	apiextensionsv1.SchemeGroupVersion, apiregistrationv1.SchemeGroupVersion,
 	schedulingv1.SchemeGroupVersion,
+	certificatesv1.SchemeGroupVersion, eventsv1.SchemeGroupVersion, networkingv1.SchemeGroupVersion,
 }
 
 func init() {
@@ -51,6 +55,9 @@ func init() {
 	utilruntime.Must(authorizationv1.AddToScheme(Scheme))
 	utilruntime.Must(apiextensionsv1.AddToScheme(Scheme))
 	utilruntime.Must(apiregistrationv1.AddToScheme(Scheme))
+	utilruntime.Must(certificatesv1.AddToScheme(Scheme))
+	utilruntime.Must(eventsv1.AddToScheme(Scheme))
+	utilruntime.Must(networkingv1.AddToScheme(Scheme))
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
 	// Option types (DeleteOptions...) are also accepted as meta.k8s.io/v1.
 	metav1.AddToGroupVersion(Scheme, metav1.SchemeGroupVersion)
