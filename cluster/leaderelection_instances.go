@@ -133,6 +133,7 @@ func (c *Cluster) StartControllerManagerInstance(name string) error {
 	cfg.NodeMonitorGracePeriod = c.heartbeats.grace
 	cfg.Observer = controllerObserver(c.Recorder)
 	cfg.Identity = inst.identity
+	cfg.ClusterSigningCertFile, cfg.ClusterSigningKeyFile = c.Authority.SigningFiles()
 	m, err := controllers.New(cfg)
 	if err != nil {
 		return err

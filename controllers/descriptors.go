@@ -54,6 +54,7 @@ func newControllerDescriptors() []controllerDescriptor {
 		newDisruptionControllerDescriptor(),
 		newStatefulSetControllerDescriptor(),
 		newCronJobControllerDescriptor(),
+		newCertificateControllerDescriptor(),
 		newNodeLifecycleControllerDescriptor(),
 		newPersistentVolumeBinderDescriptor(),
 		newClusterRoleAggregationControllerDescriptor(),

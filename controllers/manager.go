@@ -63,6 +63,13 @@ type Config struct {
 	// "kubesim-controller-manager-1_<uuid>"). Each Action carries it.
 	// Empty: not said.
 	Identity string
+	// ClusterSigningCertFile and ClusterSigningKeyFile are the CA the
+	// CSR signers sign with (kube-controller-manager's
+	// --cluster-signing-cert-file and --cluster-signing-key-file); empty:
+	// no signer runs. ClusterSigningDuration is the longest validity
+	// they give (0: DefaultClusterSigningDuration).
+	ClusterSigningCertFile, ClusterSigningKeyFile string
+	ClusterSigningDuration                        time.Duration
 }
 
 // NewConfig returns the defaults for a manager that reaches the API

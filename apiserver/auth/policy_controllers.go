@@ -104,6 +104,14 @@ func controllerRoles() map[string][]rbacv1.PolicyRule {
 			allow(VerbList, VerbWatch).groups(rbacv1.APIGroupAll).resources(rbacv1.ResourceAll),
 			allow(VerbUpdate).groups(coreGroup).resources("resourcequotas/status"),
 			eventsWriteRule()),
+		"certificate-controller": rules(
+			allow(VerbGet, VerbList, VerbWatch, VerbDelete).groups(certificatesGroup).resources("certificatesigningrequests"),
+			allow(VerbUpdate).groups(certificatesGroup).resources("certificatesigningrequests/status", "certificatesigningrequests/approval"),
+			allow("approve").groups(certificatesGroup).resources("signers").names("kubernetes.io/kube-apiserver-client-kubelet"),
+			allow("sign").groups(certificatesGroup).resources("signers").names("kubernetes.io/legacy-unknown",
+				"kubernetes.io/kube-apiserver-client", "kubernetes.io/kube-apiserver-client-kubelet", "kubernetes.io/kubelet-serving"),
+			allow(VerbCreate).groups(authorizationGroup).resources("subjectaccessreviews"),
+			eventsWriteRule()),
 		"root-ca-cert-publisher": rules(
 			allow(VerbCreate, VerbUpdate).groups(coreGroup).resources("configmaps"),
 			eventsWriteRule()),

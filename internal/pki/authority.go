@@ -199,6 +199,14 @@ func (a *Authority) loadServing() error {
 // Dir returns the directory the Authority keeps its files in.
 func (a *Authority) Dir() string { return a.cfg.Dir }
 
+// SigningFiles returns the paths of the CA's certificate and key, which
+// kubeadm gives kube-controller-manager's --cluster-signing-cert-file and
+// --cluster-signing-key-file: the certificates its CSR signers issue are
+// then trusted by the API server as client certificates.
+func (a *Authority) SigningFiles() (certFile, keyFile string) {
+	return a.path(CACertFile), a.path(CAKeyFile)
+}
+
 // CACertPEM returns the CA certificate in PEM form, as stored in ca.crt.
 // The caller may modify the returned slice.
 func (a *Authority) CACertPEM() []byte { return bytes.Clone(a.ca.certPEM) }
