@@ -29,7 +29,11 @@ var upstreamUnconditional = map[string]bool{
 	"apiservices.apiregistration.k8s.io":             false,
 	"horizontalpodautoscalers.autoscaling":           true,
 	"cronjobs.batch":                                 true, "jobs.batch": true,
-	"poddisruptionbudgets.policy":       false,
+	"poddisruptionbudgets.policy":                    false,
+	"certificatesigningrequests.certificates.k8s.io": true, "events.events.k8s.io": true,
+	"ingressclasses.networking.k8s.io": true, "ingresses.networking.k8s.io": true, "networkpolicies.networking.k8s.io": true,
+	// componentstatuses are read-only: no update to allow.
+	"componentstatuses":                 false,
 	"priorityclasses.scheduling.k8s.io": true,
 }
 
