@@ -19,7 +19,7 @@ func TestControllerDescriptorNames(t *testing.T) {
 		EndpointsControllerName, EndpointSliceControllerName, ReplicationControllerName, PodGCControllerName, ResourceQuotaControllerName,
 		NamespaceControllerName, ServiceAccountControllerName, GarbageCollectorName, DaemonSetControllerName,
 		JobControllerName, DeploymentControllerName, ReplicaSetControllerName, HPAControllerName,
-		DisruptionControllerName, StatefulSetControllerName, CronJobControllerName, NodeControllerName,
+		DisruptionControllerName, StatefulSetControllerName, CronJobControllerName, CertificateControllerName, NodeControllerName,
 		ClusterRoleAggregationControllerName, TTLAfterFinishedControllerName, RootCACertPublisherName,
 	}
 	var got []string
