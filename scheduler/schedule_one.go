@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,6 +31,8 @@ type attempt struct {
 	// decision is the flow evidence, built while the snapshot is at hand
 	// (nil when nobody records).
 	decision *flow.SchedulingDecision
+	// start is when the attempt began (metrics.go).
+	start time.Time
 }
 
 // scheduleOne runs one attempt for a popped pod: filter and score against
@@ -52,9 +55,11 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *queuedPod) {
 		return
 	}
 	pod = qp.pod
+	start := attemptStarted()
 	s.cache.UpdateSnapshot(s.snap)
 	a := s.schedulePod(ctx, pod)
-	a.number = qp.attempts
+	observeAlgorithm(start)
+	a.number, a.start = qp.attempts, start
 	if a.err != nil {
 		s.failInLoop(ctx, qp, a)
 		return
@@ -311,6 +316,7 @@ func (s *Scheduler) bindDone(ctx context.Context, qp *queuedPod, a *attempt, ass
 	if err == nil {
 		logger.V(2).Info("Successfully bound pod to node", "pod", klog.KObj(pod), "node", a.host, "attempt", a.number)
 		s.eventf(pod, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, a.host)
+		s.observeScheduled(a, a.number)
 		s.queue.Done(pod.UID)
 		return
 	}
@@ -390,6 +396,7 @@ func (s *Scheduler) handleFailure(ctx context.Context, qp *queuedPod, a *attempt
 	if a.decision != nil {
 		a.decision.Message = msg
 	}
+	s.observeFailed(a, reason)
 	s.record(a, 0, summary)
 
 	// Retry with the current object; a pod deleted or bound since is not

@@ -148,6 +148,7 @@ func New(cfg *Config) (*Scheduler, error) {
 // newScheduler builds the scheduling core: queue, cache, plugins. It
 // talks to no API.
 func newScheduler(cfg *Config, claims corelisters.PersistentVolumeClaimLister) *Scheduler {
+	registerMetrics()
 	clk := cfg.Clock
 	if clk == nil {
 		clk = clock.RealClock{}
@@ -251,6 +252,8 @@ func (s *Scheduler) Run(ctx context.Context) error {
 // the bindings and failure reports under way.
 func (s *Scheduler) schedule(ctx context.Context) {
 	klog.FromContext(ctx).V(1).Info("Scheduling", "schedulerName", s.name, "identity", s.identity)
+	leading.Store(s)
+	defer leading.CompareAndSwap(s, nil)
 	var loops sync.WaitGroup
 	loops.Go(func() { s.flushLoop(ctx) })
 	loops.Go(func() {
