@@ -225,6 +225,9 @@ func runServe(ctx context.Context, cfg *cluster.Config, trace bool, out io.Write
 	fmt.Fprintf(out, "as the student: kubectl --kubeconfig %s get pods\n", c.StudentKubeconfig)
 	fmt.Fprintf(out, "with curl:      curl --cacert %s -H \"Authorization: Bearer $(awk -F, '$2==\"admin\"{print $1}' %s)\" %s/api/v1/namespaces/default/pods\n",
 		ca, c.Authority.TokenFile(), c.URL)
+	if s, cm := c.SchedulerMetricsURL(), c.ControllerManagerMetricsURL(); s != "" || cm != "" {
+		fmt.Fprintf(out, "metrics:        kubectl get --raw /metrics   kube-scheduler: %s/metrics   kube-controller-manager: %s/metrics\n", s, cm)
+	}
 	if !cfg.APIServerOnly { // it runs no nodes
 		fmt.Fprintln(out, nodeHint(cfg.DataDir))
 	}

@@ -93,6 +93,8 @@ type Cluster struct {
 	specs    map[string]kubelet.NodeSpec
 	// metrics is the metrics server and its Service entry (metrics.go).
 	metrics *metricsState
+	// endpoints are the components' secure ports (componentmetrics.go).
+	endpoints componentEndpoints
 }
 
 // Start boots etcd and the API server and returns once the API server is
@@ -291,6 +293,9 @@ func (c *Cluster) writeKubeconfigs() error {
 // attaches a kubelet to every Node created, the controller manager, the
 // scheduler and the metrics server.
 func (c *Cluster) startComponents(cfg *Config) error {
+	if err := c.startComponentEndpoints(cfg); err != nil {
+		return err
+	}
 	for _, spec := range cfg.Nodes {
 		if err := c.StartKubelet(spec); err != nil {
 			return err

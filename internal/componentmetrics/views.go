@@ -41,13 +41,16 @@ var APIServerFamilies = map[string]bool{
 	"etcd_request_duration_seconds":       true,
 	"etcd_requests_total":                 true,
 	"etcd_request_errors_total":           true,
+	// MonitorRequest keeps it as upstream's does (a series per
+	// fieldValidation value, never observed).
+	"field_validation_request_duration_seconds": true,
 }
 
 // apiServerPrefixes are the families only an API server registers
 // (k8s.io/apiserver's endpoints, storage, etcd3, authentication and
 // authorization metrics, kube-aggregator's and apiextensions').
 var apiServerPrefixes = []string{"apiserver_", "etcd_", "aggregator_", "apiextensions_", "authentication_",
-	"authenticated_user_requests", "authorization_", "watch_cache_"}
+	"authenticated_user_requests", "authorization_", "watch_cache_", "field_validation_request_duration_seconds"}
 
 // APIServerQueues are the names of the workqueues kubesim's API server
 // runs (package aggregator's controllers and the apiextensions server's):
@@ -75,13 +78,24 @@ func APIServer(family string, m *dto.Metric) bool {
 	return false
 }
 
-// Scheduler is kube-scheduler's view: the scheduler_* families, its
-// leader election and the process's.
+// SchedulerFamilies are the scheduler_* families kubesim's scheduler
+// records (package scheduler's metrics.go). Upstream's registers more,
+// which kubesim does not keep: no view serves them.
+var SchedulerFamilies = map[string]bool{
+	"scheduler_schedule_attempts_total":               true,
+	"scheduler_scheduling_attempt_duration_seconds":   true,
+	"scheduler_scheduling_algorithm_duration_seconds": true,
+	"scheduler_pod_scheduling_attempts":               true,
+	"scheduler_pending_pods":                          true,
+}
+
+// Scheduler is kube-scheduler's view: SchedulerFamilies, its leader
+// election and the process's.
 func Scheduler(family string, m *dto.Metric) bool {
 	switch {
-	case hasPrefix(family, processPrefixes), strings.HasPrefix(family, "scheduler_"):
+	case hasPrefix(family, processPrefixes), SchedulerFamilies[family]:
 		return true
-	case family == "leader_election_master_status":
+	case strings.HasPrefix(family, "leader_election_"):
 		return label(m, "name") == schedulerLease
 	}
 	return false
@@ -95,7 +109,7 @@ func ControllerManager(family string, m *dto.Metric) bool {
 	switch {
 	case hasPrefix(family, processPrefixes):
 		return true
-	case family == "leader_election_master_status":
+	case strings.HasPrefix(family, "leader_election_"):
 		return label(m, "name") == controllerManagerLease
 	case strings.HasPrefix(family, "workqueue_"):
 		return !APIServerQueues[label(m, "name")]
