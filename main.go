@@ -149,6 +149,7 @@ address and the same port (--address 127.0.0.1, 127.0.0.2, ...,
 	f.IntVar(&cfg.Port, "port", cfg.Port, "`port` the API server listens on (0 picks a free one)")
 	f.BoolVar(&trace, "trace", false, "print the startup sequence (Complete, Validate, then Run with its post-start hooks), then the step-by-step trace of every API request")
 	f.IntVar(&nodes, "nodes", nodes, "how many simulated nodes (node-1..node-N, 4 cpu, 8Gi, 110 pods each) to start")
+	f.BoolVar(&cfg.ControlPlanePods, "control-plane-pods", true, "the first node's kubelet runs the control plane's static pods (etcd, kube-apiserver, kube-controller-manager, kube-scheduler), seen in kube-system as mirror pods, as on a kubeadm node")
 	f.StringVar(&cfg.ImageCatalogue, "image-catalogue", "", "`FILE` of images the simulated registry has, changing the default catalogue (default: DATA/images.txt if it exists; the format is in docs/images.md)")
 	f.Float64Var(&cfg.Speed, "speed", cfg.Speed, "speed of simulated time: 2 halves image pulls, container starts and back-offs; 0 removes them")
 	f.DurationVar(&cfg.NodeLeaseDuration, "node-lease-duration", 0, "the kubelets' node Lease duration, renewed every quarter of it (the kubelet's nodeLeaseDurationSeconds, 40s upstream), not scaled by --speed, with upstream's node status periods (checked every 10s, reported unchanged every 5m) (default: 40s scaled by --speed; 8s for the hollow nodes past the hundredth at speed 0)")

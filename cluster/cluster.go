@@ -66,13 +66,15 @@ type Cluster struct {
 	readyWait  time.Duration
 	speed      float64
 	images     *kubelet.Catalogue // the kubelets' registry; nil: the default
-	logFile    io.WriteCloser     // logs/apiserver.log, rotated (apiserverLog)
-	logSink    *logSink
-	auditFile  *audit.RotatingLog
-	cancel     context.CancelFunc
-	wg         sync.WaitGroup
-	runErr     error
-	once       sync.Once
+	// controlPlaneNode runs the control plane's static pods; "": none.
+	controlPlaneNode string
+	logFile          io.WriteCloser // logs/apiserver.log, rotated (apiserverLog)
+	logSink          *logSink
+	auditFile        *audit.RotatingLog
+	cancel           context.CancelFunc
+	wg               sync.WaitGroup
+	runErr           error
+	once             sync.Once
 
 	// The API server: its configuration (reused by RestartAPIServer),
 	// and the running one.
@@ -295,6 +297,9 @@ func (c *Cluster) writeKubeconfigs() error {
 func (c *Cluster) startComponents(cfg *Config) error {
 	if err := c.startComponentEndpoints(cfg); err != nil {
 		return err
+	}
+	if cfg.ControlPlanePods && len(cfg.Nodes) > 0 {
+		c.controlPlaneNode = cfg.Nodes[0].Name
 	}
 	for _, spec := range cfg.Nodes {
 		if err := c.StartKubelet(spec); err != nil {

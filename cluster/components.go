@@ -137,6 +137,9 @@ func (c *Cluster) StartKubelet(spec kubelet.NodeSpec) error {
 	cfg.Gate = c.Gate
 	cfg.Speed = c.speed
 	cfg.Images = c.images
+	if spec.Name == c.controlPlaneNode {
+		cfg.StaticPods = c.controlPlanePods(cfg.NodeIP)
+	}
 	nodeHeartbeats(cfg, c.speed, c.heartbeats.lease)
 	if host != nil {
 		cfg.Serving = c.hollowKubeletServing(spec.Name, cfg.NodeIP)

@@ -59,6 +59,11 @@ type Config struct {
 	// Speed divides every simulated delay (image pulls, container start,
 	// back-offs); 0 means no delays at all.
 	Speed float64
+	// ControlPlanePods makes the first node the control-plane node of a
+	// kubeadm cluster as far as kube-system shows it: its kubelet runs
+	// the static pods etcd, kube-apiserver, kube-controller-manager and
+	// kube-scheduler, seen as mirror pods <name>-<node> (staticpods.go).
+	ControlPlanePods bool
 	// ImageCatalogue names a file that changes the simulated registry's
 	// catalogue (kubelet.LoadCatalogue); empty: DataDir/images.txt if it
 	// exists, else the default catalogue.

@@ -2,12 +2,17 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/cluster/clustertest"
+	"github.com/kubesim/kubesim/kubelet"
 )
 
 // TestKubectlCreateContainerConfigError: a pod whose envFrom names a
@@ -86,4 +91,53 @@ func waitWaiting(t *testing.T, admin kubernetes.Interface, pod, reason, msg stri
 		w := p.Status.ContainerStatuses[0].State.Waiting
 		return w != nil && (reason == "" || w.Reason == reason) && strings.Contains(w.Message, msg) && p.Status.Phase == corev1.PodPending, nil
 	})
+}
+
+// TestKubectlControlPlanePods: with ControlPlanePods the first node's
+// kubelet keeps mirror pods of the control plane's static pods, which
+// `kubectl get pods -n kube-system` lists; a stopped scheduler shows its
+// pod not ready; a deleted mirror pod is made again; and `kubectl
+// cluster-info dump`, which reads every container's log, exits 0.
+func TestKubectlControlPlanePods(t *testing.T) {
+	c := clustertest.Start(t, func(cfg *cluster.Config) {
+		cfg.MetricsServer = false
+		cfg.ControlPlanePods = true
+		cfg.Nodes = []kubelet.NodeSpec{kubelet.DefaultNodeSpec("node-1"), kubelet.DefaultNodeSpec("node-2")}
+	})
+	admin, err := c.AdminClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := newKubectl(t, c)
+	names := []string{"etcd-node-1", "kube-apiserver-node-1", "kube-controller-manager-node-1", "kube-scheduler-node-1"}
+	for _, n := range names {
+		k.must(t, "wait", "-n", "kube-system", "--for=condition=Ready", "pod/"+n, "--timeout="+waitTimeout.String())
+	}
+	out := k.must(t, "get", "pods", "-n", "kube-system", "-o", "custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,MIRROR:.metadata.annotations.kubernetes\\.io/config\\.mirror,OWNER:.metadata.ownerReferences[0].kind,PRIORITY:.spec.priorityClassName", "--no-headers")
+	for _, n := range names {
+		if !strings.Contains(out, n+" ") || strings.Count(out, "node-1") < 4 || !strings.Contains(out, "system-node-critical") || !strings.Contains(out, "Node") {
+			t.Fatalf("kubectl get pods -n kube-system:\n%s\nwant %s on node-1, a mirror owned by the Node", out, n)
+		}
+	}
+	if err := c.StopScheduler(); err != nil {
+		t.Fatal(err)
+	}
+	k.must(t, "wait", "-n", "kube-system", "--for=condition=Ready=false", "pod/kube-scheduler-node-1", "--timeout="+waitTimeout.String())
+	if err := c.StartScheduler(); err != nil {
+		t.Fatal(err)
+	}
+	k.must(t, "wait", "-n", "kube-system", "--for=condition=Ready", "pod/kube-scheduler-node-1", "--timeout="+waitTimeout.String())
+	old := k.must(t, "get", "pod", "-n", "kube-system", "etcd-node-1", "-o", "jsonpath={.metadata.uid}")
+	k.must(t, "delete", "pod", "-n", "kube-system", "etcd-node-1", "--wait=false")
+	waitProgress(t, "the mirror pod made again", func(ctx context.Context) (bool, string, error) {
+		p, err := admin.CoreV1().Pods("kube-system").Get(ctx, "etcd-node-1", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		return string(p.UID) != old && p.DeletionTimestamp == nil, fmt.Sprintf("uid %s, deletion %v", p.UID, p.DeletionTimestamp), nil
+	})
+	dump := k.must(t, "cluster-info", "dump")
+	if !strings.Contains(dump, "==== START logs for container kube-scheduler of pod kube-system/kube-scheduler-node-1 ====") {
+		t.Errorf("kubectl cluster-info dump has no log of kube-scheduler-node-1")
+	}
 }

@@ -240,6 +240,9 @@ type Config struct {
 	// differs from a kubelet on the wire). Nil: its own pod watch and a
 	// GET of its Node at each status check, as upstream.
 	Hollow *HollowHost
+	// StaticPods are the pods of the kubelet's manifest directory
+	// (staticpods.go): it runs them and keeps a mirror pod of each.
+	StaticPods []StaticPod
 	// Images is the simulated registry the kubelet pulls from; nil: the
 	// DefaultCatalogue.
 	Images *Catalogue

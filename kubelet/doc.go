@@ -193,5 +193,6 @@
 // Not simulated: restartable init containers (sidecars) run as plain init
 // containers; probes other than a readiness probe's initial delay; resizes;
 // changes to a running pod's spec; volumes other than the configMap and
-// secret volumes' check; static and mirror pods.
+// secret volumes' check. Static pods (Config.StaticPods) are run through
+// their mirror pods (staticpods.go).
 package kubelet

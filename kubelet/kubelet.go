@@ -52,6 +52,8 @@ type Kubelet struct {
 	finished map[types.UID]bool // pods whose worker is done, until they are deleted
 	pods     cache.Indexer      // the pod informer's store, for the server
 	wg       sync.WaitGroup     // the pod workers
+	// mirrorKick asks the mirror loop to look again (capacity 1).
+	mirrorKick chan struct{}
 }
 
 // New returns a kubelet for cfg (validated; cfg is copied). With
@@ -68,6 +70,8 @@ func New(cfg *Config) (*Kubelet, error) {
 		user:     UserPrefix + cfg.Node.Name,
 		workers:  map[types.UID]*podWorker{},
 		finished: map[types.UID]bool{},
+
+		mirrorKick: make(chan struct{}, 1),
 	}
 	if k.clock == nil {
 		k.clock = clock.RealClock{}
@@ -127,7 +131,11 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	}
 
 	var loops sync.WaitGroup
-	loops.Add(2)
+	loops.Add(3)
+	go func() {
+		defer loops.Done()
+		k.mirrorLoop(ctx)
+	}()
 	go func() {
 		defer loops.Done()
 		k.leaseLoop(ctx)
@@ -271,6 +279,11 @@ func (k *Kubelet) podChanged(obj any) {
 	if !ok || pod.Spec.NodeName != k.cfg.Node.Name {
 		return
 	}
+	if isMirrorPod(pod) && pod.DeletionTimestamp != nil {
+		// The static pod goes on; its mirror is made again.
+		k.kickMirrors()
+		return
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.closing || k.ctx == nil || k.finished[pod.UID] {
@@ -308,6 +321,9 @@ func (k *Kubelet) podDeleted(obj any) {
 		return
 	}
 	k.rt.logs.forget(pod.UID)
+	if isMirrorPod(pod) {
+		k.kickMirrors()
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	delete(k.finished, pod.UID)

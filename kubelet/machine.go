@@ -94,6 +94,9 @@ type podMachine struct {
 	killReported bool
 
 	last *corev1.PodStatus // the status last computed (the status manager's cache)
+	// health, for a static pod, tells whether its component is up: its
+	// containers are ready only while it is. Nil: always.
+	health func() bool
 }
 
 // newPodMachine returns the machine for pod. A pod whose status shows

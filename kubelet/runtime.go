@@ -135,6 +135,11 @@ func (m *podMachine) createSandbox(now time.Time) ([]output, bool) {
 	if now.Before(m.sandboxWait) {
 		return nil, false
 	}
+	if m.pod.Spec.HostNetwork {
+		// The node's network: the pod's IP is the node's.
+		m.sandboxUp, m.sandboxEver, m.podIP = true, true, m.rt.hostIP
+		return nil, true
+	}
 	ip, err := m.rt.ipam.allocate(m.pod.UID)
 	if err != nil {
 		first := m.sandboxErr == ""
@@ -153,7 +158,9 @@ func (m *podMachine) createSandbox(now time.Time) ([]output, bool) {
 
 func (m *podMachine) stopSandbox() {
 	if m.sandboxUp {
-		m.rt.ipam.release(m.podIP, m.pod.UID)
+		if !m.pod.Spec.HostNetwork {
+			m.rt.ipam.release(m.podIP, m.pod.UID)
+		}
 		m.sandboxUp = false
 	}
 }

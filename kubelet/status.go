@@ -61,6 +61,7 @@ func (m *podMachine) containerStatus(c *container, now time.Time, hasInit bool) 
 		// An init container is ready once it has succeeded; an app
 		// container from readyAt on, while its readiness passes.
 		fails, _ := readinessFails(m.pod, &c.spec)
+		fails = fails || (m.health != nil && !m.health())
 		st.Ready = !c.init && !now.Before(i.readyAt) && !fails
 		if c.prev != nil && c.prev.exited() {
 			st.LastTerminationState.Terminated = c.prev.terminated()

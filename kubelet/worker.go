@@ -108,6 +108,7 @@ func (w *podWorker) run(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "podUID", pod.UID)
 	ctx = klog.NewContext(ctx, logger)
 	w.m = newPodMachine(k.cfg.Node.Name, k.rt, k.cfg.Delays, k.scale, pod)
+	w.m.health = k.staticHealth(pod)
 	logger.V(2).Info("Pod arrived", "phase", pod.Status.Phase)
 	for _, p := range w.problems() {
 		logger.Info("Ignoring annotation", "problem", p)
