@@ -16,6 +16,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,7 +35,7 @@ var GroupVersions = []schema.GroupVersion{
 	corev1.SchemeGroupVersion, appsv1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion,
 	discoveryv1.SchemeGroupVersion, rbacv1.SchemeGroupVersion,
 	authenticationv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion, autoscalingv1.SchemeGroupVersion,
-	autoscalingv2.SchemeGroupVersion, batchv1.SchemeGroupVersion, policyv1.SchemeGroupVersion,
+	autoscalingv2.SchemeGroupVersion, batchv1.SchemeGroupVersion, policyv1.SchemeGroupVersion, storagev1.SchemeGroupVersion,
 	apiextensionsv1.SchemeGroupVersion, apiregistrationv1.SchemeGroupVersion,
 	schedulingv1.SchemeGroupVersion,
 	certificatesv1.SchemeGroupVersion, eventsv1.SchemeGroupVersion, networkingv1.SchemeGroupVersion,
@@ -52,6 +53,7 @@ func init() {
 	utilruntime.Must(policyv1.AddToScheme(Scheme))
 	utilruntime.Must(rbacv1.AddToScheme(Scheme))
 	utilruntime.Must(schedulingv1.AddToScheme(Scheme))
+	utilruntime.Must(storagev1.AddToScheme(Scheme))
 	utilruntime.Must(authorizationv1.AddToScheme(Scheme))
 	utilruntime.Must(apiextensionsv1.AddToScheme(Scheme))
 	utilruntime.Must(apiregistrationv1.AddToScheme(Scheme))
