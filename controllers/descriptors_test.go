@@ -20,7 +20,8 @@ func TestControllerDescriptorNames(t *testing.T) {
 		NamespaceControllerName, ServiceAccountControllerName, GarbageCollectorName, DaemonSetControllerName,
 		JobControllerName, DeploymentControllerName, ReplicaSetControllerName, HPAControllerName,
 		DisruptionControllerName, StatefulSetControllerName, CronJobControllerName, CertificateControllerName, NodeControllerName,
-		ClusterRoleAggregationControllerName, TTLAfterFinishedControllerName, RootCACertPublisherName,
+		PersistentVolumeBinderName, ClusterRoleAggregationControllerName, PVCProtectionControllerName, PVProtectionControllerName,
+		TTLAfterFinishedControllerName, RootCACertPublisherName, LocalPathProvisionerName,
 	}
 	var got []string
 	for _, d := range newControllerDescriptors() {
