@@ -57,7 +57,7 @@ func TestLocalAPIServices(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	want := "v1. v1.apiextensions.k8s.io v1.apps v1.authentication.k8s.io v1.authorization.k8s.io v1.autoscaling v1.batch v1.certificates.k8s.io v1.coordination.k8s.io v1.discovery.k8s.io v1.events.k8s.io v1.networking.k8s.io v1.policy v1.rbac.authorization.k8s.io v2.autoscaling"
+	want := "v1. v1.apiextensions.k8s.io v1.apps v1.authentication.k8s.io v1.authorization.k8s.io v1.autoscaling v1.batch v1.certificates.k8s.io v1.coordination.k8s.io v1.discovery.k8s.io v1.events.k8s.io v1.networking.k8s.io v1.policy v1.rbac.authorization.k8s.io v1.scheduling.k8s.io v1.storage.k8s.io v2.autoscaling"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("apiservices = %s, want %s", got, want)
 	}

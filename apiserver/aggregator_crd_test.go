@@ -39,7 +39,7 @@ func TestCRDAPIService(t *testing.T) {
 	// The aggregator learns of the APIService through its own informer,
 	// as upstream's does, so discovery may lag the Available condition
 	// read above by a moment: wait for the group, then check the order.
-	const wantGroups = "apiregistration.k8s.io apps events.k8s.io authentication.k8s.io authorization.k8s.io autoscaling batch certificates.k8s.io networking.k8s.io policy rbac.authorization.k8s.io apiextensions.k8s.io coordination.k8s.io discovery.k8s.io example.com"
+	const wantGroups = "apiregistration.k8s.io apps events.k8s.io authentication.k8s.io authorization.k8s.io autoscaling batch certificates.k8s.io networking.k8s.io policy rbac.authorization.k8s.io storage.k8s.io apiextensions.k8s.io scheduling.k8s.io coordination.k8s.io discovery.k8s.io example.com"
 	var names string
 	waitFor(t, waitTimeout, "/apis lists example.com", func() bool {
 		names = discoveryGroupNames(t, ts)

@@ -478,10 +478,10 @@ func TestRequestTrace(t *testing.T) {
 	if admitted == nil {
 		t.Fatal("no stage-1 event before the trace of the create")
 	}
-	if got, want := stepNames(admitted.Steps), "received goroutine authenticated authorized aggregator kube-apiserver dispatched decoded defaulted admission admission admission admission admission admission"; got != want {
+	if got, want := stepNames(admitted.Steps), "received goroutine authenticated authorized aggregator kube-apiserver dispatched decoded defaulted admission admission admission admission admission admission admission admission admission admission admission"; got != want {
 		t.Errorf("stage-1 steps = %s\nwant           %s", got, want)
 	}
-	want := "received goroutine authenticated authorized aggregator kube-apiserver dispatched decoded defaulted admission admission admission admission admission admission stored responded"
+	want := "received goroutine authenticated authorized aggregator kube-apiserver dispatched decoded defaulted admission admission admission admission admission admission admission admission admission admission admission stored responded"
 	if got := stepNames(tr.Steps); got != want {
 		t.Errorf("steps = %s\nwant    %s", got, want)
 	}
