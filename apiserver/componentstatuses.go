@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -44,6 +45,7 @@ var componentStatusReads = &computedReads{
 		list := &corev1.ComponentStatusList{Items: []corev1.ComponentStatus{}}
 		for _, cs := range s.componentStatuses(ctx) {
 			if componentStatusMatches(&cs, opts) {
+				cs.TypeMeta = metav1.TypeMeta{} // a list's items carry no kind, as upstream's
 				list.Items = append(list.Items, cs)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kubernetes/pkg/apis/core"
 	upcorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
@@ -33,6 +34,7 @@ var EventsV1 = &Resource{
 	NewFunc:      func() runtime.Object { return &eventsv1.Event{} },
 	NewListFunc:  func() runtime.Object { return &eventsv1.EventList{} },
 	NoWatchCache: true,
+	InvalidKind:  &schema.GroupKind{Kind: "Event"},
 	Table:        printers.EventsV1(eventV1ToCore),
 	Strategy: Strategy{
 		Validate:                 validateEventV1,

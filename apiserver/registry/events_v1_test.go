@@ -53,8 +53,9 @@ func TestEventsV1(t *testing.T) {
 	if items := list.(*eventsv1.EventList).Items; len(items) != 1 || items[0].Note != "core" || items[0].Regarding.Name != "q" {
 		t.Errorf("events.k8s.io list by regarding.name=q: %+v, want e2 with its note", items)
 	}
+	// The peer names it core's Event: events.k8s.io is served by core's storage.
 	noTime := ev.DeepCopy()
 	noTime.Name, noTime.EventTime = "e3", metav1.MicroTime{}
 	_, err = v1.Create(ctx, "default", noTime, nil, registry.Options{})
-	wantStatus(t, err, 422, `Event.events.k8s.io "e3" is invalid: eventTime: Required value`)
+	wantStatus(t, err, 422, `Event "e3" is invalid: eventTime: Required value`)
 }

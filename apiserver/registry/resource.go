@@ -140,6 +140,10 @@ type Resource struct {
 	// Success Status, as upstream's stores of pods, services, service
 	// accounts and namespaces (among others) are configured.
 	ReturnDeletedObject bool
+	// InvalidKind, when set, is the kind a 422 names instead of Kind:
+	// upstream validates the internal object of the storage it serves
+	// through, so an events.k8s.io/v1 Event is refused as core's Event.
+	InvalidKind *schema.GroupKind
 	// OrphanByDefault makes a delete that names no propagation policy
 	// orphan the object's dependents, as upstream's strategies whose
 	// DefaultGarbageCollectionPolicy is OrphanDependents for the version

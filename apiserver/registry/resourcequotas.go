@@ -26,6 +26,8 @@ var ResourceQuotas = &Resource{
 	Default:     upstreamDefaults(upcorev1.SetObjectDefaults_ResourceQuota, upcorev1.Convert_v1_ResourceQuota_To_core_ResourceQuota, upcorev1.Convert_core_ResourceQuota_To_v1_ResourceQuota),
 	Strategy:    upstreamStrategy(resourcequota.Strategy, "", upcorev1.Convert_v1_ResourceQuota_To_core_ResourceQuota, upcorev1.Convert_core_ResourceQuota_To_v1_ResourceQuota),
 	Status:      &ResourceQuotaStatusStrategy,
+	// Upstream's store answers a delete with the quota removed.
+	ReturnDeletedObject: true,
 }
 
 // ResourceQuotaStatusStrategy is the strategy of resourcequotas/status:

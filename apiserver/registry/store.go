@@ -178,7 +178,11 @@ func (s *Store) matchNamespace(m metav1.Object, namespace string) error {
 }
 
 func (s *Store) invalid(name string, errs field.ErrorList) error {
-	return apierrors.NewInvalid(s.Resource.Kind.GroupKind(), name, errs)
+	gk := s.Resource.Kind.GroupKind()
+	if s.Resource.InvalidKind != nil {
+		gk = *s.Resource.InvalidKind
+	}
+	return apierrors.NewInvalid(gk, name, errs)
 }
 
 // beforeCreate applies the strategy and validation to a new object, then

@@ -63,8 +63,7 @@ var coreRequests = []request{
 	{name: "node-create", method: "POST", path: nodes,
 		body: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"diff-{id}-node","labels":{"diff":"yes"}}}`},
 	{name: "node-get", path: nodes + "/diff-{id}-node",
-		ignore: map[string]string{"status": "kubesim's node lifecycle controller writes the status of a node without a kubelet; the peer has none",
-			"spec.taints": "kubesim's node lifecycle controller taints a node without a kubelet"}},
+		ignore: nodeControlled},
 	{name: "node-list", path: nodes + "?labelSelector=" + label, values: []string{"items[].metadata.name"},
 		ignore: map[string]string{"items[].status": "as node-get", "items[].spec.taints": "as node-get"}},
 	{name: "node-create-invalid", method: "POST", path: nodes,
@@ -72,8 +71,7 @@ var coreRequests = []request{
 	{name: "node-patch-labels", method: "PATCH", path: nodes + "/diff-{id}-node", ctype: "application/strategic-merge-patch+json",
 		body: `{"metadata":{"labels":{"role":"test"}}}`, values: []string{"metadata.labels.role"},
 		ignore: map[string]string{"status": "as node-get", "spec.taints": "as node-get"}},
-	{name: "node-get-status", path: nodes + "/diff-{id}-node/status",
-		ignore: map[string]string{"status": "as node-get", "spec.taints": "as node-get"}},
+	{name: "node-get-status", path: nodes + "/diff-{id}-node/status", ignore: nodeControlled},
 
 	{name: "event-create", method: "POST", path: events,
 		body: `{"apiVersion":"v1","kind":"Event","metadata":{"name":"ev1","labels":{"diff":"yes"}},"involvedObject":{"kind":"ConfigMap","name":"cm1","namespace":"{ns}"},"reason":"Tested","message":"hello","type":"Normal"}`},
@@ -88,4 +86,14 @@ var coreRequests = []request{
 	{name: "endpoints-update-invalid", method: "PATCH", path: endpoints + "/ep1", ctype: "application/merge-patch+json",
 		body: `{"subsets":[{"addresses":[{"ip":"not-an-ip"}],"ports":[{"port":80}]}]}`},
 	{name: "endpoints-deletecollection", method: "DELETE", path: endpoints + "?labelSelector=" + label},
+}
+
+// nodeControlled is what kubesim's controller manager writes on a node
+// the run creates, as soon as it sees it; the peer runs none.
+var nodeControlled = map[string]string{
+	"status":               "kubesim's node lifecycle controller writes the status of a node without a kubelet; the peer has none",
+	"spec.taints":          "kubesim's node lifecycle controller taints a node without a kubelet",
+	"spec.podCIDR":         "kubesim's controller manager gives a new node its pod CIDR (seen in the answer when it came first)",
+	"spec.podCIDRs":        "as spec.podCIDR",
+	"metadata.annotations": "kubesim's controllers annotate a new node (seen in the answer when they came first)",
 }
