@@ -92,7 +92,7 @@ func TestDisableAdmissionPluginsIsChecked(t *testing.T) {
 	cfg.Authenticator = auth.NewTokenAuthenticator(testTokens)
 	cfg.DisableAdmissionPlugins = []string{"ServiceAcount"}
 	err := cfg.Validate()
-	if err == nil || !strings.Contains(err.Error(), `"ServiceAcount" is not one of NamespaceLifecycle, ServiceAccount, NodeRestriction, Priority, DefaultTolerationSeconds`) {
+	if err == nil || !strings.Contains(err.Error(), `"ServiceAcount" is not one of NamespaceLifecycle, LimitRanger, ServiceAccount, NodeRestriction, Priority, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, ResourceQuota`) {
 		t.Errorf("Validate = %v", err)
 	}
 }

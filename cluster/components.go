@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/internal/useragent"
 	"github.com/kubesim/kubesim/kubelet"
 )
 
@@ -63,7 +64,24 @@ func (c *Cluster) restConfigFor(id pki.Identity) (*rest.Config, error) {
 		return nil, err
 	}
 	cfg.QPS, cfg.Burst = 200, 400
+	cfg.UserAgent = componentAgent(id)
 	return cfg, nil
+}
+
+// componentAgent is the User-Agent of the component id is: upstream's
+// binaries' (kube-scheduler, kube-controller-manager, kubelet), so that
+// the field manager and the audit log name them as a cluster does; other
+// users get client-go's default.
+func componentAgent(id pki.Identity) string {
+	switch user := id.User; {
+	case user == pki.SchedulerUser:
+		return useragent.Of(useragent.Scheduler)
+	case user == pki.ControllerManagerUser:
+		return useragent.Of(useragent.ControllerManager)
+	case strings.HasPrefix(user, pki.NodeUserPrefix):
+		return useragent.Of(useragent.Kubelet)
+	}
+	return ""
 }
 
 func (c *Cluster) clientFor(id pki.Identity) (kubernetes.Interface, error) {

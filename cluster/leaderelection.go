@@ -14,13 +14,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	"github.com/kubesim/kubesim/internal/pki"
+	"github.com/kubesim/kubesim/internal/useragent"
 )
 
 // The Leases the scheduler and the controller manager campaign for, in
@@ -156,7 +156,7 @@ func (c *Cluster) newElectedInstance(name, lease string, id pki.Identity, timing
 	}
 	// The lock's own client, with a timeout of RenewDeadline, as
 	// resourcelock.NewFromKubeconfig makes it.
-	rc = rest.AddUserAgent(rc, "leader-election")
+	rc = useragent.Add(rc, "leader-election")
 	rc.Timeout = timings.RenewDeadline
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
+
+	"github.com/kubesim/kubesim/internal/useragent"
 )
 
 // The service accounts the controllers act as, in ControllerNamespace,
@@ -56,7 +58,7 @@ type clientConfigs interface {
 type managerCredentials struct{ rc *rest.Config }
 
 func (m managerCredentials) config(name string) *rest.Config {
-	return rest.AddUserAgent(rest.CopyConfig(m.rc), name)
+	return useragent.Add(rest.CopyConfig(m.rc), name)
 }
 
 // serviceAccountCredentials gives each controller a client that
@@ -82,7 +84,7 @@ func newServiceAccountCredentials(rc *rest.Config, core corev1client.CoreV1Inter
 
 func (s *serviceAccountCredentials) config(name string) *rest.Config {
 	c := rest.CopyConfig(s.base)
-	rest.AddUserAgent(c, serviceAccountUser(name))
+	useragent.Add(c, serviceAccountUser(name))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	wrap, ok := s.wraps[name]
