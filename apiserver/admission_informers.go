@@ -2,6 +2,9 @@ package apiserver
 
 import (
 	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +31,9 @@ type admissionInformers struct {
 	// stop ends the ResourceQuota plugin's evaluation workers (upstream's
 	// drained notification); Run closes it.
 	stop chan struct{}
+	// synced is set once every informer has listed (the readiness check
+	// informer-sync).
+	synced atomic.Bool
 }
 
 // newAdmissionInformers returns the informers of the LimitRanges and
@@ -51,6 +57,8 @@ func newAdmissionInformers(reg *registry.Registry) *admissionInformers {
 // plugins' workers.
 func (i *admissionInformers) Run(ctx context.Context) {
 	i.factory.Start(ctx.Done())
+	i.factory.WaitForCacheSync(ctx.Done())
+	i.synced.Store(ctx.Err() == nil)
 	<-ctx.Done()
 	close(i.stop)
 	i.factory.Shutdown()
@@ -139,4 +147,19 @@ func (i *admissionInformers) add(c *admission.Chain, name string) error {
 		c.Validating = append(c.Validating, p)
 	}
 	return nil
+}
+
+// errInformersNotSynced is informer-sync's failure until the admission
+// informers have listed.
+var errInformersNotSynced = errors.New("the admission plugins' informers have not synced")
+
+// syncedCheck is kube-apiserver's readiness check informer-sync: until
+// the LimitRange and ResourceQuota informers have listed, the
+// ResourceQuota plugin would read quotas from a 30-second cache of live
+// lookups made before they were created, and admit pods over them.
+func (i *admissionInformers) syncedCheck(*http.Request) error {
+	if i == nil || i.synced.Load() {
+		return nil
+	}
+	return errInformersNotSynced
 }

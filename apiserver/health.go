@@ -33,12 +33,13 @@ const etcdHealthTimeout = 2 * time.Second
 var errHookNotFinished = errors.New("not finished")
 
 // healthChecks returns the checks of the three health endpoints, in the
-// order they are listed: ping, etcd, then poststarthook/<name> for every
+// order they are listed: ping, etcd, informer-sync (the admission
+// plugins' informers have listed), then poststarthook/<name> for every
 // post-start hook in registration order. kube-apiserver's endpoints have
-// more (log, etcd-readiness, informer-sync, shutdown, and readyz and
-// livez differ by those); kubesim has these three kinds, the same on all
-// three endpoints, as kube-apiserver's boot-sequence checks are with no
-// --livez-grace-period.
+// more (log, etcd-readiness, shutdown, and readyz and livez differ by
+// those: informer-sync is only on its /readyz); kubesim's are the same
+// on all three endpoints, as kube-apiserver's boot-sequence checks are
+// with no --livez-grace-period.
 func (s *Server) healthChecks() []HealthCheck {
 	checks := []HealthCheck{
 		{"ping", func(*http.Request) error { return nil }},
@@ -48,6 +49,9 @@ func (s *Server) healthChecks() []HealthCheck {
 			_, err := s.cfg.Etcd.Get(ctx, "/registry/health", clientv3.WithCountOnly())
 			return err
 		}},
+	}
+	if s.admissionInformers != nil {
+		checks = append(checks, HealthCheck{"informer-sync", s.admissionInformers.syncedCheck})
 	}
 	for _, h := range s.hooks.list() {
 		checks = append(checks, HealthCheck{"poststarthook/" + h.name, func(*http.Request) error {

@@ -108,7 +108,7 @@ func TestReadinessWaitsForPostStartHooks(t *testing.T) {
 			t.Fatalf("hooks %q lack %s", srv.PostStartHooks(), name)
 		}
 	}
-	const head = "[+]ping ok\n[+]etcd ok\n"
+	const head = "[+]ping ok\n[+]etcd ok\n[+]informer-sync ok\n"
 	tests := []struct {
 		path     string
 		wantCode int
