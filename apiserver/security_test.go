@@ -452,7 +452,9 @@ func (ts *testServer) post(tb testing.TB, path, body, auth string) (*http.Respon
 // carries the trace as it was when admission had passed.
 func TestRequestTrace(t *testing.T) {
 	rec := flow.NewRecorder()
-	sub := rec.Subscribe(100)
+	// The server's start-up writes (roles, priority classes, leases...)
+	// come first; a buffer they fill drops the create's events.
+	sub := rec.Subscribe(1000)
 	defer sub.Close()
 	ts := startServer(t, func(c *apiserver.Config) { c.Recorder = rec })
 	mustCreatePod(t, ts.client, "default", testPod("traced", nil))
@@ -469,7 +471,7 @@ func TestRequestTrace(t *testing.T) {
 				ev, tr = e, e.Request
 			}
 		case <-deadline:
-			t.Fatal("no trace of the create")
+			t.Fatalf("no trace of the create (%d events dropped)", sub.Dropped())
 		}
 	}
 	if tr.Route != "POST /api/v1/namespaces/{namespace}/pods" || tr.User != "admin" || ev.Stage != 0 || ev.Object.Name != "traced" || ev.Object.UID == "" {
