@@ -131,6 +131,7 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p Params,
 		if !h.e.has(verbWatch) {
 			return apierrors.NewMethodNotSupported(schema.GroupResource{Group: h.e.gv.Group, Resource: h.e.res.Plural}, verbWatch)
 		}
+		traceWatchChoice(r, forceWatch, opts.ResourceVersion)
 		return h.s.serveWatch(w, r, h.e, p.Namespace, opts)
 	}
 	o, err := negotiate(r, asTable, asPartialList)

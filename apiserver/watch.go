@@ -78,6 +78,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, e *Endpoint,
 	} else {
 		ws.writeResults(ctx, wi.ResultChan())
 	}
+	ws.traceStreamed()
 	return nil
 }
 
@@ -127,6 +128,15 @@ type watchStream struct {
 	// unflushed: a frame was written and not flushed (another event
 	// was waiting).
 	unflushed bool
+	// events and flushes count the frames written and the flushes
+	// that sent them, for the trace (traceStreamed).
+	events, flushes int
+}
+
+// flush sends what was written to the client.
+func (ws *watchStream) flush() error {
+	ws.flushes++
+	return ws.rc.Flush()
 }
 
 // write writes one event's frame, and flushes if flush is set, after the
@@ -147,7 +157,7 @@ func (ws *watchStream) write(ev storage.Event, flush bool) bool {
 		staged = nil
 	}
 	ws.first = false
-	if staged != nil && ws.unflushed && ws.rc.Flush() != nil {
+	if staged != nil && ws.unflushed && ws.flush() != nil {
 		return false
 	}
 	// The evidence is the bytes written, shared or not, and they go out
@@ -156,11 +166,12 @@ func (ws *watchStream) write(ev storage.Event, flush bool) bool {
 	if _, err := ws.w.Write(frame); err != nil {
 		return false
 	}
+	ws.events++
 	ws.unflushed = !flush && staged == nil
 	if ws.unflushed {
 		return true
 	}
-	return ws.rc.Flush() == nil
+	return ws.flush() == nil
 }
 
 // maxWatchTimeout caps a watch's timeoutSeconds: the largest whole number

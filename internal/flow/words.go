@@ -104,6 +104,8 @@ var stepNames = map[string]Text{
 	"read":          {En: "read", Zh: "读取"},
 	"stored":        {En: "stored", Zh: "写入"},
 	"reviewed":      {En: "reviewed", Zh: "审查"},
+	"watch":         {En: "watch", Zh: "watch"},
+	"streamed":      {En: "streamed", Zh: "流式写出"},
 	"responded":     {En: "responded", Zh: "响应"},
 	"panicked":      {En: "panicked", Zh: "panic"},
 	// The servers of the delegation chain, each a step of its own.
