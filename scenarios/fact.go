@@ -60,6 +60,7 @@ var factKinds = []factKind{
 	{"status", nil, parseStatusFact, "an HTTP status code (201, 409)", validStatusCode},
 	{"watchEvent", []string{"index"}, parseWatchEventFact, "a watch event type (" + joinComma(watchEventValues) + ")", oneOfFunc(watchEventValues)},
 	{"watchRV", nil, parseWatchRVFact, joinComma(comparisonValues), oneOfFunc(comparisonValues)},
+	{"watchFrom", nil, parseWatchFromFact, joinComma(watchFromValues), oneOfFunc(watchFromValues)},
 	{"node", []string{"pod", "namespace"}, parseNodeFact, "a node name, or none", validNodeValue},
 	{"component", []string{"pod", "namespace", "stage"}, parseComponentFact, joinComma(componentValues), oneOfFunc(componentValues)},
 	{"stageRV", []string{"pod", "namespace", "stage", "than"}, parseStageRVFact, joinComma(comparisonValues), oneOfFunc(comparisonValues)},

@@ -22,6 +22,7 @@ var LibraryOrder = []string{
 	"pod-create",
 	"request-lifecycle",
 	"watch-mechanics",
+	"kubectl-watch",
 	"rbac-forbidden",
 	"admission-defaults-and-validation",
 	"unschedulable-then-node-added",

@@ -48,6 +48,7 @@ var actionKinds = []actionKind{
 	{"drain", parseDrain},
 	{"podTimeline", parsePodTimeline},
 	{"serverSideApply", parseServerSideApply},
+	{"kubectlWatch", parseKubectlWatch},
 }
 
 // expectationKinds are the expectations a step may list, one line per
