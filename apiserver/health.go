@@ -13,7 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// HealthCheck is one named check of /healthz, /livez and /readyz.
+// HealthCheck is one named check of /healthz, /livez or /readyz.
 type HealthCheck struct {
 	Name  string
 	Check func(r *http.Request) error
@@ -26,33 +26,78 @@ func (s *Server) AddHealthCheck(name string, check func(r *http.Request) error) 
 	s.healthExtra = append(s.healthExtra, HealthCheck{name, check})
 }
 
-// etcdHealthTimeout bounds the etcd check's read.
-const etcdHealthTimeout = 2 * time.Second
+// etcdHealthTimeout and etcdReadyTimeout bound the etcd checks' reads,
+// as kube-apiserver's --etcd-healthcheck-timeout and
+// --etcd-readycheck-timeout (2s each by default).
+const (
+	etcdHealthTimeout = 2 * time.Second
+	etcdReadyTimeout  = 2 * time.Second
+)
 
 // errHookNotFinished is a post-start hook's check until it has returned.
 var errHookNotFinished = errors.New("not finished")
 
-// healthChecks returns the checks of the three health endpoints, in the
-// order they are listed: ping, etcd, informer-sync (the admission
-// plugins' informers have listed), then poststarthook/<name> for every
-// post-start hook in registration order. kube-apiserver's endpoints have
-// more (log, etcd-readiness, shutdown, and readyz and livez differ by
-// those: informer-sync is only on its /readyz); kubesim's are the same
-// on all three endpoints, as kube-apiserver's boot-sequence checks are
-// with no --livez-grace-period.
-func (s *Server) healthChecks() []HealthCheck {
+// errShuttingDown is the shutdown check's once shutdown has begun.
+var errShuttingDown = errors.New("process is shutting down")
+
+// livezChecks returns the checks of /livez and /healthz, in the order
+// they are listed: ping, etcd, then poststarthook/<name> for every
+// post-start hook in registration order, then the checks the servers of
+// the chain added (the aggregator's autoregister-completion). As
+// kube-apiserver's, they are the checks of a process that should be
+// restarted when one fails: no readiness-only check. kube-apiserver's
+// also have log and loopback-serving-certificate, which kubesim (no klog
+// flush, no loopback client certificate) has not.
+func (s *Server) livezChecks() []HealthCheck {
 	checks := []HealthCheck{
 		{"ping", func(*http.Request) error { return nil }},
-		{"etcd", func(r *http.Request) error {
-			ctx, cancel := context.WithTimeout(r.Context(), etcdHealthTimeout)
-			defer cancel()
-			_, err := s.cfg.Etcd.Get(ctx, "/registry/health", clientv3.WithCountOnly())
-			return err
-		}},
+		{"etcd", s.etcdCheck(etcdHealthTimeout)},
+	}
+	return append(append(checks, s.hookChecks()...), s.healthExtra...)
+}
+
+// readyzChecks returns the checks of /readyz, in the order they are
+// listed, as kube-apiserver's: ping, etcd, then the readiness-only
+// etcd-readiness and informer-sync (the admission plugins' informers have
+// listed), the post-start hooks and the chain's checks as on /livez, and
+// last shutdown, which fails once the server has begun to shut down
+// (kube-apiserver's ShutdownInitiated), so that load balancers stop
+// sending to it while it drains. kube-apiserver's also have log.
+func (s *Server) readyzChecks() []HealthCheck {
+	checks := []HealthCheck{
+		{"ping", func(*http.Request) error { return nil }},
+		{"etcd", s.etcdCheck(etcdHealthTimeout)},
+		{"etcd-readiness", s.etcdCheck(etcdReadyTimeout)},
 	}
 	if s.admissionInformers != nil {
 		checks = append(checks, HealthCheck{"informer-sync", s.admissionInformers.syncedCheck})
 	}
+	checks = append(append(checks, s.hookChecks()...), s.healthExtra...)
+	return append(checks, HealthCheck{"shutdown", func(*http.Request) error {
+		select {
+		case <-s.shutdownInitiated:
+			return errShuttingDown
+		default:
+			return nil
+		}
+	}})
+}
+
+// etcdCheck reads etcd within timeout, as kube-apiserver's etcd prober
+// does.
+func (s *Server) etcdCheck(timeout time.Duration) func(r *http.Request) error {
+	return func(r *http.Request) error {
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		_, err := s.cfg.Etcd.Get(ctx, "/registry/health", clientv3.WithCountOnly())
+		return err
+	}
+}
+
+// hookChecks is one check per post-start hook, poststarthook/<name>, in
+// registration order: it passes once the hook has returned.
+func (s *Server) hookChecks() []HealthCheck {
+	var checks []HealthCheck
 	for _, h := range s.hooks.list() {
 		checks = append(checks, HealthCheck{"poststarthook/" + h.name, func(*http.Request) error {
 			select {
@@ -63,10 +108,16 @@ func (s *Server) healthChecks() []HealthCheck {
 			}
 		}})
 	}
-	// The checks of the servers of the chain (the aggregator's
-	// autoregister-completion).
-	checks = append(checks, s.healthExtra...)
 	return checks
+}
+
+// healthChecks returns the checks of endpoint base: readyz's, or
+// livez's (livez and healthz).
+func (s *Server) healthChecks(base string) []HealthCheck {
+	if base == "readyz" {
+		return s.readyzChecks()
+	}
+	return s.livezChecks()
 }
 
 // health serves /healthz, /livez and /readyz and each check's own path
@@ -80,7 +131,7 @@ func (s *Server) healthChecks() []HealthCheck {
 // An unknown check is Go's plain 404, "404 page not found".
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	base, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	checks := s.healthChecks()
+	checks := s.healthChecks(base)
 	if name == "" {
 		serveHealth(w, r, base, checks)
 		return

@@ -108,23 +108,29 @@ func TestReadinessWaitsForPostStartHooks(t *testing.T) {
 			t.Fatalf("hooks %q lack %s", srv.PostStartHooks(), name)
 		}
 	}
-	const head = "[+]ping ok\n[+]etcd ok\n[+]informer-sync ok\n"
+	// As kube-apiserver's: /readyz has the readiness-only checks
+	// (etcd-readiness, informer-sync, shutdown), /livez and /healthz not.
+	const readyHead = "[+]ping ok\n[+]etcd ok\n[+]etcd-readiness ok\n[+]informer-sync ok\n"
+	const liveHead = "[+]ping ok\n[+]etcd ok\n"
+	heads := map[string]string{"readyz": readyHead, "livez": liveHead, "healthz": liveHead}
 	tests := []struct {
 		path     string
 		wantCode int
-		// The body starts with head, holds block, ends with tail.
+		// The body starts with the head of its endpoint, holds block,
+		// ends with tail.
 		block, tail string
 	}{
-		{"/readyz", 500, hookLines.String(), "readyz check failed\n"},
-		{"/readyz?verbose", 500, hookLines.String(), "readyz check failed\n"},
-		{"/livez?verbose", 500, hookLines.String(), "livez check failed\n"},
-		{"/healthz", 500, hookLines.String(), "healthz check failed\n"},
+		{"/readyz", 500, hookLines.String(), "[+]shutdown ok\nreadyz check failed\n"},
+		{"/readyz?verbose", 500, hookLines.String(), "[+]shutdown ok\nreadyz check failed\n"},
+		{"/livez?verbose", 500, hookLines.String(), "[+]autoregister-completion ok\nlivez check failed\n"},
+		{"/healthz", 500, hookLines.String(), "[+]autoregister-completion ok\nhealthz check failed\n"},
 		{"/readyz?verbose&exclude=poststarthook/test-blocking&exclude=nosuch", 200,
 			strings.Replace(passedLines.String(), "poststarthook/test-blocking ok", "poststarthook/test-blocking excluded: ok", 1),
-			"warn: some health checks cannot be excluded: no matches for \"nosuch\"\nreadyz check passed\n"},
+			"[+]shutdown ok\nwarn: some health checks cannot be excluded: no matches for \"nosuch\"\nreadyz check passed\n"},
 	}
 	for _, tt := range tests {
 		code, body := get(t, url, tt.path)
+		head := heads[strings.Trim(strings.SplitN(tt.path, "?", 2)[0], "/")]
 		if code != tt.wantCode || !strings.HasPrefix(body, head) || !strings.Contains(body, tt.block) || !strings.HasSuffix(body, tt.tail) {
 			t.Errorf("while held: GET %s = %d %q, want %d, %q first, then %q, ending with %q", tt.path, code, body, tt.wantCode, head, tt.block, tt.tail)
 		}
@@ -152,6 +158,7 @@ func TestReadinessWaitsForPostStartHooks(t *testing.T) {
 		return code == http.StatusOK
 	})
 	for _, base := range []string{"readyz", "livez", "healthz"} {
+		head := heads[base]
 		if code, body := get(t, url, "/"+base+"?verbose"); code != 200 || !strings.HasPrefix(body, head+passedLines.String()) || !strings.HasSuffix(body, "\n"+base+" check passed\n") {
 			t.Errorf("released: GET /%s?verbose = %d %q, want 200, %q first, ending with %q", base, code, body, head+passedLines.String(), base+" check passed\n")
 		}

@@ -38,8 +38,10 @@ type Server struct {
 	// hooks are the post-start hooks; startup is told Run's steps.
 	hooks   postStartHooks
 	startup startupObserver
-	// preShutdown runs when shutdown begins (preshutdownhook.go).
-	preShutdown preShutdownHooks
+	// preShutdown runs when shutdown begins (preshutdownhook.go);
+	// shutdownInitiated is closed then, and fails readyz's shutdown check.
+	preShutdown       preShutdownHooks
+	shutdownInitiated chan struct{}
 	// namespaces answers the namespace check of every create, accounts
 	// the service account admission of every pod create.
 	namespaces *registry.NamespaceCache
@@ -98,7 +100,7 @@ func NewGeneric(cfg *Config) (*Server, error) {
 		stages = NewPodStages()
 	}
 	registerAPIServerMetrics()
-	s := &Server{cfg: cfg, tracker: serverStages{stages.t, cfg.Recorder}, drainer: h2drain.New(), inflight: &filters.Inflight{}}
+	s := &Server{cfg: cfg, tracker: serverStages{stages.t, cfg.Recorder}, drainer: h2drain.New(), inflight: &filters.Inflight{}, shutdownInitiated: make(chan struct{})}
 	reg, err := registry.New(registry.StoreConfig{Client: cfg.Etcd, BookmarkInterval: cfg.BookmarkInterval, WatchCache: cfg.WatchCache, OnWrite: s.observeWrite,
 		StorageMediaType: cfg.StorageMediaType})
 	if err != nil {
@@ -245,7 +247,9 @@ func (s *Server) Run(ctx context.Context) error {
 	case failed = <-hookFailed:
 		failed = fmt.Errorf("apiserver: %w", failed)
 	case <-ctx.Done():
-		// As kube-apiserver, the pre-shutdown hooks run while it serves.
+		// As kube-apiserver, readyz fails from now on (ShutdownInitiated)
+		// and the pre-shutdown hooks run while it serves.
+		close(s.shutdownInitiated)
 		if !s.crashed.Load() {
 			s.runPreShutdownHooks()
 		}

@@ -2,7 +2,9 @@
 // delegation chain a request reaches (package serverchain builds the
 // chain): it serves apiregistration.k8s.io/v1 (apiservices) from its own
 // go-restful Container, /apis and /apis/<group> from the APIServices
-// (apis.go), and sends every other request by its APIService: a local one
+// (apis.go), /healthz, /livez and /readyz from its own mux with the
+// checks of the whole chain (as upstream's, which takes its delegates'
+// checks), and sends every other request by its APIService: a local one
 // (and a path no APIService claims) to its delegate, kube-apiserver, a
 // remote one through the proxy (package aggregator) to its backend. Its
 // controllers start in post-start hooks (hooks.go).
@@ -39,9 +41,11 @@ type Server struct {
 	// (apiregistration.k8s.io), asked in the process for its discovery.
 	container *restful.Container
 	director  http.Handler
-	// metrics serves /metrics: every server of upstream's chain installs
-	// it on its mux, and the first, the aggregator, answers.
-	metrics http.Handler
+	// metrics serves /metrics, health /healthz, /livez and /readyz (and
+	// each check's path) with the checks of the whole chain: every server
+	// of upstream's chain installs them on its own mux (PrepareRun), and
+	// the first, the aggregator, answers.
+	metrics, health http.Handler
 }
 
 // New builds the aggregator on g, in front of delegate (kube-apiserver),
@@ -69,6 +73,7 @@ func New(g *apiserver.Server, delegate http.Handler, listed []string) *Server {
 		}),
 		container: c,
 		metrics:   apiserver.ServedByMux(apiserver.ServerAggregator, g.MetricsHandler()),
+		health:    apiserver.ServedByMux(apiserver.ServerAggregator, g.HealthHandler()),
 	}
 	s.addHooks(listed)
 	g.OnShutdown(s.handler.CloseIdleConnections)
@@ -99,11 +104,15 @@ func proxyUser(r *http.Request) (aggregator.User, bool) {
 }
 
 // serveAggregated serves what the aggregator's Container does not claim:
-// /metrics, /apis, /apis/<group> of a group with APIServices, and the
-// rest by APIService.
+// /metrics and the health endpoints (its mux's), /apis, /apis/<group> of
+// a group with APIServices, and the rest by APIService.
 func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/metrics" {
 		s.metrics.ServeHTTP(w, r)
+		return
+	}
+	if isHealthPath(r.URL.Path) {
+		s.health.ServeHTTP(w, r)
 		return
 	}
 	path := strings.TrimSuffix(r.URL.Path, "/")
@@ -118,4 +127,16 @@ func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.handler.ServeHTTP(w, r)
+}
+
+// isHealthPath reports whether path is one the health endpoints are
+// installed at: /healthz, /livez, /readyz, or below them (a check's own
+// path), as upstream's healthz.InstallPathHandler registers them.
+func isHealthPath(path string) bool {
+	for _, base := range []string{"/healthz", "/livez", "/readyz"} {
+		if path == base || strings.HasPrefix(path, base+"/") {
+			return true
+		}
+	}
+	return false
 }
