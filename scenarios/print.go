@@ -43,7 +43,10 @@ type PlainPrinter struct {
 	w      io.Writer
 	lang   string
 	layout flow.Layout
-	last   map[types.UID]flow.Stage // the stage whose header was printed last, per pod
+	// lastBlock is the pod and stage of the block printed last (stage 0
+	// for an aside): a stage block gets its header unless it goes on
+	// from the block just before it.
+	lastBlock stageBlock
 	// values are the last revisions of each pod key written, to show
 	// what a write changed (etcd's MVCC history, as the writes happen).
 	values map[string][]revision
@@ -54,6 +57,11 @@ type PlainPrinter struct {
 	expects  map[stageKey]int
 	held     map[types.UID][]heldBlock
 	heldPods []types.UID
+	// pending are the blocks ready to print, waiting until the step ends
+	// (or the gate holds) to print in causal order; done: the scenario
+	// has ended, and blocks print as they come (print_causal.go).
+	pending []heldBlock
+	done    bool
 	// askedElsewhere: the steps' questions and answers are left out
 	// (see AskedElsewhere).
 	askedElsewhere bool
@@ -84,7 +92,7 @@ const (
 // NewPlainPrinter returns a printer writing to w in lang ("en" or "zh").
 func NewPlainPrinter(w io.Writer, lang string) *PlainPrinter {
 	return &PlainPrinter{w: w, lang: lang, layout: flow.Layout{Lang: lang, Form: flow.Brief},
-		last: map[types.UID]flow.Stage{}, values: map[string][]revision{}, staged: map[types.UID]bool{}}
+		values: map[string][]revision{}, staged: map[types.UID]bool{}}
 }
 
 // Speed notes, once, at what speed the run plays when it is not 1: the
@@ -153,6 +161,9 @@ func (p *PlainPrinter) StepStarted(s StepInfo) {
 		fmt.Fprintf(&b, "$ %s%s\n", s.Action, as)
 	}
 	p.writeQuestion(&b, s.Question)
+	p.mu.Lock()
+	p.flushPending() // what came after the previous step's result
+	p.mu.Unlock()
 	p.write(b.String())
 	p.mu.Lock()
 	p.step = s.Index
@@ -164,6 +175,9 @@ func (p *PlainPrinter) StepStarted(s StepInfo) {
 // StepFinished prints what the action returned and whether the step's
 // expectations held.
 func (p *PlainPrinter) StepFinished(s StepInfo, r StepResult) {
+	p.mu.Lock()
+	p.flushPending() // the step's background, before its result
+	p.mu.Unlock()
 	var b strings.Builder
 	for _, line := range transcriptIn(r, p.lang) {
 		fmt.Fprintf(&b, "  %s\n", line)
@@ -188,9 +202,12 @@ func (p *PlainPrinter) StepFinished(s StepInfo, r StepResult) {
 	}
 	p.write(b.String())
 	if r.Err != nil || s.Index == s.Total {
-		// No later step will print what is held.
+		// No later step will print what is held, nor wait to order
+		// what comes.
 		p.mu.Lock()
+		p.done = true
 		p.flushHeld(true)
+		p.flushPending()
 		p.mu.Unlock()
 	}
 }
@@ -199,7 +216,8 @@ func (p *PlainPrinter) StepFinished(s StepInfo, r StepResult) {
 // pod enters a new stage, then the evidence) and a line for gate holds;
 // of a pod that has stage events, its failed scheduling attempts,
 // container restarts and other etcd writes are printed too, as asides;
-// other events are left out.
+// other events are left out. While a step runs, blocks wait for its end
+// to print in causal order (print_causal.go).
 func (p *PlainPrinter) Event(ev flow.Event) {
 	var b strings.Builder
 	p.mu.Lock()
@@ -213,25 +231,13 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 		if ev.Hold.Released {
 			verb = p.word("released")
 		}
-		fmt.Fprintf(&b, "  ⏸ %s %s\n", verb, ev.Hold.Boundary)
+		// What led to the hold prints before it.
+		p.flushPending()
+		p.out(fmt.Sprintf("  ⏸ %s %s\n", verb, ev.Hold.Boundary))
+		return
 	case ev.Stage != 0:
-		if _, ok := ev.Stage.Info(); !ok {
-			return
-		}
-		p.staged[ev.Object.UID] = true
-		p.noteCreated(ev)
-		var c flow.Context
-		if ev.Etcd != nil {
-			c.Prior = p.noteWrite(ev.Etcd)
-		}
-		var lines strings.Builder
-		writeLines(&lines, stageIndent, stageIndent, p.layout.Event(ev, c))
-		if step := p.holdFor(ev.Object, ev.Stage); step > 0 || p.awaits(ev.Object.UID) {
-			p.hold(heldBlock{step: step, stage: ev.Stage, pod: ev.Object, text: lines.String()})
-			return
-		}
-		p.stageHeader(&b, ev.Object, ev.Stage)
-		b.WriteString(lines.String())
+		p.stageEvent(ev)
+		return
 	case (ev.Scheduling != nil || ev.Runtime != nil) && p.staged[ev.Object.UID]:
 		// A followed pod's scheduling attempt that found no node, or a
 		// container restart: not a stage, but part of its story.
@@ -247,24 +253,47 @@ func (p *PlainPrinter) Event(ev flow.Event) {
 	default:
 		return
 	}
-	if ev.Hold == nil && ev.Stage == 0 {
-		if step := p.holdFor(ev.Object, 0); step > 0 || p.awaits(ev.Object.UID) {
-			p.hold(heldBlock{step: step, pod: ev.Object, text: b.String()})
-			return
-		}
-	}
-	p.out(b.String())
-}
-
-// stageHeader writes "[N/8] Title — pod NAME" when the pod enters the
-// stage here (after step text, a stage gets its header again). The
-// caller holds p.mu.
-func (p *PlainPrinter) stageHeader(b *strings.Builder, pod flow.ObjectRef, stage flow.Stage) {
-	info, _ := stage.Info()
-	if p.last[pod.UID] == stage {
+	h := heldBlock{pod: ev.Object, text: b.String(), at: ev.Time, rev: etcdRevision(ev)}
+	if step := p.holdFor(ev.Object, 0); step > 0 || p.awaits(ev.Object.UID) {
+		h.step = step
+		p.hold(h)
 		return
 	}
-	p.last[pod.UID] = stage
+	p.emit(h)
+}
+
+// stageEvent lays out the event of a pod's stage, held for the step
+// that narrates it or ready to print. The caller holds p.mu.
+func (p *PlainPrinter) stageEvent(ev flow.Event) {
+	if _, ok := ev.Stage.Info(); !ok {
+		return
+	}
+	p.staged[ev.Object.UID] = true
+	p.noteCreated(ev)
+	var c flow.Context
+	if ev.Etcd != nil {
+		c.Prior = p.noteWrite(ev.Etcd)
+	}
+	var lines strings.Builder
+	writeLines(&lines, stageIndent, stageIndent, p.layout.Event(ev, c))
+	h := heldBlock{stage: ev.Stage, pod: ev.Object, text: lines.String(), at: ev.Time, rev: etcdRevision(ev)}
+	if step := p.holdFor(ev.Object, ev.Stage); step > 0 || p.awaits(ev.Object.UID) {
+		h.step = step
+		p.hold(h)
+		return
+	}
+	p.emit(h)
+}
+
+// stageHeader writes "[N/8] Title — pod NAME" unless the block printed
+// just before was of the same pod and stage (after step text, or another
+// pod's block, a stage gets its header again). The caller holds p.mu.
+func (p *PlainPrinter) stageHeader(b *strings.Builder, pod flow.ObjectRef, stage flow.Stage) {
+	info, _ := stage.Info()
+	if p.lastBlock == (stageBlock{pod.UID, stage}) {
+		return
+	}
+	p.lastBlock = stageBlock{pod.UID, stage}
 	fmt.Fprintf(b, "\n[%d/%d] %s — %s %s\n", int(stage), len(flow.Stages), info.Title.In(p.lang),
 		p.word("pod"), nsName(pod.Namespace, pod.Name))
 }
@@ -288,7 +317,7 @@ func (p *PlainPrinter) write(s string) {
 	defer p.mu.Unlock()
 	// After step text, a stage's evidence gets its header again, so it is
 	// never read as part of the step printed in between.
-	clear(p.last)
+	p.lastBlock = stageBlock{}
 	p.out(s)
 }
 

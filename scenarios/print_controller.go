@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -30,7 +31,7 @@ var createdWords = map[string]flow.Text{
 func (p *PlainPrinter) noteCreated(ev flow.Event) {
 	uid := ev.Object.UID
 	if creator, ok := p.creators.Take(uid); ok {
-		p.emitCreator(ev.Object, p.creatorBlock(creator))
+		p.emitCreator(ev.Object, p.creatorBlock(creator), creator.Time)
 		return
 	}
 	if !flow.CreatedByController(ev) {
@@ -77,7 +78,7 @@ func (p *PlainPrinter) controllerEvent(ev flow.Event) {
 	}
 	var b strings.Builder
 	writeLines(&b, asideIndent, stageIndent, p.layout.Event(ev, flow.Context{}))
-	p.out(b.String())
+	p.emit(heldBlock{pod: ev.Object, text: b.String(), at: ev.Time})
 }
 
 // objectCreated prints, as an aside, the action of a controller that
@@ -92,7 +93,7 @@ func (p *PlainPrinter) objectCreated(ev flow.Event) {
 	var b strings.Builder
 	b.WriteString(asideIndent + fmt.Sprintf(createdWords["created_aside"].In(p.lang), ev.Object.Kind, nsName(ev.Object.Namespace, ev.Object.Name)) + "\n")
 	writeLines(&b, stageIndent, stageIndent, p.layout.Event(ev, flow.Context{}))
-	p.out(b.String())
+	p.emit(heldBlock{pod: ev.Object, text: b.String(), at: ev.Time})
 }
 
 // creationsShown reports whether the action created something and each
@@ -134,15 +135,18 @@ func (p *PlainPrinter) podCreated(ev flow.Event) {
 	}
 	text := p.creatorBlock(ev)
 	if !p.awaits(uid) {
-		p.emitCreator(ev.Object, text) // late: its stages are out already
+		p.emitCreator(ev.Object, text, ev.Time) // late: its stages may be out already
 		return
 	}
 	delete(p.awaiting, uid)
-	step := 0
+	// The creator's block comes before the pod's first: it acted first.
+	first := heldBlock{pod: ev.Object, text: text, at: ev.Time}
 	if held := p.held[uid]; len(held) > 0 {
-		step = held[0].step
+		first.step = held[0].step
+		if first.at.IsZero() || held[0].at.Before(first.at) {
+			first.at = held[0].at
+		}
 	}
-	first := heldBlock{step: step, pod: ev.Object, text: text}
 	if len(p.held[uid]) == 0 {
 		p.heldPods = append(p.heldPods, uid)
 	}
@@ -164,11 +168,10 @@ func (p *PlainPrinter) creatorBlock(ev flow.Event) string {
 
 // emitCreator prints a creator block, or holds it for the step the
 // pod's stage 1 waits for. The caller holds p.mu.
-func (p *PlainPrinter) emitCreator(pod flow.ObjectRef, text string) {
+func (p *PlainPrinter) emitCreator(pod flow.ObjectRef, text string, at time.Time) {
 	if step := p.holdFor(pod, flow.StageAdmitted); step > 0 {
-		p.hold(heldBlock{step: step, pod: pod, text: text})
+		p.hold(heldBlock{step: step, pod: pod, text: text, at: at})
 		return
 	}
-	delete(p.last, pod.UID) // the stage after it gets its header again
-	p.out(text)
+	p.emit(heldBlock{pod: pod, text: text, at: at})
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -29,6 +30,11 @@ type heldBlock struct {
 	stage flow.Stage
 	pod   flow.ObjectRef
 	text  string // for an aside; the lines for a stage
+	// at is when what it shows happened (the event's time, or when the
+	// printer had it); rev the etcd revision of the write it shows, if
+	// any. Blocks print in that order (print_causal.go).
+	at  time.Time
+	rev int64
 }
 
 // Follow makes the printer hold each stage block until the step that
@@ -68,6 +74,9 @@ func (p *PlainPrinter) holdFor(ref flow.ObjectRef, stage flow.Stage) int {
 
 // hold keeps b for its step. The caller holds p.mu.
 func (p *PlainPrinter) hold(b heldBlock) {
+	if b.at.IsZero() {
+		b.at = time.Now()
+	}
 	if p.held == nil {
 		p.held = map[types.UID][]heldBlock{}
 	}
@@ -77,31 +86,32 @@ func (p *PlainPrinter) hold(b heldBlock) {
 	p.held[b.pod.UID] = append(p.held[b.pod.UID], b)
 }
 
-// flushHeld prints, pod by pod in the order they were first held, the
-// held output whose step has started (all of it with everything). The
-// caller holds p.mu.
+// flushHeld makes ready to print (emit), pod by pod in the order they
+// were first held, the held output whose step has started (all of it
+// with everything). The caller holds p.mu.
 func (p *PlainPrinter) flushHeld(everything bool) {
-	var b strings.Builder
 	var still []types.UID
 	for _, uid := range p.heldPods {
 		blocks := p.held[uid]
 		i := 0
 		for ; i < len(blocks) && (everything || (blocks[i].step <= p.step && !p.awaits(uid))); i++ {
-			p.writeBlock(&b, blocks[i])
+			p.emit(blocks[i])
 		}
 		if p.held[uid] = blocks[i:]; len(blocks[i:]) > 0 {
 			still = append(still, uid)
 		}
 	}
 	p.heldPods = still
-	p.out(b.String())
 }
 
-// writeBlock writes a held block: a stage's header when the pod enters
-// the stage here, then its lines; or an aside.
+// writeBlock writes a block: a stage's header unless the block before
+// was of the same pod and stage, then its lines; or an aside. The caller
+// holds p.mu.
 func (p *PlainPrinter) writeBlock(b *strings.Builder, h heldBlock) {
 	if h.stage != 0 {
 		p.stageHeader(b, h.pod, h.stage)
+	} else {
+		p.lastBlock = stageBlock{pod: h.pod.UID}
 	}
 	b.WriteString(h.text)
 }
