@@ -102,7 +102,7 @@ With no command, kubesim plays the scenario "` + DefaultScenario + `" (see "kube
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runPlay(cmd.Context(), DefaultScenario, o, stdin, stdout, stderr)
 	}
-	root.AddCommand(newPlayCommand(stdin, stdout, stderr), newScenariosCommand(stdout), newServeCommand(stdout), newEtcdCommand(stdout), newVersionCommand(stdout), newNodeCommand(stdout), newBenchCommand(stdout, stderr))
+	root.AddCommand(newPlayCommand(stdin, stdout, stderr), newScenariosCommand(stdout), newServeCommand(stdout), newEtcdCommand(stdout), newVersionCommand(stdout), newNodeCommand(stdout), newBenchCommand(stdout, stderr), newReplayCommand(stdin, stdout, stderr))
 	return root
 }
 

@@ -32,6 +32,7 @@ type playOptions struct {
 	dataDir           string
 	port              int
 	markdown, record  string
+	recordSession     string
 }
 
 func (o *playOptions) addFlags(cmd *cobra.Command) {
@@ -45,6 +46,7 @@ func (o *playOptions) addFlags(cmd *cobra.Command) {
 	f.IntVar(&o.port, "port", 0, "`port` the API server listens on (0 picks a free one)")
 	f.StringVar(&o.markdown, "markdown", "", "terminal UI: on quitting, write the walkthrough with its evidence to `FILE` (Markdown)")
 	f.StringVar(&o.record, "record", "", "terminal UI: record the session to `FILE` (asciicast v2, for asciinema)")
+	f.StringVar(&o.recordSession, "record-session", "", "record what the lesson shows to `FILE`, for kubesim replay (docs/replay.md)")
 }
 
 // validate checks the options, every problem at once (a usage error
@@ -116,6 +118,11 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	cfg := scenarioCluster(sc, o.dataDir, o.port, o.speed, mode, 0)
 	gate := cfg.Gate
 	out, plain := headlessPrinter(sc, o, stdout)
+	session, err := createSessionFile(o.recordSession)
+	if err != nil {
+		return err
+	}
+	defer session.Close()
 
 	c, err := startCluster(ctx, cfg)
 	if err != nil {
@@ -151,13 +158,16 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 			stepThrough(playCtx, gate, q, stdin, stderr)
 		}()
 	}
+	if out, err = session.start(sc, playHeader(o, cfg.Speed), out); err != nil {
+		return err
+	}
 	// The printers are EventObservers too: Play hands them every flow
 	// event as it is recorded.
 	opts := scenarios.Options{Lang: o.lang, Speed: cfg.Speed, Observer: out}
 	if o.step {
 		opts.Gate = gate // step by step through the scenario's steps too
 	}
-	err = scenarios.Play(playCtx, c, sc, opts)
+	err = session.end(scenarios.Play(playCtx, c, sc, opts))
 	gate.SetMode(flow.ModeOff) // let whatever is still held go, so the cluster can stop
 	cancel()
 	if q != nil {
@@ -287,6 +297,9 @@ func runTUI(ctx context.Context, sc *scenarios.Scenario, o playOptions, stdin io
 	d, err := newScenarioDriver(o.dataDir, o.port, extra)
 	if err != nil {
 		return err
+	}
+	if d.record, err = createSessionFile(o.recordSession); err != nil {
+		return errors.Join(err, d.Close())
 	}
 	speed := o.speed
 	if speed < 0 {

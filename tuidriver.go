@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/recording"
 	"github.com/kubesim/kubesim/tui"
 )
 
@@ -33,6 +34,9 @@ type scenarioDriver struct {
 	port    int
 	started int
 	current *session
+	// record, if not nil, records the first session started (play
+	// --record-session); it is nil once that one has started.
+	record *sessionFile
 }
 
 // newScenarioDriver returns a driver keeping its state in dataDir (a
@@ -56,7 +60,9 @@ func (d *scenarioDriver) Close() error {
 	d.mu.Lock()
 	s := d.current
 	d.current = nil
+	record := d.record // never started: nothing to keep
 	d.mu.Unlock()
+	record.Close()
 	var err error
 	if s != nil {
 		err = s.Close()
@@ -143,10 +149,17 @@ func (d *scenarioDriver) Start(ctx context.Context, name string, opts tui.StartO
 	runCtx, cancel := context.WithCancel(context.Background())
 	s := &session{c: c, gate: gate, sub: sub, rest: restCfg, cancel: cancel,
 		steps: make(chan tui.StepUpdate, 64), done: make(chan struct{})}
+	record := d.record
+	d.record = nil
+	var obs scenarios.Observer = stepSender{ctx: runCtx, ch: s.steps}
+	if obs, err = record.start(sc, recording.Header{Lang: opts.Lang, Output: "tui", Speed: cfg.Speed}, obs); err != nil {
+		record.Close()
+		record = nil
+	}
 	go func() {
 		defer close(s.done)
 		defer close(s.steps)
-		s.err = scenarios.Play(runCtx, c, sc, scenarios.Options{Lang: opts.Lang, Speed: cfg.Speed, Gate: gate, Observer: stepSender{ctx: runCtx, ch: s.steps}})
+		s.err = record.end(scenarios.Play(runCtx, c, sc, scenarios.Options{Lang: opts.Lang, Speed: cfg.Speed, Gate: gate, Observer: obs}))
 	}()
 	d.current = s
 	return s, nil

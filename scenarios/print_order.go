@@ -37,21 +37,49 @@ type heldBlock struct {
 	rev int64
 }
 
-// Follow makes the printer hold each stage block until the step that
-// expects that stage (its first podStage expectation) has started. Call
-// it before the scenario plays; without it, blocks print as they come.
-func (p *PlainPrinter) Follow(s *Scenario) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.expects = map[stageKey]int{}
+// StageStep is a stage of a pod that a scenario's steps expect (a
+// podStage expectation), with the first step that expects it.
+type StageStep struct {
+	Namespace string     `json:"namespace"`
+	Pod       string     `json:"pod"`
+	Stage     flow.Stage `json:"stage"`
+	Step      int        `json:"step"`
+}
+
+// StageSteps lists the stages s's steps expect, each with the first step
+// that does, in step order.
+func StageSteps(s *Scenario) []StageStep {
+	var out []StageStep
+	seen := map[stageKey]bool{}
 	for _, st := range s.Steps {
 		for _, e := range st.Expect {
 			if ps, ok := e.(*PodStageExpectation); ok {
 				k := stageKey{ps.Namespace, ps.Pod, ps.Stage}
-				if _, seen := p.expects[k]; !seen {
-					p.expects[k] = st.Index
+				if !seen[k] {
+					seen[k] = true
+					out = append(out, StageStep{Namespace: ps.Namespace, Pod: ps.Pod, Stage: ps.Stage, Step: st.Index})
 				}
 			}
+		}
+	}
+	return out
+}
+
+// Follow makes the printer hold each stage block until the step that
+// expects that stage (its first podStage expectation) has started. Call
+// it before the scenario plays; without it, blocks print as they come.
+func (p *PlainPrinter) Follow(s *Scenario) { p.FollowStages(StageSteps(s)) }
+
+// FollowStages is Follow for the stages StageSteps listed (a replay
+// has them from its recording, not from the scenario).
+func (p *PlainPrinter) FollowStages(stages []StageStep) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.expects = map[stageKey]int{}
+	for _, s := range stages {
+		k := stageKey{s.Namespace, s.Pod, s.Stage}
+		if _, seen := p.expects[k]; !seen {
+			p.expects[k] = s.Step
 		}
 	}
 }

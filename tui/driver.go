@@ -58,7 +58,8 @@ type Session interface {
 	// Gate is the cluster's real gate: the TUI calls SetMode, Advance
 	// and SetDelay on it.
 	Gate() *flow.Gate
-	// Kubeconfig is the path of the admin kubeconfig, shown as
+	// Kubeconfig is the path of the admin kubeconfig ("" for a replay,
+	// which has no cluster), shown as
 	// `export KUBECONFIG=...` so that kubectl in a second terminal sees
 	// the same cluster.
 	Kubeconfig() string

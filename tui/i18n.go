@@ -9,6 +9,7 @@ var uiText = map[string]flow.Text{
 	"held":          {En: "held at stage %d: %s — space to go on", Zh: "暂停于第 %d 阶段：%s — 按空格继续"},
 	"held_step":     {En: "next: step %s — space to run it", Zh: "下一步：%s — 按空格执行"},
 	"starting":      {En: "starting a fresh cluster for %s…", Zh: "正在为 %s 启动新集群…"},
+	"replay":        {En: "replay of a recorded session: no cluster runs", Zh: "回放录制的会话：没有运行集群"},
 	"pipeline":      {En: "Pipeline", Zh: "流水线"},
 	"evidence":      {En: "Evidence", Zh: "证据"},
 	"events":        {En: "Events (kubectl get events -w)", Zh: "事件 (kubectl get events -w)"},

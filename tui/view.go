@@ -140,6 +140,8 @@ func (m *Model) header() string {
 
 	var line2 string
 	switch {
+	case m.sess != nil && m.sess.Kubeconfig() == "":
+		line2 = st.HeaderDim.Render(tr(lang, "replay")) // a replay: no cluster
 	case m.sess != nil:
 		line2 = st.HeaderDim.Render("export KUBECONFIG=" + m.sess.Kubeconfig())
 	case m.starting:
