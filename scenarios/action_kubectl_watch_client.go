@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
-	"text/tabwriter"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,9 +91,7 @@ func listAndWatch(ctx context.Context, rc *rest.RESTClient, namespace string, l 
 	}
 	l.update(func() { l.reqs[len(l.reqs)-1].ListRV = list.ResourceVersion })
 	p := &rowPrinter{l: l, columns: list.ColumnDefinitions}
-	for _, row := range list.Rows {
-		p.print("ADDED", row)
-	}
+	p.printRows("ADDED", list.Rows)
 	wi, err := rc.Get().Namespace(namespace).Resource("pods").
 		VersionedParams(&metav1.ListOptions{ResourceVersion: list.ResourceVersion, Watch: true}, metav1.ParameterCodec).
 		SetHeader("Accept", kubectlTableAccept).Watch(ctx)
@@ -107,26 +104,33 @@ func listAndWatch(ctx context.Context, rc *rest.RESTClient, namespace string, l 
 		if !ok {
 			return fmt.Errorf("watch event %s carries a %T, not a Table", ev.Type, ev.Object)
 		}
-		for _, row := range t.Rows {
-			p.print(string(ev.Type), row)
-		}
+		p.printRows(string(ev.Type), t.Rows)
 	}
 	return ctx.Err()
 }
 
 // rowPrinter prints Table rows as kubectl get --output-watch-events
-// does: the EVENT column, then the columns of priority 0, headed once by
-// their names in capitals, aligned by a tabwriter as kubectl's
-// (printers.GetNewTabWriter) per line flushed.
+// does (k8s.io/cli-runtime's HumanReadablePrinter): the EVENT column (the
+// type padded to 8, formatEventType), then the columns of priority 0,
+// headed once by their names in capitals; aligned as by kubectl's
+// tabwriter (minimum width 6, padding 3, RememberWidths: a column never
+// gets narrower than it was), one block per flush.
 type rowPrinter struct {
 	l       *watchLog
 	columns []metav1.TableColumnDefinition
 	headed  bool
+	widths  []int
 }
 
-func (p *rowPrinter) print(event string, row metav1.TableRow) {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 10, 4, 3, ' ', 0)
+// Kubectl's tabwriter settings (printers.GetNewTabWriter).
+const (
+	tabMinWidth = 6
+	tabPadding  = 3
+)
+
+// printRows prints the rows of one event (or of the list) as one block.
+func (p *rowPrinter) printRows(event string, rows []metav1.TableRow) {
+	var block [][]string
 	if !p.headed {
 		names := []string{"EVENT"}
 		for _, c := range p.columns {
@@ -134,19 +138,47 @@ func (p *rowPrinter) print(event string, row metav1.TableRow) {
 				names = append(names, strings.ToUpper(c.Name))
 			}
 		}
-		fmt.Fprintln(tw, strings.Join(names, "\t"))
-		p.headed = true
+		block, p.headed = append(block, names), true
 	}
-	cells := []string{event}
-	for i, c := range p.columns {
-		if c.Priority == 0 && i < len(row.Cells) {
-			cells = append(cells, fmt.Sprint(row.Cells[i]))
+	if len(event) < 8 {
+		event += strings.Repeat(" ", 8-len(event))
+	}
+	for _, row := range rows {
+		cells := []string{event}
+		for i, c := range p.columns {
+			if c.Priority == 0 && i < len(row.Cells) {
+				cells = append(cells, fmt.Sprint(row.Cells[i]))
+			}
+		}
+		block = append(block, cells)
+	}
+	lines := p.align(block)
+	l := p.l
+	l.update(func() { l.lines = append(l.lines, lines...) })
+}
+
+// align pads every cell but each line's last to its column's width: the
+// widest cell of the block or of the blocks before, plus the padding, at
+// least the minimum width.
+func (p *rowPrinter) align(block [][]string) []string {
+	for _, cells := range block {
+		for i, c := range cells[:len(cells)-1] {
+			if i == len(p.widths) {
+				p.widths = append(p.widths, tabMinWidth)
+			}
+			p.widths[i] = max(p.widths[i], len(c)+tabPadding)
 		}
 	}
-	fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	_ = tw.Flush()
-	l := p.l
-	l.update(func() { l.lines = append(l.lines, strings.Split(strings.TrimRight(b.String(), "\n"), "\n")...) })
+	var lines []string
+	for _, cells := range block {
+		var b strings.Builder
+		for i, c := range cells[:len(cells)-1] {
+			b.WriteString(c + strings.Repeat(" ", p.widths[i]-len(c)))
+		}
+		b.WriteString(cells[len(cells)-1])
+		lines = append(lines, b.String())
+	}
+	return lines
 }
 
 func (w *clientGoWatcher) client() string {

@@ -39,8 +39,8 @@ func init() {
 		"   the list answered at resourceVersion %s": "   list 的响应在 resourceVersion %s",
 		"   Content-Type %s, no Content-Length: the response stays open, one event after another": "   Content-Type %s，没有 Content-Length：响应一直开着，一个事件接一个事件",
 		"-- the watch is open: %s → %d": "-- watch 已经开着：%s → %d",
-		"   (rows from the list: %d, printed as ADDED by kubectl itself; the rows after them are the watch's events)": "   （来自 list 的行：%d 行，是 kubectl 自己标成 ADDED 打印的；其后的行才是 watch 的事件）",
-		"-- %s shows %s: the client stops (kubectl: interrupted, as Ctrl-C), which closes the watch":                  "-- %s 显示 %s：客户端停止（kubectl：被中断，如同按下 Ctrl-C），watch 随之关闭",
+		"   (rows from the list: %d, which the client itself prints as ADDED, as kubectl does with --output-watch-events; the rows after them are the watch's events)": "   （来自 list 的行：%d 行，由客户端自己标成 ADDED 打印，kubectl 加上 --output-watch-events 时就是这样；其后的行才是 watch 的事件）",
+		"-- %s shows %s: the client stops (kubectl: interrupted, as Ctrl-C), which closes the watch":                                                                   "-- %s 显示 %s：客户端停止（kubectl：被中断，如同按下 Ctrl-C），watch 随之关闭",
 	})
 }
 
@@ -111,7 +111,7 @@ func (kw *kubectlWatchRun) noteLines(res *StepResult, ev *KubectlWatchEvidence, 
 		}
 	}
 	if kw.listed > 0 {
-		logf("   (rows from the list: %d, printed as ADDED by kubectl itself; the rows after them are the watch's events)", kw.listed)
+		logf("   (rows from the list: %d, which the client itself prints as ADDED, as kubectl does with --output-watch-events; the rows after them are the watch's events)", kw.listed)
 	}
 	if !kw.reached {
 		return
