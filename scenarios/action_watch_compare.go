@@ -38,7 +38,10 @@ type WatchCompareAction struct {
 	Object  ObjectSpec
 	Changes int
 	// Spacing is the pause before each change, PollInterval the pause
-	// between two polls, both at speed 1 (see minPollInterval).
+	// between two polls (see minPollInterval), both in real time whatever
+	// the player's speed: at speed 0 the changes would come back to back
+	// and a poller every few milliseconds would see each of them, so the
+	// comparison's point (polls are late or wasted) would not show.
 	Spacing, PollInterval time.Duration
 }
 
@@ -52,8 +55,8 @@ const (
 	maxCompareChanges          = 100
 	// CompareLabel is the label the writer sets to the change's number.
 	CompareLabel = "kubesim.io/change"
-	// minPollInterval is the least pause between two polls, whatever the
-	// speed: at speed 0 the poller does not spin.
+	// minPollInterval is the least pause between two polls: with a
+	// pollInterval of 0 the poller does not spin.
 	minPollInterval = 10 * time.Millisecond
 )
 

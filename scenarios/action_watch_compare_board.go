@@ -49,9 +49,10 @@ func addLinef(res *StepResult, en, zh string, args ...any) {
 // and the writer do, the changes, the scoreboard and what it shows, every
 // figure taken from ev.
 func writeScoreboard(res *StepResult, c *comparison, ev *WatchCompareEvidence) {
-	spacing, interval := c.p.scaled(c.a.Spacing), c.pollInterval()
+	spacing, interval := c.a.Spacing, c.pollInterval()
 	addLinef(res, "-- a writer changes %s %d times, one every %s;",
 		"-- 写入方修改 %s %d 次，每 %s 一次；", ev.Object, len(ev.Changes), spacing)
+	addLine(res, flow.Text{En: "   (in real time whatever --speed: the comparison is about time)", Zh: "   （不管 --speed 是多少都按真实时间进行：比的就是时间）"})
 	addLine(res, flow.Text{En: "   three clients follow it at once, over HTTP/1.1:", Zh: "   三个客户端同时跟踪它，都走 HTTP/1.1："})
 	addLinef(res, "   poll: a GET of the object every %s, until it has the last change",
 		"   轮询：每 %s GET 一次这个对象，直到拿到最后一次修改", interval)

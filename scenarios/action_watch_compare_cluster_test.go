@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,9 @@ import (
 // connection; the long-poller sees each with one GET and one round per
 // change, dialing again for each round after the first; the poller makes
 // at least two requests; every client moved bytes, more of them on the
-// wire with TLS than as HTTP.
+// wire with TLS than as HTTP. The action keeps real time at speed 0: the
+// writer waited its spacing (1s by default) before each change, and the
+// transcript says so.
 func TestWatchCompareOnCluster(t *testing.T) {
 	s, err := Parse("compare.yaml", []byte(`name: compare
 title: {en: Compare, zh: 比较}
@@ -38,8 +41,14 @@ steps:
 		t.Fatalf("evidence %+v, want 3 changes and 3 clients", res.Evidence)
 	}
 	rvs := map[string]bool{}
-	for _, c := range ev.Changes {
+	for i, c := range ev.Changes {
 		rvs[c.ResourceVersion] = true
+		if least := float64(i+1) * 1000; c.WrittenMs < least {
+			t.Errorf("change %d written at +%.1fms: want at least +%.0fms (the writer waits its 1s spacing before each change, whatever the speed)", c.Index, c.WrittenMs, least)
+		}
+	}
+	if !slices.ContainsFunc(res.HTTP, func(l string) bool { return strings.Contains(l, "in real time whatever --speed") }) {
+		t.Errorf("no transcript line says the comparison runs in real time")
 	}
 	if len(rvs) != 3 {
 		t.Errorf("changes %+v: want 3 distinct resourceVersions", ev.Changes)

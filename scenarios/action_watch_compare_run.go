@@ -97,7 +97,7 @@ func (c *comparison) run(ctx context.Context) error {
 }
 
 // write waits until every client has a first state, then makes the
-// changes, each after Spacing (scaled): a merge patch that sets the
+// changes, each after Spacing (real time, whatever the speed): a merge patch that sets the
 // object's CompareLabel to the change's number. It records each change's resourceVersion and the time its
 // answer came, and closes done after the last.
 func (c *comparison) write(ctx context.Context) error {
@@ -110,7 +110,7 @@ func (c *comparison) write(ctx context.Context) error {
 	}
 	c.start = time.Now()
 	for i := 1; i <= c.a.Changes; i++ {
-		if err := sleep(ctx, c.p.scaled(c.a.Spacing)); err != nil {
+		if err := sleep(ctx, c.a.Spacing); err != nil {
 			return err
 		}
 		patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, CompareLabel, strconv.Itoa(i))
@@ -136,8 +136,9 @@ func (c *comparison) hasLast(rv string) bool {
 	}
 }
 
-// pollInterval is the poller's pause: PollInterval scaled, at least
-// minPollInterval.
+// pollInterval is the poller's pause: PollInterval, at least
+// minPollInterval. Like Spacing it is not scaled by the speed: what the
+// comparison shows (late or wasteful polls) holds only in real time.
 func (c *comparison) pollInterval() time.Duration {
-	return max(c.p.scaled(c.a.PollInterval), minPollInterval)
+	return max(c.a.PollInterval, minPollInterval)
 }

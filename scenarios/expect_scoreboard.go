@@ -9,14 +9,16 @@ import (
 
 // ScoreboardExpectation: in the step's watchCompare scoreboard, Client's
 // line has every figure given: whether it had every change as a state of
-// its own (SeesEvery), its requests (exactly, at least, at most) and the
-// connections it dialed (exactly, at least). Narration that quotes a figure of the
+// its own (SeesEvery), its requests (exactly, at least, at most), the
+// connections it dialed (exactly, at least) and its answers that were
+// unchanged (at least: the poller's). Narration that quotes a figure of the
 // scoreboard states it here, so a run that says otherwise fails.
 type ScoreboardExpectation struct {
 	Client    string
 	SeesEvery *bool
 	// Counts are the counts given, by field name (requests,
-	// requestsAtLeast, requestsAtMost, connections, connectionsAtLeast).
+	// requestsAtLeast, requestsAtMost, connections, connectionsAtLeast,
+	// unchangedAtLeast).
 	Counts map[string]int
 }
 
@@ -31,6 +33,7 @@ type scoreboardDoc struct {
 	RequestsAtMost     *integer `yaml:"requestsAtMost"`
 	Connections        *integer `yaml:"connections"`
 	ConnectionsAtLeast *integer `yaml:"connectionsAtLeast"`
+	UnchangedAtLeast   *integer `yaml:"unchangedAtLeast"`
 }
 
 // scoreboardCounts are the keys of scoreboard's counts, in the order
@@ -52,7 +55,7 @@ func (e *ScoreboardExpectation) String() string {
 }
 
 // parseScoreboard reads {client, seesEvery, requests, requestsAtLeast,
-// requestsAtMost, connections, connectionsAtLeast}: a client (poll, longpoll or watch) and
+// requestsAtMost, connections, connectionsAtLeast, unchangedAtLeast}: a client (poll, longpoll or watch) and
 // at least one figure.
 func parseScoreboard(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
 	d, err := decodeAs[scoreboardDoc](n)
@@ -68,7 +71,7 @@ func parseScoreboard(_ *loader, _ string, n *yaml.Node) (Expectation, error) {
 		e.SeesEvery = &b
 	}
 	counts := map[string]*integer{"requests": d.Requests, "requestsAtLeast": d.RequestsAtLeast, "requestsAtMost": d.RequestsAtMost,
-		"connections": d.Connections, "connectionsAtLeast": d.ConnectionsAtLeast}
+		"connections": d.Connections, "connectionsAtLeast": d.ConnectionsAtLeast, "unchangedAtLeast": d.UnchangedAtLeast}
 	for _, k := range scoreboardCounts {
 		if v := counts[k]; v != nil {
 			if *v < 0 {
@@ -108,8 +111,11 @@ func (e *ScoreboardExpectation) checkResult(res *StepResult) (string, bool) {
 			continue
 		}
 		name, got := "requests", s.Requests
-		if strings.HasPrefix(k, "connections") {
+		switch {
+		case strings.HasPrefix(k, "connections"):
 			name, got = "connections", s.Connections
+		case strings.HasPrefix(k, "unchanged"):
+			name, got = "unchanged", s.UnchangedAnswers
 		}
 		if countHolds(strings.TrimPrefix(k, name), got, want) {
 			continue
