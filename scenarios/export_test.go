@@ -7,6 +7,8 @@ var (
 	ExpectKeys = expectKeys
 	// ActionKeys lists the action kinds, as messages do.
 	ActionKeys = actionKeys
+	// FactKeys lists the facts a question may name, as messages do.
+	FactKeys = factKeys
 	// KindNames lists the object kinds, as messages do.
 	KindNames = kindNames
 )

@@ -68,6 +68,10 @@ var factKinds = []factKind{
 	{"job", []string{"job", "namespace", "figure"}, parseJobFact, "a count (0, 1, 2...)", validCount},
 	{"firstPod", []string{"selector", "namespace", "moment"}, parseFirstPodFact, "a pod name", validPodValue},
 	{"momentBy", []string{"selector", "namespace", "moment", "node"}, parseMomentByFact, "a user name (system:kube-scheduler)", validUserValue},
+	{"podPhase", []string{"pod", "namespace"}, parsePodPhaseFact, joinComma(phaseValues), oneOfFunc(phaseValues)},
+	{"count", []string{"kind", "selector", "namespace"}, parseCountFact, "a count (0, 1, 2...)", validCount},
+	{"scoreboard", []string{"client", "figure"}, parseScoreboardFact, "a count (0, 1, 2...)", validCount},
+	{"slowWatchMissed", nil, parseSlowWatchMissedFact, "a count (0, 1, 2...)", validCount},
 }
 
 // factKindOf returns the registered fact kind of key.

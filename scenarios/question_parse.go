@@ -37,6 +37,9 @@ type questionDoc struct {
 	Selector   *str        `yaml:"selector"`
 	Moment     *str        `yaml:"moment"`
 	Node       *objectName `yaml:"node"`
+	// Kind is the count fact's; Client the scoreboard fact's.
+	Kind   *str `yaml:"kind"`
+	Client *str `yaml:"client"`
 }
 
 // choiceDoc is one of a question's choices as written.

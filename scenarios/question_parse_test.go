@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/kubesim/kubesim/scenarios"
@@ -23,6 +24,7 @@ const (
 
 func TestParseQuestionErrors(t *testing.T) {
 	src := func(body string) string { return header + "steps:\n" + questionStep + body }
+	facts := strings.Join(scenarios.FactKeys(), ", ")
 	choice := func(value string) string {
 		return "        - {text: {en: c, zh: 丙}, value: " + value + "}\n"
 	}
@@ -30,8 +32,8 @@ func TestParseQuestionErrors(t *testing.T) {
 		name, src, want string
 	}{
 		{"not a mapping", header + "steps:\n  - narration: {en: N, zh: 旁白}\n    question: which?\n", `6:15: question: expected a mapping, got a string ("which?")`},
-		{"missing fact", src(askLine + choices2), `7:7: question: missing field "fact" (one of status, watchEvent, watchRV, node, component, stageRV, replicas, job, firstPod, momentBy)`},
-		{"unknown fact", src(askLine + "      fact: winner\n" + choices2), `8:13: question.fact: unknown fact "winner" (known: status, watchEvent, watchRV, node, component, stageRV, replicas, job, firstPod, momentBy)`},
+		{"missing fact", src(askLine + choices2), `7:7: question: missing field "fact" (one of ` + facts + `)`},
+		{"unknown fact", src(askLine + "      fact: winner\n" + choices2), `8:13: question.fact: unknown fact "winner" (known: ` + facts + `)`},
 		{"field of another fact", src(askLine + factStatus + "      pod: web\n" + choices2), `9:7: question: unknown field "pod" (allowed: ask, choices, fact)`},
 		{"missing ask", src(factStatus + choices2), `7:7: question: missing field "ask"`},
 		{"ask missing zh", src("      ask: {en: \"Which?\"}\n" + factStatus + choices2), `7:12: question.ask: missing zh`},
