@@ -221,7 +221,8 @@ func (r *recordingObserver) StepFinished(_ scenarios.StepInfo, res scenarios.Ste
 }
 
 // TestLibraryPlays runs every library scenario headless at speed 0, each
-// on its own cluster.
+// on its own cluster, and checks that the run answered each of its
+// questions with one of the question's choices.
 func TestLibraryPlays(t *testing.T) {
 	lib, err := scenarios.Library()
 	if err != nil {
@@ -232,9 +233,11 @@ func TestLibraryPlays(t *testing.T) {
 			t.Parallel()
 			c := mustStartCluster(t, s)
 			var out bytes.Buffer
-			if err := play(t, c, s, scenarios.NewPlainPrinter(&out, "en")); err != nil {
+			answers := &answeredQuestions{inner: scenarios.NewPlainPrinter(&out, "en")}
+			if err := play(t, c, s, answers); err != nil {
 				t.Fatalf("Play(%s) = %v\noutput:\n%s", s.Name, err, out.String())
 			}
+			answers.check(t)
 		})
 	}
 }
