@@ -71,6 +71,9 @@ func (e *ConditionExpectation) probe(ctx context.Context, p *player) (string, bo
 		}
 		status, reason := fmt.Sprint(m["status"]), fmt.Sprint(m["reason"])
 		if status == e.Status && (e.Reason == "" || reason == e.Reason) {
+			message, _ := m["message"].(string)
+			r, _ := m["reason"].(string)
+			p.saw(conditionShown(e.Object.String(), e.Type, status, r, message))
 			return "", true, nil
 		}
 		return fmt.Sprintf("%s=%s (%s): %v", e.Type, status, reason, m["message"]), false, nil

@@ -11,6 +11,9 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // EndpointsExpectation: the endpoints of Service in Namespace, as From
@@ -109,6 +112,9 @@ type endpointsSeen struct {
 	notReady  int
 	ports     []int32
 	slices    int64
+	// addresses are the ready and not ready addresses ("10.244.1.5
+	// (web-1)"), portNames the ports ("https 6443/TCP"), as shown.
+	readyAddrs, notReadyAddrs, portNames []string
 }
 
 func (s endpointsSeen) String() string {
@@ -133,6 +139,7 @@ func (e *EndpointsExpectation) probe(ctx context.Context, p *player) (string, bo
 		(e.Port == 0 || !slices.ContainsFunc(seen.ports, func(p int32) bool { return int64(p) != e.Port })) &&
 		(e.Slices == nil || *e.Slices == seen.slices)
 	if ok {
+		p.saw(seen.shown(e.From, nsName(e.Namespace, e.Service)))
 		return "", true, nil
 	}
 	return seen.String(), false, nil
@@ -149,14 +156,18 @@ func (e *EndpointsExpectation) fromSlices(ctx context.Context, p *player) (endpo
 		for _, port := range s.Ports {
 			if port.Port != nil {
 				seen.ports = append(seen.ports, *port.Port)
+				seen.portNames = append(seen.portNames, portShown(ptr.Deref(port.Name, ""), *port.Port, ptr.Deref(port.Protocol, "")))
 			}
 		}
 		for _, ep := range s.Endpoints {
+			addr := addressShown(strings.Join(ep.Addresses, ","), ep.TargetRef)
 			if ep.Conditions.Ready == nil || !*ep.Conditions.Ready {
 				seen.notReady++
+				seen.notReadyAddrs = append(seen.notReadyAddrs, addr)
 				continue
 			}
 			seen.readyPods = append(seen.readyPods, targetName(ep.TargetRef, ep.Addresses))
+			seen.readyAddrs = append(seen.readyAddrs, addr)
 		}
 	}
 	return seen, nil
@@ -171,9 +182,14 @@ func (e *EndpointsExpectation) fromEndpoints(ctx context.Context, p *player) (en
 	for _, s := range ep.Subsets {
 		for _, port := range s.Ports {
 			seen.ports = append(seen.ports, port.Port)
+			seen.portNames = append(seen.portNames, portShown(port.Name, port.Port, port.Protocol))
 		}
 		for _, a := range s.Addresses {
 			seen.readyPods = append(seen.readyPods, targetName(a.TargetRef, []string{a.IP}))
+			seen.readyAddrs = append(seen.readyAddrs, addressShown(a.IP, a.TargetRef))
+		}
+		for _, a := range s.NotReadyAddresses {
+			seen.notReadyAddrs = append(seen.notReadyAddrs, addressShown(a.IP, a.TargetRef))
 		}
 		seen.notReady += len(s.NotReadyAddresses)
 	}
@@ -186,4 +202,36 @@ func targetName(ref *corev1.ObjectReference, addrs []string) string {
 		return ref.Name
 	}
 	return strings.Join(addrs, ",")
+}
+
+// addressShown is an address with the name of what it points to, if any:
+// "10.244.1.5 (web-1)".
+func addressShown(ip string, ref *corev1.ObjectReference) string {
+	if ref != nil && ref.Name != "" {
+		return ip + " (" + ref.Name + ")"
+	}
+	return ip
+}
+
+// portShown is a port as listed: "https 6443/TCP".
+func portShown(name string, port int32, protocol corev1.Protocol) string {
+	s := fmt.Sprintf("%d/%s", port, protocol)
+	if name != "" {
+		s = name + " " + s
+	}
+	return s
+}
+
+// shown is what the probe read, from Endpoints or from the Service's
+// EndpointSlices, in both languages.
+func (s endpointsSeen) shown(from, service string) flow.Text {
+	ready, notReady, ports := listShown(s.readyAddrs), listShown(s.notReadyAddrs), listShown(s.portNames)
+	if from == "Endpoints" {
+		w := shownWords["endpoints"]
+		return flow.Text{En: fmt.Sprintf(w.En, service, ready.En, notReady.En, ports.En),
+			Zh: fmt.Sprintf(w.Zh, service, ready.Zh, notReady.Zh, ports.Zh)}
+	}
+	w := shownWords["slices"]
+	return flow.Text{En: fmt.Sprintf(w.En, service, s.slices, ready.En, notReady.En, ports.En),
+		Zh: fmt.Sprintf(w.Zh, service, s.slices, ready.Zh, notReady.Zh, ports.Zh)}
 }

@@ -34,6 +34,7 @@ func (e *NodeReadyExpectation) probe(ctx context.Context, p *player) (string, bo
 	for _, cond := range node.Status.Conditions {
 		if cond.Type == "Ready" {
 			if cond.Status == "True" {
+				p.saw(conditionShown("Node "+e.Node, string(cond.Type), string(cond.Status), cond.Reason, cond.Message))
 				return "", true, nil
 			}
 			return fmt.Sprintf("Ready %s (%s)", cond.Status, cond.Reason), false, nil

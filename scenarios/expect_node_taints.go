@@ -67,11 +67,18 @@ func (e *NodeTaintsExpectation) probe(ctx context.Context, p *player) (string, b
 		return errString(err), false, nil
 	}
 	got := []string{}
+	var full []string
 	for _, t := range node.Spec.Taints {
 		got = append(got, t.Key+":"+string(t.Effect))
+		full = append(full, t.ToString())
 	}
 	slices.Sort(got)
 	if slices.Equal(got, e.Taints) {
+		if len(full) == 0 {
+			p.saw(shown("no_taints", e.Node))
+		} else {
+			p.saw(shown("taints", e.Node, strings.Join(full, ", ")))
+		}
 		return "", true, nil
 	}
 	if len(got) == 0 {

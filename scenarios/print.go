@@ -199,6 +199,9 @@ func (p *PlainPrinter) StepFinished(s StepInfo, r StepResult) {
 		fmt.Fprintf(&b, "✗ %s: %v\n", p.word("failed"), r.Err)
 	} else {
 		fmt.Fprintf(&b, "✓ %s\n", p.word("passed"))
+		for _, line := range r.Checked {
+			fmt.Fprintf(&b, "  %s\n", line.In(p.lang))
+		}
 	}
 	p.write(b.String())
 	if r.Err != nil || s.Index == s.Total {
@@ -389,6 +392,7 @@ type jsonStep struct {
 	Evidence  any                  `json:"evidence,omitempty"`
 	Question  *jsonQuestion        `json:"question,omitempty"`
 	Answer    *jsonAnswer          `json:"answer,omitempty"`
+	Checked   []flow.Text          `json:"checked,omitempty"`
 	Error     string               `json:"error,omitempty"`
 }
 
@@ -415,6 +419,7 @@ func (p *JSONPrinter) StepFinished(s StepInfo, r StepResult) {
 	j := stepJSON(s, "passed")
 	j.Status, j.Message, j.Watch, j.HTTP, j.Requests, j.Evidence = r.Status, r.Message, r.Watch, r.HTTP, r.Requests, r.Evidence
 	j.Answer = answerJSON(s.Question, r)
+	j.Checked = r.Checked
 	if r.Err != nil {
 		j.Phase, j.Error = "failed", r.Err.Error()
 	}

@@ -101,6 +101,11 @@ type StepResult struct {
 	// FactValue is, for a step with a Question, the value its fact had
 	// in this run ("201", "node-2"), when the runner could tell.
 	FactValue string
+	// Checked is what the step's expectations read from the API when
+	// they held, one line each in both languages: the checked objects'
+	// fields as the run had them (a condition's status, reason and
+	// message; an Endpoints' addresses and ports).
+	Checked []flow.Text
 	// Err is nil when the step passed, else why it failed (an
 	// *ExpectationError, or the context's error).
 	Err error
@@ -217,6 +222,7 @@ type player struct {
 	mu      sync.Mutex
 	events  []flow.Event
 	changed chan struct{} // closed and replaced when events grows
+	seen    []flow.Text   // what the probe looking now read (see saw)
 
 	acting   bool     // an action runs: its requests are noted
 	auditIDs []string // the audit ids of the running action's requests
@@ -369,8 +375,10 @@ func (p *player) check(ctx context.Context, st *Step, e Expectation, res *StepRe
 	defer cancel()
 	for {
 		var changed <-chan struct{}
+		p.takeSeen()
 		got, ok, changed = p.probe(ctx, pr)
 		if ok {
+			res.Checked = append(res.Checked, p.takeSeen()...)
 			return "", true, nil
 		}
 		if ctx.Err() != nil {
