@@ -118,11 +118,6 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	cfg := scenarioCluster(sc, o.dataDir, o.port, o.speed, mode, 0)
 	gate := cfg.Gate
 	out, plain := headlessPrinter(sc, o, stdout)
-	session, err := createSessionFile(o.recordSession)
-	if err != nil {
-		return err
-	}
-	defer session.Close()
 
 	c, err := startCluster(ctx, cfg)
 	if err != nil {
@@ -158,9 +153,11 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 			stepThrough(playCtx, gate, q, stdin, stderr)
 		}()
 	}
-	if out, err = session.start(sc, playHeader(o, cfg.Speed), out); err != nil {
+	session, out, err := recordSession(o.recordSession, sc, playHeader(o, cfg.Speed), out)
+	if err != nil {
 		return err
 	}
+	defer session.Close()
 	// The printers are EventObservers too: Play hands them every flow
 	// event as it is recorded.
 	opts := scenarios.Options{Lang: o.lang, Speed: cfg.Speed, Observer: out}

@@ -9,10 +9,8 @@ import (
 	"github.com/kubesim/kubesim/scenarios/recording"
 )
 
-// sessionFile is the file of play --record-session: created before the
-// cluster starts (a path that cannot be written fails the command at
-// once), written from the first step on. A nil *sessionFile records
-// nothing.
+// sessionFile is the file of play --record-session, written from the
+// first step on. A nil *sessionFile records nothing.
 type sessionFile struct {
 	f    *os.File
 	w    *recording.Writer
@@ -38,6 +36,20 @@ func playHeader(o playOptions, speed float64) recording.Header {
 		h.Output = "json"
 	}
 	return h
+}
+
+// recordSession creates path and starts recording sc's run on it ("": a
+// nil *sessionFile, out as it is).
+func recordSession(path string, sc *scenarios.Scenario, h recording.Header, out scenarios.Observer) (*sessionFile, scenarios.Observer, error) {
+	s, err := createSessionFile(path)
+	if err != nil {
+		return nil, out, err
+	}
+	if out, err = s.start(sc, h, out); err != nil {
+		s.Close()
+		return nil, out, err
+	}
+	return s, out, nil
 }
 
 // start writes the header h of sc's run (its scenario and stages filled
@@ -74,9 +86,8 @@ func (s *sessionFile) end(runErr error) error {
 	return runErr
 }
 
-// Close closes the file when the run ended before end (the cluster did
-// not start): the recording is then at most a header, which replay
-// refuses as cut short. Safe to call more than once.
+// Close closes the file when the run ended before end: the recording is
+// then cut short, which replay refuses. Safe to call more than once.
 func (s *sessionFile) Close() {
 	if s != nil && !s.done {
 		s.done = true

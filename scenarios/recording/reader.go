@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -164,7 +165,11 @@ func jsonError(line []byte, err error, bad badFunc) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return bad(runeCol(line, syn.Offset), "malformed JSON: %v", syn)
+		col := runeCol(line, syn.Offset)
+		if strings.HasPrefix(syn.Error(), "unexpected end") {
+			col = utf8.RuneCount(line) + 1 // the line ends too soon
+		}
+		return bad(col, "malformed JSON: %v", syn)
 	case errors.As(err, &typ):
 		return bad(runeCol(line, typ.Offset), "%v", typ)
 	}
