@@ -255,6 +255,9 @@ func tuiQuestion(q *scenarios.Question) *tui.Question {
 func (o stepSender) StepFinished(s scenarios.StepInfo, r scenarios.StepResult) {
 	u := tui.StepUpdate{Index: s.Index, Total: s.Total, ID: s.ID, Narration: s.Narration, Action: s.Action, Done: true, Err: r.Err,
 		Transcript: r.Transcript, Question: tuiQuestion(s.Question), Answer: r.Answer}
+	for _, t := range r.Requests {
+		u.RequestIDs = append(u.RequestIDs, t.AuditID)
+	}
 	switch {
 	case r.Status != 0 && r.Message != "":
 		u.Result = fmt.Sprintf("%d %s", r.Status, r.Message)

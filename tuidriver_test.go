@@ -122,7 +122,7 @@ func TestScenarioDriver(t *testing.T) {
 }
 
 func TestUserAgentsAgree(t *testing.T) {
-	if tui.ExpectUserAgent != scenarios.ExpectUserAgent {
-		t.Errorf("tui.ExpectUserAgent %q, scenarios.ExpectUserAgent %q: the TUI would show expectation polls as a step's requests", tui.ExpectUserAgent, scenarios.ExpectUserAgent)
+	if tui.ActionUserAgent != scenarios.ActionUserAgent {
+		t.Errorf("tui.ActionUserAgent %q, scenarios.ActionUserAgent %q: the TUI would show none of a step's requests", tui.ActionUserAgent, scenarios.ActionUserAgent)
 	}
 }

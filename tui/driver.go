@@ -105,6 +105,10 @@ type StepUpdate struct {
 	Answer   int
 	// Err is the failed expectation or action error, when Done.
 	Err error
+	// RequestIDs are, when Done, the audit IDs of the requests the
+	// step's action made, in order (its requests in the request tab are
+	// exactly these).
+	RequestIDs []string
 }
 
 // Question is a step's question for the learner, with its choices in the

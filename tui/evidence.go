@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/internal/flow"
@@ -67,16 +66,16 @@ func bestTab(t *podTrack, s flow.Stage) tab {
 }
 
 // scenarioRequest reports whether r is one the scenario's steps made:
-// not the scheduler's, a kubelet's or the TUI's own.
+// sent by the clients of the steps' actions (ActionUserAgent), not by the
+// scheduler, a kubelet, the controller manager (its Lease renewals and
+// its controllers' reads and writes), the expectation checks or the TUI.
 func scenarioRequest(r *flow.RequestTrace) bool {
-	return r.User != "system:kube-scheduler" && !strings.HasPrefix(r.User, "system:node:") &&
-		r.UserAgent != tuiUserAgent && r.UserAgent != ExpectUserAgent
+	return r.UserAgent == ActionUserAgent
 }
 
-// ExpectUserAgent is the user agent of a scenario runner's expectation
-// checks (scenarios.ExpectUserAgent; the tui cannot import scenarios): polls,
-// not the step's requests.
-const ExpectUserAgent = "kubesim-expect"
+// ActionUserAgent is the user agent of the clients of a scenario step's
+// action (scenarios.ActionUserAgent; the tui cannot import scenarios).
+const ActionUserAgent = "kubesim-scenario"
 
 // tuiUserAgent is the user agent of the TUI's own watches, so that their
 // requests are not taken for the scenario's.

@@ -91,6 +91,9 @@ type Model struct {
 	// requestsByStep are the requests each scenario step made (by step
 	// index), for the steps that create no pod of their own.
 	requestsByStep map[int][]stepRequest
+	// requestOf is the step each request its action made belongs to, by
+	// audit ID, once the step has ended (StepUpdate.RequestIDs).
+	requestOf map[string]int
 	// podSteps are the steps during which a pod was admitted (stage 1):
 	// their evidence is the pod's stages, not their requests.
 	podSteps map[int]bool
@@ -148,6 +151,7 @@ func newModel(ctx context.Context, d Driver, opts Options, r *lipgloss.Renderer)
 		etcdHistory:    map[historyKey]historyEntry{},
 		historyAsked:   map[historyKey]bool{},
 		requestsByStep: map[int][]stepRequest{},
+		requestOf:      map[string]int{},
 		podSteps:       map[int]bool{},
 		lowerLeft:      focusCluster,
 

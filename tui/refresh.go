@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -29,7 +28,7 @@ func (m *Model) refresh() []tea.Cmd {
 			}
 		}
 	}
-	rs := m.stepRequests()
+	reqStep, rs := m.stepRequests()
 	if !m.tabPinned {
 		m.evidence.tab = bestTab(t, m.selected)
 		if m.wantsStepTab(t, rs != nil) {
@@ -44,7 +43,7 @@ func (m *Model) refresh() []tea.Cmd {
 	}
 	if rs != nil {
 		// a step of its own that created no pod: its requests are the evidence
-		m.evidence.setRequests(m.step.Index, v.requests(rs))
+		m.evidence.setRequests(reqStep, v.requests(rs))
 		return nil
 	}
 	body, need := v.render(t, m.selected, m.evidence.tab)
@@ -56,48 +55,6 @@ func (m *Model) refresh() []tea.Cmd {
 		}
 	}
 	return cmds
-}
-
-// stepRequests returns the current step's requests when the evidence
-// pane shows them: the step created no pod (so the pipeline still shows
-// an earlier one, or none; a pod admitted during the step counts before
-// its create's request has ended), it made requests, and the learner did
-// not choose a stage with ←/→.
-func (m *Model) stepRequests() []stepRequest {
-	if !m.hasStep || m.stagePinned || !requestAction(m.step.Action) || m.podSteps[m.step.Index] {
-		return nil
-	}
-	rs := m.requestsByStep[m.step.Index]
-	// the events and the steps come on two channels: a request of this
-	// step may have been filed under the previous one
-	if f := strings.Fields(m.step.Action); len(f) >= 3 && f[0] == "http" {
-		var late []stepRequest
-		for _, r := range m.requestsByStep[m.step.Index-1] {
-			if r.tr.Method == f[1] && r.tr.URI == f[2] {
-				late = append(late, r)
-			}
-		}
-		rs = append(late, rs...)
-	}
-	for _, r := range rs {
-		if _, ok := m.tracks.byUID[r.obj.UID]; ok && r.obj.UID != "" {
-			return nil // the step made a pod we follow through its stages
-		}
-	}
-	return rs
-}
-
-// requestAction reports whether a step's action (StepUpdate.Action) is
-// a request to the API server: the requests of the others (adding a
-// node, stopping a kubelet, a step with only expectations) are the
-// runner's polls, not worth showing instead of the pod.
-func requestAction(action string) bool {
-	verb, _, _ := strings.Cut(action, " ")
-	switch verb {
-	case "create", "apply", "applyFile", "update", "delete", "patch", "http":
-		return true
-	}
-	return false
 }
 
 // setNarration gives the narration overlay the current step's whole

@@ -61,7 +61,7 @@ func (m *Model) resetSession(name string) {
 	m.nextStep = nil
 	m.lastDoneAt, m.questionShown, m.questionCursor = time.Time{}, 0, 0
 	m.etcdHistory, m.historyAsked = map[historyKey]historyEntry{}, map[historyKey]bool{}
-	m.requestsByStep, m.podSteps = map[int][]stepRequest{}, map[int]bool{}
+	m.requestsByStep, m.podSteps, m.requestOf = map[int][]stepRequest{}, map[int]bool{}, map[string]int{}
 	m.selected, m.stagePinned, m.tabPinned = 0, false, false
 	m.events.reset(false)
 	m.cluster.snap, m.cluster.connected = clusterSnapshot{}, false
@@ -126,9 +126,7 @@ func (m *Model) flowEvents(msg flowEventsMsg) []tea.Cmd {
 		if e.Stage == flow.StageAdmitted && m.hasStep && !m.step.Done {
 			m.podSteps[m.step.Index] = true
 		}
-		if e.Stage == 0 && e.Request != nil && m.hasStep && scenarioRequest(e.Request) {
-			m.requestsByStep[m.step.Index] = addStepRequest(m.requestsByStep[m.step.Index], e)
-		}
+		m.fileStepRequest(e)
 		if w := e.Etcd; w != nil && e.Stage != 0 && w.PrevRevision > 0 {
 			if cmd := m.askHistory(historyKey{w.Key, w.PrevRevision}); cmd != nil {
 				cmds = append(cmds, cmd)
@@ -160,6 +158,7 @@ func (m *Model) stepUpdate(msg stepMsg) tea.Cmd {
 		m.stagePinned = false
 	}
 	m.step, m.hasStep = up, true
+	m.settleStepRequests(up)
 	if up.Done {
 		m.walk.steps = append(m.walk.steps, up)
 		m.lastDoneAt = m.clock()
