@@ -27,6 +27,7 @@ const DefaultScenario = "pod-create"
 // playOptions are the flags of `kubesim play` (and of `kubesim` alone).
 type playOptions struct {
 	plain, json, step bool
+	present           bool
 	lang              string
 	speed             float64
 	dataDir           string
@@ -40,6 +41,7 @@ func (o *playOptions) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.plain, "plain", false, "print each stage as text (the default when stdout is not a terminal)")
 	f.BoolVar(&o.json, "json", false, "print one JSON object per scenario step and flow event")
 	f.BoolVar(&o.step, "step", false, "hold the cluster at every stage boundary until Enter is pressed")
+	f.BoolVar(&o.present, "present", false, "terminal UI for a teacher at a projector: step mode (as --step), the whole narration shown (page down/up when it does not fit)")
 	f.StringVar(&o.lang, "lang", "en", "language of the narration: en or zh")
 	f.Float64Var(&o.speed, "speed", -1, "speed of simulated time (image pulls, container starts, back-offs, waits); 0 removes the delays (default: the scenario's, usually 1)")
 	f.StringVar(&o.dataDir, "data-dir", "", "keep etcd data, logs and the kubeconfig in `DIR` (default: a temporary directory removed on exit)")
@@ -100,6 +102,7 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	if err := o.validate(); err != nil {
 		return err
 	}
+	o.step = o.step || o.present // a presenter steps through the lesson
 	sc, err := scenarios.Find(name)
 	if err != nil {
 		// A missing or malformed scenario is the caller's to fix: exit 2.
@@ -309,7 +312,7 @@ func runTUI(ctx context.Context, sc *scenarios.Scenario, o playOptions, stdin io
 	_, noColor := os.LookupEnv("NO_COLOR")
 	err = tui.Run(ctx, d, tui.Options{
 		Scenario: sc.Name, Mode: mode, Speed: speed, Lang: o.lang, NoColor: noColor,
-		Markdown: o.markdown, Record: o.record, Input: stdin, Output: stdout,
+		Markdown: o.markdown, Record: o.record, Input: stdin, Output: stdout, Present: o.present,
 	})
 	return errors.Join(err, d.Close())
 }

@@ -143,6 +143,10 @@ type Options struct {
 	Output io.Writer
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Present is the presenter's mode, for a teacher at a projector:
+	// the whole narration is shown whatever the mode, scrolled with page
+	// up/down when it does not fit (present.go).
+	Present bool
 }
 
 // AutoDelay is the gate's auto-mode delay at speed: flow.DefaultAutoDelay

@@ -40,6 +40,8 @@ var uiText = map[string]flow.Text{
 	"pod":           {En: "pod", Zh: "Pod"},
 	"others":        {En: "+%d other pods", Zh: "另有 %d 个 Pod"},
 	"narr_more":     {En: "%s: read all", Zh: "%s：看全文"},
+	"narr_page":     {En: "↓%d more: pgdn", Zh: "下面还有 %d 行：pgdn"},
+	"narr_page_up":  {En: "↑%d: pgup", Zh: "上面 %d 行：pgup"},
 	"narr_close":    {En: "%s or esc to close", Zh: "%s 或 esc 关闭"},
 	"close":         {En: "close", Zh: "关闭"},
 	"narr_none":     {En: "No step has started yet. The scenario:", Zh: "还没有开始任何步骤。本场景："},

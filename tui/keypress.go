@@ -145,7 +145,7 @@ func (m *Model) screenKey(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 	case key.Matches(msg, k.Kubelet):
 		return m.openNodes(), false
 	default:
-		if m.questionScreenKey(msg) || m.gateKey(msg) {
+		if m.questionScreenKey(msg) || m.gateKey(msg) || m.presentKey(msg) {
 			return nil, false
 		}
 		return m.paneKey(msg), false
@@ -215,10 +215,8 @@ func (m *Model) gateKey(msg tea.KeyMsg) bool {
 func (m *Model) paneKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.shared.keys
 	switch {
-	case key.Matches(msg, k.NextPane):
-		m.setFocus((m.focus + 1) % numFocus)
-	case key.Matches(msg, k.PrevPane):
-		m.setFocus((m.focus + numFocus - 1) % numFocus)
+	case key.Matches(msg, k.NextPane), key.Matches(msg, k.PrevPane):
+		m.cycleFocus(key.Matches(msg, k.PrevPane))
 	case key.Matches(msg, k.Left), key.Matches(msg, k.Right):
 		m.moveStage(key.Matches(msg, k.Right))
 	case key.Matches(msg, k.PrevTab), key.Matches(msg, k.NextTab):
@@ -228,7 +226,7 @@ func (m *Model) paneKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.evidence.tab = (m.evidence.tab + d) % numTabs
 		m.tabPinned = true
-	case m.focus == focusPipeline && (key.Matches(msg, k.Up) || key.Matches(msg, k.Down)):
+	case m.activeFocus() == focusPipeline && (key.Matches(msg, k.Up) || key.Matches(msg, k.Down)):
 		m.moveStage(key.Matches(msg, k.Down))
 	default:
 		return m.focused().Update(msg)

@@ -19,9 +19,14 @@ const (
 	wideWidth    = 110   // from here on the event log gets its own pane
 )
 
-// layout gives each pane its size for the current window.
+// layout gives each pane its size for the current window. Without a
+// pod (podPane), the evidence takes the pipeline's width.
 func (m *Model) layout() {
 	body := m.bodyRows()
+	if !m.podPane() {
+		m.layoutPodless(body)
+		return
+	}
 	left := 30
 	if m.width >= wideWidth {
 		left = 40
@@ -38,15 +43,58 @@ func (m *Model) layout() {
 		m.evidence.SetSize(right-2, body-2)
 		m.events.SetSize(left-2, lowerH)
 	}
+	m.layoutOverlays(body)
+}
+
+// layoutPodless sizes the panes of a run without pods: the evidence the
+// whole width, over the event log on wide screens (the pipeline and the
+// cluster view are not shown).
+func (m *Model) layoutPodless(body int) {
+	w := max(m.width, 22)
+	if m.width >= wideWidth {
+		evH := body * 3 / 5
+		m.evidence.SetSize(w-2, evH-2)
+		m.events.SetSize(w-2, body-evH-2)
+	} else {
+		m.evidence.SetSize(w-2, body-2)
+	}
+	m.layoutOverlays(body)
+}
+
+// layoutOverlays sizes what covers the panes, and the help.
+func (m *Model) layoutOverlays(body int) {
 	m.picker.SetSize(max(m.width-4, 20), max(body-2, 3))
 	m.fullNarration.SetSize(max(m.width-2, 20), max(body-2, 1))
 	m.nodes.SetSize(max(m.width-2, 20), max(body-2, 1))
 	m.help.Width = m.width
 }
 
+// podPane reports whether the pipeline of the pods' eight stages is
+// shown: once the run has had a pod's staged flow event. A lesson
+// without pods (the server chain, etcd's history, RBAC) gives its room
+// to the evidence.
+func (m *Model) podPane() bool {
+	return len(m.tracks.order) > 0
+}
+
+// lowerShown reports whether the pane under the pipeline has rows (its
+// borders and one more): the presenter's narration may take them.
+func (m *Model) lowerShown() bool {
+	return m.bodyRows()-pipelineRows >= 3
+}
+
+// minBody is the fewest rows the panes get: the pipeline's, unless a
+// presenter's run has no pod to show (then the narration may take more).
+func (m *Model) minBody() int {
+	if m.present && !m.podPane() {
+		return presentMinBody
+	}
+	return pipelineRows
+}
+
 // bodyRows is the height left for the panes.
 func (m *Model) bodyRows() int {
-	return max(m.height-headerRows-m.narrationText()-1-helpRows, pipelineRows)
+	return max(m.height-headerRows-m.narrationText()-1-helpRows, m.minBody())
 }
 
 // narrationText is how many rows the narration's text gets: what it
@@ -65,6 +113,9 @@ func (m *Model) narrationText() int {
 // below it leave, up to half the screen; while the question overlay is
 // open, what the question leaves (two rows at least).
 func (m *Model) narrationLimit() int {
+	if m.present && m.overlay == overlayNone {
+		return m.presentNarrationLimit()
+	}
 	limit := min(narrationRows-1+max(m.height-24, 0)/3, maxNarration)
 	if m.readingPoint() {
 		room := min(m.height-headerRows-1-helpRows-pipelineRows-3, m.height/2)

@@ -119,6 +119,10 @@ type Model struct {
 	// onResize, when set, hears of every new terminal size (the
 	// recording).
 	onResize func(width, height int)
+	// present is the presenter's mode (Options.Present, present.go);
+	// narr the window on the narration it scrolls.
+	present bool
+	narr    narrationWindow
 }
 
 // newModel returns the root model; r renders its styles. The sessions
@@ -163,6 +167,7 @@ func newModel(ctx context.Context, d Driver, opts Options, r *lipgloss.Renderer)
 		fullNarration: &narrationPane{shared: sh},
 	}
 	m.nodes = &nodesPane{shared: sh, cluster: m.cluster}
+	m.present = opts.Present
 	m.picker.items = m.infos
 	// until the terminal says its size (it does at once when it is one)
 	m.width, m.height = 80, 24
@@ -278,7 +283,7 @@ func (m *Model) nextScenario() (ScenarioInfo, bool) {
 
 // focused returns the pane that has the focus.
 func (m *Model) focused() Component {
-	switch m.focus {
+	switch m.activeFocus() {
 	case focusEvidence:
 		return m.evidence
 	case focusEvents:
@@ -287,6 +292,48 @@ func (m *Model) focused() Component {
 		return m.cluster
 	}
 	return m.pipeline
+}
+
+// activeFocus is the pane that gets the keys: the focused one while it
+// is shown, else the evidence.
+func (m *Model) activeFocus() focus {
+	if m.shown(m.focus) {
+		return m.focus
+	}
+	return focusEvidence
+}
+
+// shown reports whether pane f is on the screen: a run without pods
+// shows no pipeline and no cluster view, and the event log only on wide
+// screens; the pane under the pipeline is not shown when the presenter's
+// narration took its rows.
+func (m *Model) shown(f focus) bool {
+	wide := m.width >= wideWidth
+	switch {
+	case f == focusEvidence || f == focusPipeline && m.podPane():
+		return true
+	case !m.podPane():
+		return f == focusEvents && wide
+	case f == focusEvents && wide:
+		return true
+	}
+	return m.lowerShown() // the cluster view, or the event log on small screens
+}
+
+// cycleFocus moves the focus to the next pane shown (the previous when
+// back).
+func (m *Model) cycleFocus(back bool) {
+	d := focus(1)
+	if back {
+		d = numFocus - 1
+	}
+	f := m.activeFocus()
+	for range numFocus {
+		if f = (f + d) % numFocus; m.shown(f) {
+			break
+		}
+	}
+	m.setFocus(f)
 }
 
 // setFocus gives f the focus; the event log and the cluster view share

@@ -199,6 +199,7 @@ func TestNarrationGrowsWhenHeld(t *testing.T) {
 	for _, lang := range []string{"en", "zh"} {
 		t.Run(lang, func(t *testing.T) {
 			m, _ := startedModel(t, 80, 24, lang)
+			m.Update(flowEventsMsg{gen: m.gen, evs: upTo(flow.StageAdmitted)}) // a pod: the pipeline shows
 			m.Update(stepMsg{gen: m.gen, up: longStep})
 			if n := m.narrationText(); n != narrationRows-1 {
 				t.Errorf("before the hold the narration has %d rows, want %d", n, narrationRows-1)

@@ -72,5 +72,6 @@ func (m *Model) setNarration() {
 		return
 	}
 	step := fmt.Sprintf(tr(lang, "step_of"), m.step.Index, m.step.Total)
+	m.resetNarrationWindow(fmt.Sprintf("%d/%d/%s", m.gen, m.step.Index, lang))
 	m.fullNarration.set(fmt.Sprintf("%d/%d/%s", m.gen, m.step.Index, lang), step+" · "+title, m.step.Narration.In(lang))
 }

@@ -42,14 +42,19 @@ func podlessModel(t *testing.T, w, h int, lang string) *Model {
 }
 
 // paneRows returns the rows of the view's evidence pane (the right
-// column), cut to the pane's inner width, without trailing spaces.
+// column, or the whole width in a run without pods), cut to the pane's
+// inner width, without trailing spaces.
 func paneRows(m *Model) []string {
+	left := 0 // a run without pods: the evidence is the whole width
+	if m.podPane() {
+		left = m.pipeline.width + 2
+	}
 	var out []string
 	for _, row := range strings.Split(ansi.Strip(m.View()), "\n") {
-		if ansi.StringWidth(row) < m.width || ansi.Cut(row, 30, 31) != "│" {
+		if ansi.StringWidth(row) < m.width || ansi.Cut(row, left, left+1) != "│" {
 			continue
 		}
-		out = append(out, strings.TrimRight(ansi.Cut(row, 31, m.width-1), " "))
+		out = append(out, strings.TrimRight(ansi.Cut(row, left+1, m.width-1), " "))
 	}
 	return out
 }

@@ -44,6 +44,9 @@ func (m *Model) View() string {
 // panes lays out the pipeline, evidence, event log and cluster view.
 func (m *Model) panes(body int) string {
 	lang := m.shared.lang
+	if !m.podPane() {
+		return m.podlessPanes(body)
+	}
 	left := m.pipeline.width + 2
 	pipeTitle := tr(lang, "pipeline")
 	if t := m.tracks.followed(); t != nil {
@@ -52,27 +55,43 @@ func (m *Model) panes(body int) string {
 			pipeTitle += " " + fmt.Sprintf(tr(lang, "others"), n)
 		}
 	}
-	pipe := m.pane(pipeTitle, m.pipeline.View(), left, pipelineRows, m.focus == focusPipeline)
+	pipe := m.pane(pipeTitle, m.pipeline.View(), left, pipelineRows, m.activeFocus() == focusPipeline)
 	lowerH := body - pipelineRows
-	var lower string
 	wide := m.width >= wideWidth
-	if wide || m.lowerLeft == focusCluster {
-		lower = m.pane(tr(lang, "cluster"), m.cluster.View(), left, lowerH, m.focus == focusCluster)
-	} else {
-		lower = m.pane(tr(lang, "events"), m.events.View(), left, lowerH, m.focus == focusEvents)
+	leftCol := pipe // the narration took the lower pane's rows (present.go)
+	switch {
+	case !m.lowerShown():
+	case wide || m.lowerLeft == focusCluster:
+		leftCol = lipgloss.JoinVertical(lipgloss.Left, pipe,
+			m.pane(tr(lang, "cluster"), m.cluster.View(), left, lowerH, m.activeFocus() == focusCluster))
+	default:
+		leftCol = lipgloss.JoinVertical(lipgloss.Left, pipe,
+			m.pane(tr(lang, "events"), m.events.View(), left, lowerH, m.activeFocus() == focusEvents))
 	}
-	leftCol := lipgloss.JoinVertical(lipgloss.Left, pipe, lower)
 	right := m.width - left
 	var rightCol string
 	if wide {
 		evH := m.evidence.height + 2
 		rightCol = lipgloss.JoinVertical(lipgloss.Left,
-			m.pane(tr(lang, "evidence"), m.evidence.View(), right, evH, m.focus == focusEvidence),
-			m.pane(tr(lang, "events"), m.events.View(), right, body-evH, m.focus == focusEvents))
+			m.pane(tr(lang, "evidence"), m.evidence.View(), right, evH, m.activeFocus() == focusEvidence),
+			m.pane(tr(lang, "events"), m.events.View(), right, body-evH, m.activeFocus() == focusEvents))
 	} else {
-		rightCol = m.pane(tr(lang, "evidence"), m.evidence.View(), right, body, m.focus == focusEvidence)
+		rightCol = m.pane(tr(lang, "evidence"), m.evidence.View(), right, body, m.activeFocus() == focusEvidence)
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, leftCol, rightCol)
+}
+
+// podlessPanes lays out a run without pods: the evidence the whole
+// width, over the event log on wide screens.
+func (m *Model) podlessPanes(body int) string {
+	lang, f := m.shared.lang, m.activeFocus()
+	if m.width < wideWidth {
+		return m.pane(tr(lang, "evidence"), m.evidence.View(), m.width, body, f == focusEvidence)
+	}
+	evH := m.evidence.height + 2
+	return lipgloss.JoinVertical(lipgloss.Left,
+		m.pane(tr(lang, "evidence"), m.evidence.View(), m.width, evH, f == focusEvidence),
+		m.pane(tr(lang, "events"), m.events.View(), m.width, body-evH, f == focusEvents))
 }
 
 // pane draws content in a rounded box of width×height cells with title
@@ -158,8 +177,11 @@ func (m *Model) narration() string {
 	st, lang := m.shared.styles, m.shared.lang
 	n := m.narrationText()
 	rows := m.narrationLines()
-	cut := len(rows) > n
-	if cut {
+	cut := len(rows) > n && !m.present
+	switch {
+	case m.present && len(rows) > n:
+		rows, _, _ = m.narrationWindowRows(rows, n)
+	case cut:
 		rows = rows[:n]
 	}
 	for i := range rows {
@@ -187,6 +209,10 @@ func (m *Model) narration() string {
 		last = m.doneLine()
 	case m.hasStep:
 		last = st.Dim.Render("… " + stepLine(lang, m.step))
+	}
+	if hint := m.pageHint(); hint != "" {
+		hint = " " + hint
+		last = fit(last, m.width-ansi.StringWidth(hint)) + st.Key.Render(hint)
 	}
 	rows = append(rows, last)
 	for i := range rows {
