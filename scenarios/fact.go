@@ -72,6 +72,7 @@ var factKinds = []factKind{
 	{"count", []string{"kind", "selector", "namespace"}, parseCountFact, "a count (0, 1, 2...)", validCount},
 	{"scoreboard", []string{"client", "figure"}, parseScoreboardFact, "a count (0, 1, 2...)", validCount},
 	{"slowWatchMissed", nil, parseSlowWatchMissedFact, "a count (0, 1, 2...)", validCount},
+	{"restfulRoute", []string{"router"}, parseRestfulRouteFact, "a route (GET /api/v1/pods) or a status code (404)", validRouteValue},
 }
 
 // factKindOf returns the registered fact kind of key.

@@ -84,8 +84,8 @@ func TestPhaseAndCountFacts(t *testing.T) {
 	}
 }
 
-// TestParseNewFactErrors: the fields of podPhase, count, scoreboard and
-// slowWatchMissed are checked as the scenario is read.
+// TestParseNewFactErrors: the fields of podPhase, count, scoreboard,
+// slowWatchMissed and restfulRoute are checked as the scenario is read.
 func TestParseNewFactErrors(t *testing.T) {
 	const phaseChoices = "      choices:\n        - {text: {en: a, zh: 甲}, value: Running}\n        - {text: {en: b, zh: 乙}, value: none}\n"
 	src := func(fact string) string {
@@ -102,6 +102,8 @@ func TestParseNewFactErrors(t *testing.T) {
 		{"count with a bad selector", src("      fact: count\n      kind: Pod\n      selector: 'app in ('\n"), `question.selector: `},
 		{"scoreboard without client", src("      fact: scoreboard\n      figure: requests\n"), `question: missing field "client" (one of poll, longpoll, watch)`},
 		{"scoreboard figure", src("      fact: scoreboard\n      client: watch\n      figure: bytes\n"), `question.figure: `},
+		{"restfulRoute router", src("      fact: restfulRoute\n      router: gorilla\n"), `question.router: `},
+		{"restfulRoute value", header + "steps:\n" + questionStep + askLine + "      fact: restfulRoute\n      choices:\n        - {text: {en: a, zh: 甲}, value: 404}\n        - {text: {en: b, zh: 乙}, value: FETCH /pods}\n", `"FETCH /pods" can never be the fact restfulRoute`},
 		{"slowWatchMissed takes no fields", src("      fact: slowWatchMissed\n      client: watch\n"), `question: unknown field "client" (allowed: ask, choices, fact)`},
 	}
 	for _, tc := range tests {

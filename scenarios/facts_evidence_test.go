@@ -3,6 +3,8 @@ package scenarios
 import (
 	"context"
 	"testing"
+
+	"github.com/kubesim/kubesim/internal/restfullab"
 )
 
 // TestEvidenceFacts: the facts read from the step's own evidence tell
@@ -15,6 +17,11 @@ func TestEvidenceFacts(t *testing.T) {
 		{Client: ClientWatch, Requests: 1, Connections: 1},
 	}}
 	slow := &SlowWatchEvidence{Missed: []string{"41", "42"}}
+	route := &restfullab.RouteRef{Method: "GET", Path: "/api/v1/namespaces/{namespace}/pods"}
+	lab := &restfulEvidence{Dispatches: []*restfullab.Dispatch{
+		{Router: restfullab.CurlyRouter, Route: route},
+		{Router: restfullab.RouterJSR311, Err: &restfullab.ServiceError{Code: 404}},
+	}}
 	tests := []struct {
 		name  string
 		f     fact
@@ -29,6 +36,10 @@ func TestEvidenceFacts(t *testing.T) {
 		{"no line", scoreboardFact{ClientWatch, "requests"}, StepResult{Evidence: &WatchCompareEvidence{}}, "no line for client watch", false},
 		{"missed", slowWatchMissedFact{}, StepResult{Evidence: slow}, "2", true},
 		{"none missed", slowWatchMissedFact{}, StepResult{Evidence: &SlowWatchEvidence{}}, "0", true},
+		{"route", restfulRouteFact{}, StepResult{Evidence: lab}, "GET /api/v1/namespaces/{namespace}/pods", true},
+		{"CurlyRouter's route", restfulRouteFact{restfullab.CurlyRouter}, StepResult{Evidence: lab}, "GET /api/v1/namespaces/{namespace}/pods", true},
+		{"no route", restfulRouteFact{restfullab.RouterJSR311}, StepResult{Evidence: lab}, "404", true},
+		{"no dispatch", restfulRouteFact{}, StepResult{Status: 200}, "no restfulDispatch in this step", false},
 		{"no slow watch", slowWatchMissedFact{}, StepResult{Evidence: board}, "no slowWatch in this step", false},
 	}
 	for _, tc := range tests {

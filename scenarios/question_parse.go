@@ -37,9 +37,11 @@ type questionDoc struct {
 	Selector   *str        `yaml:"selector"`
 	Moment     *str        `yaml:"moment"`
 	Node       *objectName `yaml:"node"`
-	// Kind is the count fact's; Client the scoreboard fact's.
+	// Kind is the count fact's; Client the scoreboard fact's; Router
+	// the restfulRoute fact's.
 	Kind   *str `yaml:"kind"`
 	Client *str `yaml:"client"`
+	Router *str `yaml:"router"`
 }
 
 // choiceDoc is one of a question's choices as written.
