@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // TestKubectlLogParser reads kubectl v1.32's -v=8 lines (as a run logged
@@ -50,4 +52,18 @@ func TestKubectlLogParser(t *testing.T) {
 	if !l.reqs[1].isWatch() || l.reqs[0].isWatch() || l.reqs[1].pathQuery() != "/api/v1/namespaces/default/pods?resourceVersion=194&watch=true" {
 		t.Errorf("isWatch/pathQuery wrong: %+v", l.reqs)
 	}
+}
+
+func TestParseKubectlWatch(t *testing.T) {
+	pod := []*unstructured.Unstructured{decodedPod()}
+	create := "{create: \"" + "apiVersion: v1\\nkind: Pod\\nmetadata: {name: web}\\n" + "\""
+	checkParse(t, parseKubectlWatch, []parseCase[actionRunner]{
+		{name: "defaults", key: "kubectlWatch", src: create + "}",
+			want: &KubectlWatchAction{Namespace: "default", Create: &ApplyAction{Create: true, Objects: pod}, Until: "Running"}},
+		{name: "until", key: "kubectlWatch", src: create + ", until: ContainerCreating}",
+			want: &KubectlWatchAction{Namespace: "default", Create: &ApplyAction{Create: true, Objects: pod}, Until: "ContainerCreating"}},
+		{name: "two words", key: "kubectlWatch", src: create + ", until: 'Init 0'}", wantErr: `1:71: kubectlWatch.until: "Init 0": one word of the STATUS column (Running)`},
+		{name: "another namespace", key: "kubectlWatch", src: create + ", namespace: kube-system}", wantErr: `1:10: kubectlWatch.create: create one Pod, in the watched namespace kube-system`},
+		{name: "no pod", key: "kubectlWatch", src: "{until: Running}", wantErr: `1:1: kubectlWatch: missing field "create"`},
+	})
 }
