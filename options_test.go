@@ -76,7 +76,7 @@ func TestServeBinaryListsEveryInvalidOption(t *testing.T) {
 
 // TestServeTracePrintsStartup: serve --trace prints the startup sequence
 // in order before the ready line (Complete, Validate, etcd, the listener,
-// the caches, serving, each post-start hook, readiness, the components);
+// the three servers of the chain as they are built, the caches, serving, each post-start hook, readiness, the components);
 // plain serve prints none of it.
 func TestServeTracePrintsStartup(t *testing.T) {
 	p := startKubesim(t, nil, serveArgs(t.TempDir(), "--trace")...)
@@ -90,6 +90,9 @@ func TestServeTracePrintsStartup(t *testing.T) {
 		"Validate options ok every option is valid",
 		"Run etcd started embedded member at unix://",
 		"Run listener bound https://127.0.0.1:",
+		"Run serverchain built apiextensions-apiserver, delegate the not-found handler:",
+		"Run serverchain built kube-apiserver, delegate apiextensions-apiserver: the core (legacy) group at /api/v1",
+		"Run serverchain built kube-aggregator, delegate kube-apiserver:",
 		"Run caches ok", "Run serving ok",
 		"Run poststarthook started start-system-namespaces-controller",
 		"Run poststarthook finished start-system-namespaces-controller",

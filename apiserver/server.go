@@ -130,6 +130,7 @@ func NewGeneric(cfg *Config) (*Server, error) {
 	if s.ln, err = lc.Listen(context.Background(), "tcp", addr); err != nil {
 		return nil, fmt.Errorf("apiserver: listen on %s: %w", addr, err)
 	}
+	s.report(StartupEvent{Step: StartupListenerBound, Detail: s.URL()})
 	return s, nil
 }
 

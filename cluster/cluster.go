@@ -391,7 +391,6 @@ func (c *Cluster) startAPI(ctx context.Context) error {
 		c.URL = api.URL() // a restart listens on the same address
 	}
 	c.apiMu.Unlock()
-	c.startup.add(StartupRun, "listener", "bound", api.URL()+" (HTTP/2 and HTTP/1.1)")
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

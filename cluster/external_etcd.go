@@ -171,7 +171,8 @@ func (c *Cluster) describeEtcd(cfg *Config) string {
 	if len(cfg.EtcdServers) > 0 {
 		return "external cluster at " + strings.Join(cfg.EtcdServers, ",") + " (connected; a read answered)"
 	}
-	return fmt.Sprintf("embedded member at %s, data in %s", strings.Join(c.etcd.Client().Endpoints(), ","), filepath.Join(c.DataDir, "etcd"))
+	return fmt.Sprintf("embedded member at %s, data in %s (kubesim's own step: kube-apiserver starts no etcd, it connects to --etcd-servers)",
+		strings.Join(c.etcd.Client().Endpoints(), ","), filepath.Join(c.DataDir, "etcd"))
 }
 
 // EtcdClient returns the client the API server stores its objects with:

@@ -18,6 +18,7 @@ type StartupStep struct {
 	// Phase is StartupComplete, StartupValidate or StartupRun.
 	Phase string
 	// Name is what the step is about: "options", "etcd", "listener",
+	// "serverchain" (one server of the chain built, named by Server),
 	// "caches", "serving", "poststarthook" (one hook, named by Hook),
 	// "poststarthooks" (all of them), "readyz", "components",
 	// "serviceaccount" (the default ServiceAccount made, when the
@@ -26,7 +27,12 @@ type StartupStep struct {
 	// Hook is the post-start hook's name (a "poststarthook" step only):
 	// /readyz?verbose lists it as poststarthook/<Hook>.
 	Hook string
-	// Outcome is "ok", "failed", "started", "finished" or "bound".
+	// Server is the server of the delegation chain built (a
+	// "serverchain" step only): kube-aggregator, kube-apiserver or
+	// apiextensions-apiserver.
+	Server string
+	// Outcome is "ok", "failed", "started", "finished", "bound" or
+	// "built".
 	Outcome string
 	// Detail says more: the options, an address, why it failed.
 	Detail string
@@ -66,10 +72,13 @@ func (l *startupLog) add(phase, name, outcome, detail string) {
 }
 
 // addStep records s, timed now.
-func (l *startupLog) addStep(s StartupStep) {
+func (l *startupLog) addStep(s StartupStep) { l.addStepAt(s, time.Now()) }
+
+// addStepAt records s, which happened at t.
+func (l *startupLog) addStepAt(s StartupStep, t time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s.At = time.Since(l.began)
+	s.At = t.Sub(l.began)
 	l.steps = append(l.steps, s)
 	if l.notify != nil {
 		l.notify(s)
@@ -90,8 +99,13 @@ func (c *Cluster) StartupSteps() []StartupStep { return c.startup.list() }
 // apiStartup turns the API server's startup events into steps.
 func (l *startupLog) apiStartup(ev apiserver.StartupEvent) {
 	switch ev.Step {
+	case apiserver.StartupListenerBound:
+		l.addStepAt(StartupStep{Phase: StartupRun, Name: "listener", Outcome: "bound", Detail: ev.Detail + " (HTTP/2 and HTTP/1.1)"}, ev.Time)
+	case apiserver.StartupServerBuilt:
+		l.addStepAt(StartupStep{Phase: StartupRun, Name: "serverchain", Server: ev.Server, Outcome: "built",
+			Detail: ev.Server + ", delegate " + ev.Delegate + ": " + ev.Detail}, ev.Time)
 	case apiserver.StartupCachesSynced:
-		l.add(StartupRun, "caches", "ok", "watch caches and RBAC cache loaded (kube-apiserver serves first, and readyz waits for them: poststarthook/storage-readiness, informer-sync)")
+		l.add(StartupRun, "caches", "ok", "kubesim's own step: watch caches and RBAC cache loaded before it serves (kube-apiserver serves first, and its readyz waits for them: poststarthook/storage-readiness, informer-sync)")
 	case apiserver.StartupServing:
 		l.add(StartupRun, "serving", "ok", "accepting requests; readyz fails until every post-start hook has finished")
 	case apiserver.StartupHookStarted:

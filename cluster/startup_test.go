@@ -35,7 +35,7 @@ func TestStartupSequence(t *testing.T) {
 	defer mu.Unlock()
 	var got []string
 	for _, s := range seen {
-		got = append(got, strings.Join(strings.Fields(s.Phase+" "+s.Name+" "+s.Hook+" "+s.Outcome), " "))
+		got = append(got, strings.Join(strings.Fields(s.Phase+" "+s.Name+" "+s.Hook+" "+s.Outcome+" "+s.Server), " "))
 	}
 	index := func(step string) int {
 		i := slices.Index(got, step)
@@ -44,8 +44,12 @@ func TestStartupSequence(t *testing.T) {
 		}
 		return i
 	}
+	// The servers of the chain are built as CreateServerChain builds them:
+	// apiextensions-apiserver, then kube-apiserver on it, then the
+	// aggregator on kube-apiserver.
 	order := []string{
 		"Complete options ok", "Validate options ok", "Run etcd started", "Run listener bound",
+		"Run serverchain built apiextensions-apiserver", "Run serverchain built kube-apiserver", "Run serverchain built kube-aggregator",
 		"Run caches ok", "Run serving ok", "Run poststarthooks finished", "Run readyz ok", "Run components started",
 	}
 	for i := 1; i < len(order); i++ {
@@ -57,6 +61,15 @@ func TestStartupSequence(t *testing.T) {
 		started, finished := index("Run poststarthook "+hook+" started"), index("Run poststarthook "+hook+" finished")
 		if !(index("Run serving ok") < started && started < finished && finished < index("Run poststarthooks finished")) {
 			t.Errorf("hook %s: started at %d, finished at %d, want between serving and all hooks finished: %q", hook, started, finished, got)
+		}
+	}
+	for server, want := range map[string]string{
+		"apiextensions-apiserver": "apiextensions-apiserver, delegate the not-found handler: go-restful WebServices /apis/apiextensions.k8s.io/v1 (",
+		"kube-apiserver":          "kube-apiserver, delegate apiextensions-apiserver: the core (legacy) group at /api/v1: WebService /api/v1 (",
+		"kube-aggregator":         "kube-aggregator, delegate kube-apiserver: go-restful WebServices /apis/apiregistration.k8s.io/v1 (",
+	} {
+		if d := seen[index("Run serverchain built "+server)].Detail; !strings.HasPrefix(d, want) {
+			t.Errorf("%s's step = %q, want it to start %q", server, d, want)
 		}
 	}
 	if d := seen[0].Detail; !strings.Contains(d, "defaults filled: address 127.0.0.1") {

@@ -81,6 +81,10 @@ func New(g *apiserver.Server, delegate http.Handler, listed []string) *Server {
 	return s
 }
 
+// Container is the aggregator's go-restful Container, for looking at:
+// callers must not change it.
+func (s *Server) Container() *restful.Container { return s.container }
+
 // ServeHTTP serves a request that reached the aggregator: its Container's
 // paths, else /apis and the groups of APIServices, else by APIService.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.director.ServeHTTP(w, r) }

@@ -15,13 +15,16 @@ package apiextensionsserver
 import (
 	"net/http"
 
+	restful "github.com/emicklei/go-restful/v3"
+
 	"github.com/kubesim/kubesim/apiserver"
 )
 
 // Server is the apiextensions server.
 type Server struct {
-	crds     *crdHandler
-	director http.Handler
+	crds      *crdHandler
+	container *restful.Container
+	director  http.Handler
 }
 
 // New builds the apiextensions server on g, in front of delegate, and
@@ -35,8 +38,12 @@ func New(g *apiserver.Server, delegate http.Handler) *Server {
 	if err := newCRDController(g, crds).addHooks(); err != nil {
 		panic("apiserver: apiextensions hooks: " + err.Error())
 	}
-	return &Server{crds: crds, director: apiserver.NewDirector(apiserver.ServerAPIExtensions, c, crds)}
+	return &Server{crds: crds, container: c, director: apiserver.NewDirector(apiserver.ServerAPIExtensions, c, crds)}
 }
+
+// Container is the apiextensions server's go-restful Container, for
+// looking at: callers must not change it.
+func (s *Server) Container() *restful.Container { return s.container }
 
 // ServeHTTP serves a request that reached the apiextensions server: its
 // Container's paths, else custom resources and their discovery, else the

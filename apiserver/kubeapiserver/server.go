@@ -67,9 +67,10 @@ func nonGoRestful(g *apiserver.Server, delegate http.Handler) http.Handler {
 }
 
 // AddPostStartHooks registers kube-apiserver's post-start hooks on the
-// generic server (serverchain calls it once the chain is built, so that
-// they run, and /readyz lists them, after the apiextensions server's and
-// the aggregator's).
+// generic server (serverchain calls it right after New, before it builds
+// the aggregator, as upstream's kube-apiserver adds them while it is
+// built: /readyz lists them after the apiextensions server's, before the
+// aggregator's).
 func (s *Server) AddPostStartHooks() error {
 	hooks := []struct {
 		name string

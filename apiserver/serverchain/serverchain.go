@@ -4,7 +4,9 @@
 // apiserver: the stores, the filters, the handlers every resource shares).
 // A request passes the filters once, then enters the aggregator; what the
 // aggregator does not serve goes to kube-apiserver, then to the
-// apiextensions server, then to the not-found handler.
+// apiextensions server, then to the not-found handler. Each server built
+// is reported to the generic server's OnStartup function
+// (StartupServerBuilt), in the order New builds them.
 package serverchain
 
 import (
@@ -23,14 +25,21 @@ func New(cfg *apiserver.Config) (*apiserver.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Inside out: each server gets the next one as its delegate.
+	// Inside out, as CreateServerChain: each server gets the one built
+	// before it as its delegate.
 	ext := apiextensionsserver.New(s, apiserver.NotFoundHandler()) // CRDs and custom resources
-	kube := kubeapiserver.New(s, ext)                              // the built-in groups
-	agg := aggregatorserver.New(s, kube, s.ListedPaths())          // APIServices: local ones delegate, others are proxied
+	s.ReportServerBuilt(nameAPIExtensions, nameNotFound, describeAPIExtensions(ext.Container()))
+	kube := kubeapiserver.New(s, ext) // the built-in groups
+	// As upstream's kube-apiserver adds its hooks while it is built:
+	// /readyz lists them after the apiextensions server's, before the
+	// aggregator's.
 	if err := kube.AddPostStartHooks(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("apiserver: %w", err)
 	}
+	s.ReportServerBuilt(nameKubeAPIServer, nameAPIExtensions, describeKubeAPIServer(s.RestfulContainer()))
+	agg := aggregatorserver.New(s, kube, s.ListedPaths()) // APIServices: local ones delegate, others are proxied
 	s.InstallChain(agg, kube, ext)
+	s.ReportServerBuilt(nameAggregator, nameKubeAPIServer, describeAggregator(agg.Container()))
 	return s, nil
 }
