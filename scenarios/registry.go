@@ -29,6 +29,8 @@ var actionKinds = []actionKind{
 	{"startMetricsServer", parseControl},
 	{"validateServe", parseValidateServe},
 	{"startupTrace", parseStartupTrace},
+	{"serverChainBuild", parseServerChainBuild},
+	{"healthLists", parseHealthLists},
 	{"http", parseHTTP},
 	{"etcdWatch", parseEtcdWatch},
 	{"restfulDispatch", parseRestfulDispatch},
