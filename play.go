@@ -28,6 +28,7 @@ const DefaultScenario = "pod-create"
 type playOptions struct {
 	plain, json, step bool
 	present           bool
+	compact           bool
 	lang              string
 	speed             float64
 	dataDir           string
@@ -40,6 +41,7 @@ func (o *playOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.BoolVar(&o.plain, "plain", false, "print each stage as text (the default when stdout is not a terminal)")
 	f.BoolVar(&o.json, "json", false, "print one JSON object per scenario step and flow event")
+	f.BoolVar(&o.compact, "compact", false, "with --plain: print the first pod of each owner (a ReplicaSet, a Job) stage by stage, and count the others' stages in a line")
 	f.BoolVar(&o.step, "step", false, "hold the cluster at every stage boundary until Enter is pressed")
 	f.BoolVar(&o.present, "present", false, "terminal UI for a teacher at a projector: step mode (as --step), the whole narration shown (page down/up when it does not fit)")
 	f.StringVar(&o.lang, "lang", "en", "language of the narration: en or zh")
@@ -60,6 +62,9 @@ func (o *playOptions) validate() error {
 	}
 	if o.plain && o.json {
 		errs = append(errs, errors.New("--plain and --json cannot be used together"))
+	}
+	if o.compact && o.json {
+		errs = append(errs, errors.New("--compact belongs to --plain; it cannot be used with --json"))
 	}
 	// --speed -1 (the default) keeps the scenario's speed.
 	probe := cluster.Config{BindAddress: cluster.DefaultBindAddress, Port: o.port, Speed: o.speed, ReadyTimeout: cluster.DefaultReadyTimeout}
@@ -103,6 +108,7 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 		return err
 	}
 	o.step = o.step || o.present // a presenter steps through the lesson
+	o.plain = o.plain || o.compact
 	sc, err := scenarios.Find(name)
 	if err != nil {
 		// A missing or malformed scenario is the caller's to fix: exit 2.
@@ -187,6 +193,9 @@ func headlessPrinter(sc *scenarios.Scenario, o playOptions, stdout io.Writer) (s
 	}
 	plain := scenarios.NewPlainPrinter(stdout, o.lang)
 	plain.Follow(sc)
+	if o.compact {
+		plain.Compact()
+	}
 	return plain, plain
 }
 

@@ -175,6 +175,7 @@ steps:
 		{"bad file", []string{"play", bad}, 2, bad + ":2:8: title: missing zh"},
 		{"bad language", []string{"play", "pod-create", "--lang", "fr"}, 2, "--lang must be en or zh"},
 		{"plain and json", []string{"play", "pod-create", "--plain", "--json"}, 2, "cannot be used together"},
+		{"compact and json", []string{"play", "pod-create", "--compact", "--json"}, 2, "--compact belongs to --plain"},
 		{"no name", []string{"play"}, 2, "accepts 1 arg"},
 		{"failed expectation", []string{"play", failing, "--speed", "0", "--data-dir", filepath.Join(dir, "data")}, 1, "step 1 (never-failed): expected podPhase"},
 	}

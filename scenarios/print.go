@@ -62,6 +62,9 @@ type PlainPrinter struct {
 	// has ended, and blocks print as they come (print_causal.go).
 	pending []heldBlock
 	done    bool
+	// compact: the pods after the first of each owner are counted, not
+	// printed (print_compact.go).
+	compact compactState
 	// askedElsewhere: the steps' questions and answers are left out
 	// (see AskedElsewhere).
 	askedElsewhere bool
@@ -182,7 +185,7 @@ func (p *PlainPrinter) StepFinished(s StepInfo, r StepResult) {
 	for _, line := range transcriptIn(r, p.lang) {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
-	p.writeRequests(&b, r, strings.HasPrefix(s.Action, "apply"))
+	p.writeRequests(&b, r, s.Action)
 	switch {
 	case r.Status != 0 && r.Message != "" && len(r.HTTP) == 0:
 		fmt.Fprintf(&b, "→ %d %s\n", r.Status, truncate(oneLine(r.Message), 200))
@@ -339,14 +342,17 @@ func oneLine(s string) string {
 // writeRequests writes the API server's side of the step's requests: for
 // an http step, whose lesson is the request itself, each trace in full
 // (the nine steps, go-restful's dispatch); for other actions one line per
-// request, as the stage blocks already show a pod create's trace.
-func (p *PlainPrinter) writeRequests(b *strings.Builder, r StepResult, apply bool) {
+// request, as the stage blocks already show a pod create's trace (and,
+// in compact output, for every action but http).
+func (p *PlainPrinter) writeRequests(b *strings.Builder, r StepResult, action string) {
 	if len(r.Requests) == 0 {
 		return
 	}
+	apply := strings.HasPrefix(action, "apply")
+	steps := len(r.HTTP) > 0 && (!p.compactOn() || strings.HasPrefix(action, "http "))
 	fmt.Fprintf(b, "  %s\n", p.word("server"))
 	for _, t := range r.Requests {
-		writeLines(b, stageIndent, stageIndent, p.layout.RequestSummary(t, len(r.HTTP) > 0))
+		writeLines(b, stageIndent, stageIndent, p.layout.RequestSummary(t, steps))
 		if apply && t.Method == "GET" && t.Code == http.StatusNotFound {
 			fmt.Fprintf(b, "%s  %s\n", stageIndent, p.word("apply_reads"))
 		}

@@ -62,6 +62,7 @@ func (p *PlainPrinter) flushPending() {
 	for _, h := range blocks {
 		p.writeBlock(&b, h)
 	}
+	p.writeTallies(&b)
 	p.out(b.String())
 }
 

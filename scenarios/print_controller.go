@@ -66,6 +66,7 @@ func (p *PlainPrinter) giveUpAwaiting() {
 // p.mu.
 func (p *PlainPrinter) controllerEvent(ev flow.Event) {
 	if a := flow.CreatorOf(ev); a != nil {
+		p.noteOwner(ev)
 		if ev.Object.Kind == "Pod" {
 			p.podCreated(ev)
 		} else {
@@ -140,7 +141,7 @@ func (p *PlainPrinter) podCreated(ev flow.Event) {
 	}
 	delete(p.awaiting, uid)
 	// The creator's block comes before the pod's first: it acted first.
-	first := heldBlock{pod: ev.Object, text: text, at: ev.Time}
+	first := heldBlock{pod: ev.Object, text: text, at: ev.Time, creator: true}
 	if held := p.held[uid]; len(held) > 0 {
 		first.step = held[0].step
 		if first.at.IsZero() || held[0].at.Before(first.at) {
@@ -170,8 +171,8 @@ func (p *PlainPrinter) creatorBlock(ev flow.Event) string {
 // pod's stage 1 waits for. The caller holds p.mu.
 func (p *PlainPrinter) emitCreator(pod flow.ObjectRef, text string, at time.Time) {
 	if step := p.holdFor(pod, flow.StageAdmitted); step > 0 {
-		p.hold(heldBlock{step: step, pod: pod, text: text, at: at})
+		p.hold(heldBlock{step: step, pod: pod, text: text, at: at, creator: true})
 		return
 	}
-	p.emit(heldBlock{pod: pod, text: text, at: at})
+	p.emit(heldBlock{pod: pod, text: text, at: at, creator: true})
 }

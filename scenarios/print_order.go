@@ -35,6 +35,8 @@ type heldBlock struct {
 	// any. Blocks print in that order (print_causal.go).
 	at  time.Time
 	rev int64
+	// creator: the block says who created the pod.
+	creator bool
 }
 
 // StageStep is a stage of a pod that a scenario's steps expect (a
@@ -136,6 +138,9 @@ func (p *PlainPrinter) flushHeld(everything bool) {
 // was of the same pod and stage, then its lines; or an aside. The caller
 // holds p.mu.
 func (p *PlainPrinter) writeBlock(b *strings.Builder, h heldBlock) {
+	if p.counted(h) {
+		return // compact output counts it (print_compact.go)
+	}
 	if h.stage != 0 {
 		p.stageHeader(b, h.pod, h.stage)
 	} else {
