@@ -250,3 +250,24 @@ func TestReplayRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayExitStatus: a replay ends as the recorded run did: a run
+// whose step failed replays with exit 1 and the run's message, after
+// printing the step.
+func TestReplayExitStatus(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "failed.jsonl")
+	lines := []string{
+		`{"kubesim":"session-recording","version":1,"started":"2026-12-04T21:00:00Z","scenario":{"name":"x","title":{"en":"X","zh":"X"},"summary":{"en":"","zh":""},"steps":1},"lang":"en","output":"plain","speed":1}`,
+		`{"kind":"step","at":10,"step":{"index":1,"total":1,"id":"wait","narration":{"en":"We wait.","zh":"我们等待。"}}}`,
+		`{"kind":"result","at":20,"step":{"index":1,"total":1,"id":"wait","narration":{"en":"We wait.","zh":"我们等待。"}},"result":{"answer":-1,"error":"step 1 (wait): expected pod default/web phase Running, saw Pending"}}`,
+		`{"kind":"end","at":30,"error":"step 1 (wait): expected pod default/web phase Running, saw Pending"}`,
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runMain(t, "", "replay", file, "--plain", "--lang", "zh")
+	want := "\n=== 步骤 1/1 · wait ===\n我们等待。\n✗ 失败: step 1 (wait): expected pod default/web phase Running, saw Pending\n"
+	if code != 1 || out != want || !strings.HasSuffix(errs, "kubesim: step 1 (wait): expected pod default/web phase Running, saw Pending\n") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, stdout %q and the run's message", code, out, errs, want)
+	}
+}
