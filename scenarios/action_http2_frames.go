@@ -86,7 +86,12 @@ type h2Run struct {
 	hc   *httpClient
 	conn net.Conn
 	fr   *http2.Framer
-	res  StepResult
+	// rec keeps the bytes the framer reads, so that the first frame of
+	// each type the server sends is shown with its header bytes as they
+	// came (shownTypes: the types shown so far).
+	rec        *h2wire.Recorder
+	shownTypes map[http2.FrameType]bool
+	res        StepResult
 	// bufs are the bytes of each stream not yet decoded into events.
 	bufs             map[uint32][]byte
 	received, sent   int
@@ -107,7 +112,7 @@ func (a *HTTP2FramesAction) run(ctx context.Context, p *player, user string) (St
 	if err != nil {
 		return StepResult{}, err
 	}
-	r := &h2Run{a: a, p: p, hc: hc, bufs: map[uint32][]byte{}, streamsWithEvent: map[uint32]bool{}, ended: map[uint32]bool{}}
+	r := &h2Run{a: a, p: p, hc: hc, bufs: map[uint32][]byte{}, streamsWithEvent: map[uint32]bool{}, ended: map[uint32]bool{}, shownTypes: map[http2.FrameType]bool{}}
 	if err := r.dial(ctx); err != nil {
 		return r.res, err
 	}
@@ -148,7 +153,8 @@ func (r *h2Run) dial(ctx context.Context) error {
 		return fmt.Errorf("http2Frames: the server chose ALPN protocol %q, not h2", proto)
 	}
 	r.conn = c
-	r.fr = http2.NewFramer(h2wire.NewTap(c, r.logSent), c)
+	r.rec = h2wire.NewRecorder(c)
+	r.fr = http2.NewFramer(h2wire.NewTap(c, r.logSent), r.rec)
 	r.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	return nil
 }
@@ -207,16 +213,42 @@ func (r *h2Run) start() error {
 func (r *h2Run) readUntilCount() error {
 	for len(r.res.Watch) < r.a.Count {
 		f, err := r.fr.ReadFrame()
+		raw := r.rec.Take()
 		if err != nil {
 			return fmt.Errorf("http2Frames: reading a frame: %w", err)
 		}
 		r.received++
 		r.logFrame("<", f)
+		if err := r.logHeaderBytes(raw, f); err != nil {
+			return err
+		}
 		if err := r.answer(f); err != nil {
 			return err
 		}
 	}
 	r.logf("(%d events read: the client resets its streams and closes the connection)", len(r.res.Watch))
+	return nil
+}
+
+// logHeaderBytes logs, under the first frame of each type the server
+// sent, the 9 bytes its header came in, read off the connection (raw are
+// the bytes the framer read for f), and what they decode to. Bytes that
+// do not say what the framer parsed are an error.
+func (r *h2Run) logHeaderBytes(raw []byte, f http2.Frame) error {
+	h, err := h2wire.HeaderOf(raw)
+	if err != nil {
+		return fmt.Errorf("http2Frames: %w", err)
+	}
+	if !h.Matches(f.Header()) {
+		return fmt.Errorf("http2Frames: header bytes % x read for the frame %s", h[:], h2wire.Header(f.Header()))
+	}
+	if r.shownTypes[h.Type()] {
+		return nil
+	}
+	r.shownTypes[h.Type()] = true
+	for _, l := range h2wire.HexLines("<", h) {
+		r.logf("%s", l)
+	}
 	return nil
 }
 

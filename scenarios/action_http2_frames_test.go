@@ -1,10 +1,17 @@
 package scenarios
 
 import (
+	"encoding/hex"
+	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/http2"
+
+	"github.com/kubesim/kubesim/internal/h2wire"
 )
 
 func TestParseHTTP2Frames(t *testing.T) {
@@ -73,6 +80,7 @@ steps:
 			t.Errorf("%s: no transcript line matches %s", want.what, want.re)
 		}
 	}
+	checkHeaderBytes(t, res.HTTP)
 	if got := res.Watch; !slices.Equal(got, []string{"ADDED", "ADDED"}) {
 		t.Errorf("watch events %q, want [ADDED ADDED]", got)
 	}
@@ -104,4 +112,47 @@ func joinFrameLines(lines []string) []string {
 		out = append(out, l)
 	}
 	return out
+}
+
+// frameLineRE is a received frame's first line: its header's fields.
+var frameLineRE = regexp.MustCompile(`^< length=(\d+) type=(\S+) flags=(\S+) stream=(\d+)`)
+
+// checkHeaderBytes checks the header bytes shown under received frames:
+// the hex, decoded here by hand, says what the frame's own line says and
+// what the line after it prints; a HEADERS and a DATA frame have them.
+func checkHeaderBytes(t *testing.T, lines []string) {
+	t.Helper()
+	var frame []string
+	shown := map[string]bool{}
+	for i, l := range lines {
+		if m := frameLineRE.FindStringSubmatch(l); m != nil {
+			frame = m
+			continue
+		}
+		hexPart, ok := strings.CutPrefix(l, "<    9 header bytes: ")
+		if !ok {
+			continue
+		}
+		b, err := hex.DecodeString(strings.NewReplacer(" ", "", "|", "").Replace(hexPart))
+		if err != nil || len(b) != 9 || frame == nil || i+1 == len(lines) {
+			t.Errorf("line %q: want 9 bytes in hex, after a received frame's line and before its fields", l)
+			continue
+		}
+		length := int(b[0])<<16 | int(b[1])<<8 | int(b[2])
+		typ, flags := http2.FrameType(b[3]), http2.Flags(b[4])
+		stream := int(b[5]&0x7f)<<24 | int(b[6])<<16 | int(b[7])<<8 | int(b[8])
+		fh := http2.FrameHeader{Type: typ, Flags: flags}
+		got := []string{strconv.Itoa(length), typ.String(), h2wire.Flags(fh), strconv.Itoa(stream)}
+		if !slices.Equal(got, frame[1:]) {
+			t.Errorf("header bytes % x decode to %q; the frame's line says %q", b, got, frame[1:])
+		}
+		fields := fmt.Sprintf("<    = length %d | type %d %s | flags 0x%x | R=%d stream=%d", length, b[3], typ, b[4], b[5]>>7, stream)
+		if lines[i+1] != fields {
+			t.Errorf("after % x: %q, want %q", b, lines[i+1], fields)
+		}
+		shown[typ.String()] = true
+	}
+	if !shown["HEADERS"] || !shown["DATA"] {
+		t.Errorf("header bytes shown for %v; want a HEADERS and a DATA frame among them", shown)
+	}
 }
