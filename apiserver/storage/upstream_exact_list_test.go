@@ -102,10 +102,17 @@ func upstreamPods(t *testing.T, c *clientv3.Client, clk *testingclock.FakeClock)
 		t.Fatal(err)
 	}
 	ch, err := cacher.NewCacherFromConfig(cacher.Config{
-		Storage: s, Versioner: versioner, GroupResource: gr, ResourcePrefix: "/pods",
-		KeyFunc:      func(obj runtime.Object) (string, error) { return apistorage.NamespaceKeyFunc("/pods/", obj) },
-		GetAttrsFunc: apistorage.DefaultNamespaceScopedAttr, EventsHistoryWindow: 75 * time.Second,
-		NewFunc:      newFunc, NewListFunc: newListFunc, Codec: codec, Clock: clk,
+		Storage:             s,
+		Versioner:           versioner,
+		GroupResource:       gr,
+		ResourcePrefix:      "/pods",
+		KeyFunc:             func(obj runtime.Object) (string, error) { return apistorage.NamespaceKeyFunc("/pods/", obj) },
+		GetAttrsFunc:        apistorage.DefaultNamespaceScopedAttr,
+		EventsHistoryWindow: 75 * time.Second, // kube-apiserver's least
+		NewFunc:             newFunc,
+		NewListFunc:         newListFunc,
+		Codec:               codec,
+		Clock:               clk,
 	})
 	if err != nil {
 		t.Fatal(err)
