@@ -127,7 +127,8 @@ func (c storeResourceQuotas) UpdateStatus(ctx context.Context, q *corev1.Resourc
 }
 
 // add appends the plugin name (LimitRanger, mutating and validating, or
-// ResourceQuota, validating) to c; a nil i adds nothing.
+// ResourceQuota, validating only, as upstream's) to c; a nil i adds
+// nothing.
 func (i *admissionInformers) add(c *admission.Chain, name string) error {
 	if i == nil {
 		return nil

@@ -17,11 +17,12 @@ import (
 )
 
 // admissionPlugins are the admission plugins the server runs, in
-// kube-apiserver's order (its AllOrderedPlugins: NamespaceLifecycle,
-// LimitRanger, ServiceAccount, NodeRestriction, Priority,
-// DefaultTolerationSeconds, DefaultStorageClass,
-// StorageObjectInUseProtection, ..., ResourceQuota last), each in the phases
-// it has here.
+// kube-apiserver's order (AllOrderedPlugins in its
+// pkg/kubeapiserver/options/plugins.go: NamespaceLifecycle, LimitRanger,
+// ServiceAccount, NodeRestriction, Priority, DefaultTolerationSeconds,
+// DefaultStorageClass, StorageObjectInUseProtection, ..., ResourceQuota
+// last), each in the phases upstream's plugin implements: Admit
+// (mutating), Validate (validating) or both.
 var admissionPlugins = []string{
 	admission.NamespaceLifecycleName,
 	admission.LimitRangerName,
@@ -56,13 +57,12 @@ func newAdmissionChain(namespaces admission.NamespaceLister, accounts admission.
 		}
 		switch name {
 		case admission.NamespaceLifecycleName:
-			p := admission.NewNamespaceLifecycle(namespaces)
-			c.Mutating, c.Validating = append(c.Mutating, p), append(c.Validating, p)
+			c.Mutating = append(c.Mutating, admission.NewNamespaceLifecycle(namespaces))
 		case admission.ServiceAccountName:
 			p := admission.NewServiceAccount(accounts)
 			c.Mutating, c.Validating = append(c.Mutating, p), append(c.Validating, p)
 		case admission.NodeRestrictionName:
-			c.Validating = append(c.Validating, admission.NewNodeRestriction())
+			c.Mutating = append(c.Mutating, admission.NewNodeRestriction())
 		case admission.PriorityName:
 			p := admission.NewPriority(priorities)
 			c.Mutating, c.Validating = append(c.Mutating, p), append(c.Validating, p)
@@ -112,12 +112,17 @@ func (s *Server) admit(ctx context.Context, attrs *admission.Attributes) error {
 }
 
 // validator returns the validating admission to run just before storage
-// (the registry calls it with the object about to be written).
+// (the registry calls it with the object about to be written). On a
+// delete, which has no object before, it runs the mutating plugins first
+// on the stored object, as upstream's AdmissionToValidateObjectDeleteFunc.
 func (s *Server) validator(attrs *admission.Attributes) registry.ValidateObjectFunc {
 	return func(ctx context.Context, obj runtime.Object) error {
 		a := *attrs
 		if a.Operation == admission.Delete {
-			a.OldObject = obj
+			a.OldObject = obj.DeepCopyObject()
+			if err := s.admit(ctx, &a); err != nil {
+				return err
+			}
 		} else {
 			a.Object = obj
 		}

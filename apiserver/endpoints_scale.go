@@ -136,6 +136,8 @@ func ScalePatcher(pt types.PatchType, patch []byte) func(cur *autoscalingv1.Scal
 // one, through the resource's own update (its generation is bumped), and
 // answers the new Scale. The write is recorded in the object's
 // managedFields under subresource scale, its replicas as spec.replicas.
+// Mutating admission runs on the resized object, validating admission
+// just before it is stored, as for any update.
 func (h *handlers) writeScale(w http.ResponseWriter, r *http.Request, p Params, sw *ScaleWrite) error {
 	o, err := negotiate(r)
 	if err != nil {
@@ -157,8 +159,11 @@ func (h *handlers) writeScale(w http.ResponseWriter, r *http.Request, p Params, 
 		if err := h.checkScale(sc, cur); err != nil {
 			return nil, err
 		}
+		old := current.DeepCopyObject()
 		h.e.res.Scale.SetReplicas(current, sc.Spec.Replicas)
-		return current, nil
+		a := *attrs
+		a.Object, a.OldObject = current, old
+		return current, h.s.admit(ctx, &a)
 	}, nil, h.s.updateValidator(attrs), registry.Options{DryRun: sw.DryRun()})
 	if err != nil {
 		return err

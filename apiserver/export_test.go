@@ -1,6 +1,10 @@
 package apiserver
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/kubesim/kubesim/apiserver/admission"
+)
 
 // HandlerWithoutAggregator is the handler chain around kube-apiserver
 // (which delegates to the apiextensions server), without the aggregator in
@@ -8,3 +12,6 @@ import "net/http"
 func (s *Server) HandlerWithoutAggregator() http.Handler {
 	return s.withFilters(s.chain[1])
 }
+
+// AdmissionChain is the admission chain s runs.
+func AdmissionChain(s *Server) *admission.Chain { return s.admission }

@@ -480,12 +480,26 @@ func TestRequestTrace(t *testing.T) {
 	if admitted == nil {
 		t.Fatal("no stage-1 event before the trace of the create")
 	}
-	if got, want := stepNames(admitted.Steps), "received goroutine authenticated authorized aggregator kube-apiserver dispatched decoded defaulted admission admission admission admission admission admission admission admission admission admission admission"; got != want {
+	// Each admission plugin that handles a create, in its phases (the
+	// server runs without ServiceAccount here).
+	admission := "admission admission admission admission admission admission admission admission admission admission"
+	if got, want := stepNames(admitted.Steps), "received goroutine authenticated authorized aggregator kube-apiserver dispatched decoded defaulted "+admission; got != want {
 		t.Errorf("stage-1 steps = %s\nwant           %s", got, want)
 	}
-	want := "received goroutine authenticated authorized aggregator kube-apiserver dispatched decoded defaulted admission admission admission admission admission admission admission admission admission admission admission stored responded"
+	want := "received goroutine authenticated authorized aggregator kube-apiserver dispatched decoded defaulted " + admission + " stored responded"
 	if got := stepNames(tr.Steps); got != want {
 		t.Errorf("steps = %s\nwant    %s", got, want)
+	}
+	var plugins []string
+	for _, s := range tr.Steps {
+		if s.Name == "admission" {
+			plugins = append(plugins, s.Fields["phase"]+" "+s.Fields["plugin"])
+		}
+	}
+	if got, want := strings.Join(plugins, ", "), "mutating NamespaceLifecycle, mutating LimitRanger, mutating NodeRestriction, mutating Priority, "+
+		"mutating DefaultTolerationSeconds, mutating DefaultStorageClass, mutating StorageObjectInUseProtection, "+
+		"validating LimitRanger, validating Priority, validating ResourceQuota"; got != want {
+		t.Errorf("admission steps = %s\nwant %s", got, want)
 	}
 	var mu sync.Mutex
 	mu.Lock()

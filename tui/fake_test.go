@@ -138,7 +138,7 @@ func createTraces() (start, full *flow.RequestTrace) {
 		{Name: "decoded", At: 212 * time.Microsecond, Outcome: "ok", Detail: "231 bytes of application/json decoded as /v1, Kind=Pod"},
 		{Name: "defaulted", At: 240 * time.Microsecond, Outcome: "defaulted", Detail: "defaults applied: spec.restartPolicy, spec.schedulerName, spec.dnsPolicy, status.qosClass"},
 		{Name: "admission", At: 301 * time.Microsecond, Outcome: "passed", Detail: "mutating admission plugin ServiceAccount: passed"},
-		{Name: "admission", At: 355 * time.Microsecond, Outcome: "passed", Detail: "validating admission plugin NamespaceLifecycle: passed"},
+		{Name: "admission", At: 355 * time.Microsecond, Outcome: "passed", Detail: "validating admission plugin LimitRanger: passed"},
 	}
 	start = &flow.RequestTrace{AuditID: "3c1d9e5a", Method: "POST", URI: "/api/v1/namespaces/default/pods", Proto: "HTTP/2.0",
 		RemoteAddr: "127.0.0.1:52814", UserAgent: "kubectl/v1.37.2", User: "kubernetes-admin", Groups: []string{"system:masters", "system:authenticated"},

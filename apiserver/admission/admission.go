@@ -69,6 +69,10 @@ const (
 // the request is not its business (Outcome "skipped").
 type MutatingPlugin interface {
 	Name() string
+	// Handles reports whether the plugin handles op at all: the Chain
+	// does not run it on other operations (no Outcome), as
+	// kube-apiserver's chain skips a plugin whose Handles is false.
+	Handles(op Operation) bool
 	Admit(ctx context.Context, a *Attributes) (fields []string, handled bool, err error)
 }
 
@@ -76,5 +80,6 @@ type MutatingPlugin interface {
 // handled=false means the request is not its business.
 type ValidatingPlugin interface {
 	Name() string
+	Handles(op Operation) bool // as MutatingPlugin's
 	Validate(ctx context.Context, a *Attributes) (handled bool, err error)
 }

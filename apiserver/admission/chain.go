@@ -25,16 +25,19 @@ type Chain struct {
 	Validating []ValidatingPlugin
 }
 
-// Admit runs every mutating plugin on a in order and returns one Outcome
-// per plugin run. It stops at the first plugin that fails: that plugin's
-// Outcome is "rejected" and later plugins are not run (and have no
-// Outcome). The error is an API status error, see Validate.
+// Admit runs every mutating plugin that handles a's operation on a, in
+// order, and returns one Outcome per plugin run. It stops at the first
+// plugin that fails: that plugin's Outcome is "rejected" and later
+// plugins are not run (and have no Outcome). The error is an API status error, see Validate.
 func (c *Chain) Admit(ctx context.Context, a *Attributes) ([]Outcome, error) {
 	if c == nil {
 		return nil, nil
 	}
 	outcomes := make([]Outcome, 0, len(c.Mutating))
 	for _, p := range c.Mutating {
+		if !p.Handles(a.Operation) {
+			continue
+		}
 		fields, handled, err := p.Admit(ctx, a)
 		o, err := outcome(p.Name(), PhaseMutating, fields, handled, err)
 		outcomes = append(outcomes, o)
@@ -45,7 +48,8 @@ func (c *Chain) Admit(ctx context.Context, a *Attributes) ([]Outcome, error) {
 	return outcomes, nil
 }
 
-// Validate runs every validating plugin on a in order, as Admit does.
+// Validate runs every validating plugin that handles a's operation on a,
+// in order, as Admit does.
 //
 // A plugin's error is returned as it is when it is an API status error
 // (apierrors.APIStatus), which is what every plugin here returns. Any other
@@ -60,6 +64,9 @@ func (c *Chain) Validate(ctx context.Context, a *Attributes) ([]Outcome, error) 
 	}
 	outcomes := make([]Outcome, 0, len(c.Validating))
 	for _, p := range c.Validating {
+		if !p.Handles(a.Operation) {
+			continue
+		}
 		handled, err := p.Validate(ctx, a)
 		o, err := outcome(p.Name(), PhaseValidating, nil, handled, err)
 		outcomes = append(outcomes, o)

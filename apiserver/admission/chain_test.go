@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,16 +15,20 @@ import (
 )
 
 // step is a scripted plugin: it records that it ran, then answers with
-// its fields, handled and err.
+// its fields, handled and err. It handles the operations ops (every
+// operation if ops is nil).
 type step struct {
 	name    string
 	fields  []string
 	handled bool
 	err     error
 	ran     *[]string
+	ops     []admission.Operation
 }
 
 func (s step) Name() string { return s.name }
+
+func (s step) Handles(op admission.Operation) bool { return s.ops == nil || slices.Contains(s.ops, op) }
 
 func (s step) Admit(context.Context, *admission.Attributes) ([]string, bool, error) {
 	*s.ran = append(*s.ran, s.name)
@@ -66,6 +71,12 @@ func TestChainAdmit(t *testing.T) {
 		}, []string{"A"}, []admission.Outcome{
 			{Plugin: "A", Phase: "mutating", Action: "rejected", Message: "lister not synced"},
 		}, wantErr{500, metav1.StatusReasonUnknown, "lister not synced"}},
+		{"a plugin that does not handle the operation is not run", []step{
+			{name: "A", handled: true, ops: []admission.Operation{admission.Update}},
+			{name: "B", handled: false, ops: []admission.Operation{admission.Create}},
+		}, []string{"B"}, []admission.Outcome{
+			{Plugin: "B", Phase: "mutating", Action: "skipped"},
+		}, wantErr{}},
 		{"empty chain", nil, nil, []admission.Outcome{}, wantErr{}},
 	}
 	for _, tt := range tests {
@@ -76,7 +87,7 @@ func TestChainAdmit(t *testing.T) {
 				s.ran = &ran
 				c.Mutating = append(c.Mutating, s)
 			}
-			outcomes, err := c.Admit(context.Background(), &admission.Attributes{})
+			outcomes, err := c.Admit(context.Background(), &admission.Attributes{Operation: admission.Create})
 			checkErr(t, err, tt.want)
 			if !reflect.DeepEqual(ran, tt.wantRan) {
 				t.Errorf("ran %v, want %v", ran, tt.wantRan)
@@ -96,7 +107,7 @@ func TestChainValidate(t *testing.T) {
 		step{name: "C", handled: true, err: apierrors.NewNotFound(corev1.Resource("namespaces"), "x"), ran: &ran},
 		step{name: "D", handled: true, ran: &ran},
 	}}
-	outcomes, err := c.Validate(context.Background(), &admission.Attributes{})
+	outcomes, err := c.Validate(context.Background(), &admission.Attributes{Operation: admission.Delete})
 	checkErr(t, err, wantErr{404, metav1.StatusReasonNotFound, `namespaces "x" not found`})
 	want := []admission.Outcome{
 		{Plugin: "A", Phase: "validating", Action: "passed"},
@@ -123,10 +134,11 @@ func TestNilChain(t *testing.T) {
 func TestChainWithPlugins(t *testing.T) {
 	ns := &fakeNamespaces{phases: map[string]corev1.NamespacePhase{"default": corev1.NamespaceActive, "going": corev1.NamespaceTerminating}}
 	c := &admission.Chain{
-		Mutating: []admission.MutatingPlugin{admission.NewPriority(classList()), admission.NewDefaultTolerationSeconds()},
-		Validating: []admission.ValidatingPlugin{
+		Mutating: []admission.MutatingPlugin{
 			admission.NewNamespaceLifecycle(ns), admission.NewNodeRestriction(),
+			admission.NewPriority(classList()), admission.NewDefaultTolerationSeconds(),
 		},
+		Validating: []admission.ValidatingPlugin{admission.NewPriority(classList())},
 	}
 	pod := simplePod("web")
 	a := podAttrs(admission.Create, "default", pod)
@@ -140,13 +152,14 @@ func TestChainWithPlugins(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []admission.Outcome{
+		{Plugin: "NamespaceLifecycle", Phase: "mutating", Action: "passed"},
+		{Plugin: "NodeRestriction", Phase: "mutating", Action: "skipped"},
 		{Plugin: "Priority", Phase: "mutating", Action: "defaulted", Fields: []string{"spec.priority=0", "spec.preemptionPolicy=PreemptLowerPriority"}},
 		{Plugin: "DefaultTolerationSeconds", Phase: "mutating", Action: "defaulted", Fields: []string{
 			"spec.tolerations[+]=node.kubernetes.io/not-ready:NoExecute for 300s",
 			"spec.tolerations[+]=node.kubernetes.io/unreachable:NoExecute for 300s",
 		}},
-		{Plugin: "NamespaceLifecycle", Phase: "validating", Action: "passed"},
-		{Plugin: "NodeRestriction", Phase: "validating", Action: "skipped"},
+		{Plugin: "Priority", Phase: "validating", Action: "skipped"},
 	}
 	if got := append(mut, val...); !reflect.DeepEqual(got, want) {
 		t.Errorf("outcomes:\n got %+v\nwant %+v", got, want)
@@ -156,14 +169,11 @@ func TestChainWithPlugins(t *testing.T) {
 	}
 
 	// The same pod into a terminating namespace is rejected by the
-	// validating phase.
+	// mutating phase, first.
 	a = podAttrs(admission.Create, "going", simplePod("web"))
-	if _, err := c.Admit(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
-	val, err = c.Validate(context.Background(), a)
+	mut, err = c.Admit(context.Background(), a)
 	checkErr(t, err, forbidden(`pods "web" is forbidden: unable to create new content in namespace going because it is being terminated`))
-	if len(val) != 1 || val[0].Action != admission.ActionRejected {
-		t.Errorf("outcomes = %+v, want NamespaceLifecycle rejected only", val)
+	if len(mut) != 1 || mut[0].Plugin != admission.NamespaceLifecycleName || mut[0].Action != admission.ActionRejected {
+		t.Errorf("outcomes = %+v, want NamespaceLifecycle rejected only", mut)
 	}
 }

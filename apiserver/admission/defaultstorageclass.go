@@ -44,6 +44,9 @@ func NewDefaultStorageClass(classes StorageClassLister) *DefaultStorageClass {
 // Name returns "DefaultStorageClass".
 func (*DefaultStorageClass) Name() string { return DefaultStorageClassName }
 
+// Handles reports whether upstream's DefaultStorageClass handles op (creates).
+func (*DefaultStorageClass) Handles(op Operation) bool { return handles(op, Create) }
+
 // Admit acts on the create of a claim (not of its subresources). A
 // failure to list the classes is a 403, as upstream's plugin answers it.
 // Fields look like "spec.storageClassName=standard".

@@ -47,6 +47,9 @@ func NewDefaultTolerationSeconds() *DefaultTolerationSeconds {
 // Name returns "DefaultTolerationSeconds".
 func (*DefaultTolerationSeconds) Name() string { return DefaultTolerationSecondsName }
 
+// Handles reports whether upstream's DefaultTolerationSeconds handles op (creates and updates).
+func (*DefaultTolerationSeconds) Handles(op Operation) bool { return handles(op, Create, Update) }
+
 // Admit adds, to a pod being created or updated (not to its
 // subresources), a toleration {key, operator Exists, effect NoExecute,
 // tolerationSeconds} for each of the two taints the pod does not already

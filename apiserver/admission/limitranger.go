@@ -56,6 +56,9 @@ func NewLimitRanger(f informers.SharedInformerFactory, client kubernetes.Interfa
 // Name returns "LimitRanger".
 func (*LimitRanger) Name() string { return LimitRangerName }
 
+// Handles reports whether upstream's LimitRanger handles op (creates and updates).
+func (*LimitRanger) Handles(op Operation) bool { return handles(op, Create, Update) }
+
 // Admit runs upstream's Admit on the pod converted to the internal type
 // and converts the result back when it set something. Fields look like
 // "spec.containers[0].resources.requests.cpu=100m".

@@ -40,9 +40,12 @@ var (
 
 // NamespaceLifecycle keeps objects out of namespaces that do not exist or
 // are being deleted, and keeps default, kube-system and kube-public from
-// being deleted. kube-apiserver runs it in the mutating phase, first;
-// here it runs there for creates (Admit) and validates every write too
-// (Validate). It is safe for concurrent use.
+// being deleted. It is a mutating plugin only, as upstream's (its
+// Lifecycle implements Admit and no Validate), though it changes
+// nothing: kube-apiserver runs it first of the mutating plugins, so a pod
+// in a namespace that does not exist gets the namespace's 404 before the
+// ServiceAccount plugin looks for its account there. It is safe for
+// concurrent use.
 type NamespaceLifecycle struct {
 	namespaces NamespaceLister
 	immortal   sets.Set[string]
@@ -52,7 +55,7 @@ type NamespaceLifecycle struct {
 	now     func() time.Time
 }
 
-var _ ValidatingPlugin = (*NamespaceLifecycle)(nil)
+var _ MutatingPlugin = (*NamespaceLifecycle)(nil)
 
 // NewNamespaceLifecycle returns the plugin, reading namespace phases from
 // namespaces. A lister that finds a namespace missing should look again in
@@ -88,7 +91,10 @@ func (l *NamespaceLifecycle) recentlyDeleted(name string, note bool) bool {
 // Name returns "NamespaceLifecycle".
 func (*NamespaceLifecycle) Name() string { return NamespaceLifecycleName }
 
-// Validate rejects
+// Handles reports whether upstream's NamespaceLifecycle handles op (creates, updates and deletes).
+func (*NamespaceLifecycle) Handles(op Operation) bool { return handles(op, Create, Update, Delete) }
+
+// Admit changes nothing (fields are always nil) and rejects
 //   - deleting default, kube-system or kube-public: 403
 //     `namespaces "default" is forbidden: this namespace may not be deleted`;
 //   - creating in a namespace that does not exist: 404
@@ -102,7 +108,12 @@ func (*NamespaceLifecycle) Name() string { return NamespaceLifecycleName }
 // of a namespace, which it checks. For liveLookupTTL after a namespace's
 // deletion passes, creates there check its phase in storage: the cache
 // may still say Active.
-func (l *NamespaceLifecycle) Validate(ctx context.Context, a *Attributes) (bool, error) {
+func (l *NamespaceLifecycle) Admit(ctx context.Context, a *Attributes) ([]string, bool, error) {
+	handled, err := l.admit(ctx, a)
+	return nil, handled, err
+}
+
+func (l *NamespaceLifecycle) admit(ctx context.Context, a *Attributes) (bool, error) {
 	isNamespace := a.Kind.GroupKind() == namespaceKind || a.Resource.GroupResource() == namespacesResource
 	if isNamespace && a.Operation == Delete {
 		if l.immortal.Has(a.Name) {

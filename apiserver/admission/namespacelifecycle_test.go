@@ -103,8 +103,11 @@ func TestNamespaceLifecycle(t *testing.T) {
 				"default": corev1.NamespaceActive, "going": corev1.NamespaceTerminating,
 			}}
 			l := admission.NewNamespaceLifecycle(ns)
-			handled, err := l.Validate(context.Background(), tt.a)
+			fields, handled, err := l.Admit(context.Background(), tt.a)
 			checkErr(t, err, tt.want)
+			if fields != nil {
+				t.Errorf("fields = %q, want none: it changes nothing", fields)
+			}
 			if handled != tt.wantHandled {
 				t.Errorf("handled = %v, want %v", handled, tt.wantHandled)
 			}
@@ -117,7 +120,7 @@ func TestNamespaceLifecycle(t *testing.T) {
 
 func TestNamespaceLifecycleTerminatingCause(t *testing.T) {
 	ns := &fakeNamespaces{phases: map[string]corev1.NamespacePhase{"going": corev1.NamespaceTerminating}}
-	_, err := admission.NewNamespaceLifecycle(ns).Validate(context.Background(), podAttrs(admission.Create, "going", simplePod("p")))
+	_, _, err := admission.NewNamespaceLifecycle(ns).Admit(context.Background(), podAttrs(admission.Create, "going", simplePod("p")))
 	st := err.(apierrors.APIStatus).Status()
 	want := metav1.StatusDetails{Name: "p", Kind: "pods", Causes: []metav1.StatusCause{{
 		Type:    corev1.NamespaceTerminatingCause,
@@ -138,17 +141,17 @@ func TestNamespaceLifecycleLiveLookupAfterDelete(t *testing.T) {
 		stale:  map[string]corev1.NamespacePhase{"team": corev1.NamespaceActive, "other": corev1.NamespaceActive},
 	}
 	l := admission.NewNamespaceLifecycle(ns)
-	if _, err := l.Validate(ctx, podAttrs(admission.Create, "team", simplePod("early"))); err != nil {
+	if _, _, err := l.Admit(ctx, podAttrs(admission.Create, "team", simplePod("early"))); err != nil {
 		t.Fatalf("before the delete the cache answers: %v", err)
 	}
 	del := &admission.Attributes{Operation: admission.Delete, Name: "team",
 		Resource: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}}
-	if _, err := l.Validate(ctx, del); err != nil {
+	if _, _, err := l.Admit(ctx, del); err != nil {
 		t.Fatal(err)
 	}
-	_, err := l.Validate(ctx, podAttrs(admission.Create, "team", simplePod("late")))
+	_, _, err := l.Admit(ctx, podAttrs(admission.Create, "team", simplePod("late")))
 	checkErr(t, err, forbidden(`pods "late" is forbidden: unable to create new content in namespace team because it is being terminated`))
-	if _, err := l.Validate(ctx, podAttrs(admission.Create, "other", simplePod("p"))); err != nil {
+	if _, _, err := l.Admit(ctx, podAttrs(admission.Create, "other", simplePod("p"))); err != nil {
 		t.Errorf("other namespace: %v", err)
 	}
 	if len(ns.live) != 1 || ns.live[0] != "team" {
@@ -158,6 +161,6 @@ func TestNamespaceLifecycleLiveLookupAfterDelete(t *testing.T) {
 
 func TestNamespaceLifecycleListerError(t *testing.T) {
 	ns := &fakeNamespaces{err: errors.New("etcd is down")}
-	_, err := admission.NewNamespaceLifecycle(ns).Validate(context.Background(), podAttrs(admission.Create, "default", simplePod("p")))
+	_, _, err := admission.NewNamespaceLifecycle(ns).Admit(context.Background(), podAttrs(admission.Create, "default", simplePod("p")))
 	checkErr(t, err, wantErr{500, metav1.StatusReasonInternalError, "Internal error occurred: etcd is down"})
 }

@@ -51,8 +51,9 @@ var (
 // NodeRestriction limits what a kubelet may write to what concerns its
 // own node: its Node object, its Lease, the status of pods bound to it,
 // and deleting or evicting those pods. Requests from other users are not
-// its business. kube-apiserver runs it in the mutating phase (it changes
-// nothing); here it validates. It is safe for concurrent use.
+// its business. It is a mutating plugin only, as upstream's (its Plugin
+// implements Admit and no Validate), though it changes nothing. It is
+// safe for concurrent use.
 //
 // What it needs in Attributes: User; for pods/status updates OldObject
 // (the stored pod); for pod deletes and pods/eviction creates OldObject
@@ -65,13 +66,16 @@ var (
 // ResourceSlices, CSRs, pod certificate requests).
 type NodeRestriction struct{}
 
-var _ ValidatingPlugin = (*NodeRestriction)(nil)
+var _ MutatingPlugin = (*NodeRestriction)(nil)
 
 // NewNodeRestriction returns the plugin.
 func NewNodeRestriction() *NodeRestriction { return &NodeRestriction{} }
 
 // Name returns "NodeRestriction".
 func (*NodeRestriction) Name() string { return NodeRestrictionName }
+
+// Handles reports whether upstream's NodeRestriction handles op (creates, updates and deletes).
+func (*NodeRestriction) Handles(op Operation) bool { return handles(op, Create, Update, Delete) }
 
 // NodeIdentity returns the node a user acts for: isNode is true for a user
 // named system:node:<name> in the system:nodes group (name may then be
@@ -89,8 +93,9 @@ func NodeIdentity(u UserInfo) (name string, isNode bool) {
 	return "", false
 }
 
-// Validate rejects, with 403 errors worded as kube-apiserver's, a
-// kubelet's request that reaches beyond its node:
+// Admit changes nothing (fields are always nil) and rejects, with 403
+// errors worded as kube-apiserver's, a kubelet's request that reaches
+// beyond its node:
 //   - nodes: another node (`node "node-a" is not allowed to modify node
 //     "node-b"`), or on its own a change of taints, ownerReferences,
 //     configSource, or of kubernetes.io / k8s.io labels other than the
@@ -100,7 +105,12 @@ func NodeIdentity(u UserInfo) (name string, isNode bool) {
 //   - pods/status: pods not bound to it, or changing their labels;
 //   - pods/eviction: pods not bound to it; other pod subresources;
 //   - leases: outside kube-node-lease, or another node's lease.
-func (*NodeRestriction) Validate(_ context.Context, a *Attributes) (bool, error) {
+func (*NodeRestriction) Admit(_ context.Context, a *Attributes) ([]string, bool, error) {
+	handled, err := admitNode(a)
+	return nil, handled, err
+}
+
+func admitNode(a *Attributes) (bool, error) {
 	node, isNode := NodeIdentity(a.User)
 	if !isNode {
 		return false, nil

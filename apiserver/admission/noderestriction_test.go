@@ -144,8 +144,11 @@ func TestNodeRestriction(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			handled, err := admission.NewNodeRestriction().Validate(context.Background(), tt.a)
+			fields, handled, err := admission.NewNodeRestriction().Admit(context.Background(), tt.a)
 			checkErr(t, err, tt.want)
+			if fields != nil {
+				t.Errorf("fields = %q, want none: it changes nothing", fields)
+			}
 			if handled != tt.wantHandled {
 				t.Errorf("handled = %v, want %v", handled, tt.wantHandled)
 			}
@@ -163,14 +166,14 @@ func TestNodeRestrictionOnlyNodes(t *testing.T) {
 	} {
 		a := podAttrs(admission.Delete, "default", other)
 		a.OldObject, a.User = other, u
-		handled, err := admission.NewNodeRestriction().Validate(context.Background(), a)
-		if handled || err != nil {
-			t.Errorf("user %+v: got %v %v, want skipped", u, handled, err)
+		fields, handled, err := admission.NewNodeRestriction().Admit(context.Background(), a)
+		if fields != nil || handled || err != nil {
+			t.Errorf("user %+v: got %q %v %v, want skipped", u, fields, handled, err)
 		}
 	}
 	a := podAttrs(admission.Delete, "default", other)
 	a.User = admission.UserInfo{Name: "system:node:", Groups: []string{"system:nodes"}}
-	_, err := admission.NewNodeRestriction().Validate(context.Background(), a)
+	_, _, err := admission.NewNodeRestriction().Admit(context.Background(), a)
 	checkErr(t, err, forbidden(`pods "p" is forbidden: could not determine node from user "system:node:"`))
 }
 

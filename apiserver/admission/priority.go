@@ -57,6 +57,9 @@ func NewPriority(classes PriorityClassLister) *Priority {
 // Name returns "Priority".
 func (*Priority) Name() string { return PriorityName }
 
+// Handles reports whether upstream's Priority handles op (creates, updates and deletes).
+func (*Priority) Handles(op Operation) bool { return handles(op, Create, Update, Delete) }
+
 // Admit acts on pods (not their subresources).
 //
 // On create it looks the class up: none named means the GlobalDefault

@@ -78,6 +78,9 @@ func QuotaConfiguration() (quota.Configuration, error) {
 // Name returns "ResourceQuota".
 func (*ResourceQuota) Name() string { return ResourceQuotaName }
 
+// Handles reports whether upstream's ResourceQuota handles op (creates and updates).
+func (*ResourceQuota) Handles(op Operation) bool { return handles(op, Create, Update) }
+
 // Validate runs upstream's Validate on creates and updates. The objects
 // are the v1 ones: upstream's evaluators read v1 objects (they convert
 // internal ones to v1 first).

@@ -87,6 +87,9 @@ func NewServiceAccount(accounts ServiceAccountGetter) *ServiceAccount {
 // Name returns "ServiceAccount".
 func (*ServiceAccount) Name() string { return ServiceAccountName }
 
+// Handles reports whether upstream's ServiceAccount handles op (creates and updates).
+func (*ServiceAccount) Handles(op Operation) bool { return handles(op, Create, Update) }
+
 // podOf returns the pod of a request the plugin looks at: pods and
 // pods/ephemeralcontainers with a Pod object.
 func podOf(a *Attributes) (*corev1.Pod, bool) {

@@ -33,6 +33,9 @@ var _ MutatingPlugin = StorageObjectInUseProtection{}
 // Name returns "StorageObjectInUseProtection".
 func (StorageObjectInUseProtection) Name() string { return StorageObjectInUseProtectionName }
 
+// Handles reports whether upstream's StorageObjectInUseProtection handles op (creates).
+func (StorageObjectInUseProtection) Handles(op Operation) bool { return handles(op, Create) }
+
 // Admit acts on the create of a claim or a volume (not of their
 // subresources). Fields look like
 // "metadata.finalizers+=kubernetes.io/pvc-protection".
