@@ -64,3 +64,40 @@ func TestPlayPodCreateAdmissionPhases(t *testing.T) {
 		t.Errorf("the narration does not list the trace's validating plugins %s", list)
 	}
 }
+
+// TestPlayPodCreateTraceZh checks that in Chinese the API server's trace
+// of the pod's create says in Chinese who the user is and why RBAC
+// allowed the request, protocol tokens kept as they are, with no English
+// sentence left; and that its admission steps and the narration's list
+// of validating plugins agree.
+func TestPlayPodCreateTraceZh(t *testing.T) {
+	out := playPodCreate(t, "zh")
+	block := stageBlock(t, out, 1)
+	for _, want := range []string{
+		`认证          成功      用户 "admin"，组 [system:masters system:authenticated]，认证方式 x509`,
+		`鉴权          允许      RBAC：允许，依据是 ClusterRoleBinding "cluster-admin"，它把 ClusterRole "cluster-admin" 绑定给 Group "system:masters"`,
+		`收到          成功      POST /api/v1/namespaces/default/pods，经 HTTP/2.0，来自 127.0.0.1:`,
+		`聚合层        委托      aggregator：APIService v1. 是 Local 的：委托给 kube-apiserver`,
+		`变更型准入插件 ServiceAccount：补默认值 spec.serviceAccountName=default`,
+	} {
+		if !strings.Contains(block, want) {
+			t.Errorf("the zh trace lacks %q:\n%s", want, block)
+		}
+	}
+	english := regexp.MustCompile(`\b(user|groups|allowed|authenticated as|by|of|to|over|from|admission plugin|defaults applied)\b`)
+	for _, l := range strings.Split(block, "\n") {
+		if !strings.Contains(l, "认证  ") && !strings.Contains(l, "鉴权  ") && !strings.Contains(l, "收到  ") && !strings.Contains(l, "准入  ") {
+			continue
+		}
+		if w := english.FindString(strings.ReplaceAll(l, "system:authenticated", "")); w != "" {
+			t.Errorf("English %q left in the zh trace line %q", w, l)
+		}
+	}
+	validating := admissionPlugins(block, regexp.MustCompile(`验证型准入插件 (\w+)：`))
+	if want := []string{"LimitRanger", "ServiceAccount", "Priority", "ResourceQuota"}; !slices.Equal(validating, want) {
+		t.Errorf("validating plugins in the zh trace: %v, want %v", validating, want)
+	}
+	if list := "（" + strings.Join(validating, "、") + "）"; !strings.Contains(out, "实现了 Validate 的那些插件"+list) {
+		t.Errorf("the zh narration does not list the trace's validating plugins %s", list)
+	}
+}

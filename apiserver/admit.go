@@ -169,7 +169,11 @@ func traceOutcomes(ctx context.Context, outcomes []admission.Outcome) {
 		case o.Message != "":
 			detail += ": " + o.Message
 		}
-		t.Step("admission", o.Action, detail, "plugin", o.Plugin, "phase", o.Phase, "fields", strings.Join(o.Fields, ", "))
+		kv := []string{"plugin", o.Plugin, "phase", o.Phase, "fields", strings.Join(o.Fields, ", ")}
+		if o.Message != "" {
+			kv = append(kv, "message", o.Message)
+		}
+		t.Step("admission", o.Action, detail, kv...)
 	}
 }
 
@@ -203,7 +207,7 @@ func (h *handlers) traceStored(ctx context.Context, verb string, obj runtime.Obj
 	if t.Recording() {
 		key := h.e.store.Key(m.GetNamespace(), m.GetName())
 		t.Step("stored", "ok", fmt.Sprintf("etcd %s %s at revision %s", verb, key, m.GetResourceVersion()),
-			"key", key, "revision", m.GetResourceVersion())
+			"verb", verb, "key", key, "revision", m.GetResourceVersion())
 	}
 	gvk := h.e.gvk()
 	t.SetObject(flow.ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID()})

@@ -153,7 +153,8 @@ func (h *handlers) listOrWatch(w http.ResponseWriter, r *http.Request, p Params,
 	}
 	if lm, err := meta.ListAccessor(list); err == nil {
 		request.TraceFrom(r.Context()).Step("read", "ok", fmt.Sprintf("etcd range under %s: %d objects at revision %s",
-			h.e.store.Storage().Prefix(), meta.LenList(list), lm.GetResourceVersion()), "revision", lm.GetResourceVersion())
+			h.e.store.Storage().Prefix(), meta.LenList(list), lm.GetResourceVersion()),
+			"prefix", h.e.store.Storage().Prefix(), "count", fmt.Sprint(meta.LenList(list)), "revision", lm.GetResourceVersion())
 	}
 	h.s.writeObject(w, r, http.StatusOK, list, o)
 	return nil

@@ -134,7 +134,7 @@ func withAuthentication(h http.Handler, c *Config) http.Handler {
 			if err != nil {
 				why = err.Error()
 			}
-			t.Step("authenticated", "failed", "not authenticated: "+why)
+			t.Step("authenticated", "failed", "not authenticated: "+why, "error", why)
 			unauthorized := apierrors.NewUnauthorized("Unauthorized")
 			st := unauthorized.Status()
 			c.audit(r, nil, audit.StageResponseStarted, http.StatusUnauthorized, &st)

@@ -21,7 +21,7 @@ func WriteTrace(w io.Writer, t *RequestTrace) error {
 		return err
 	}
 	for _, s := range t.Steps {
-		if _, err := fmt.Fprintf(w, "  %s\n", Printable(l.stepLine(s, 0))); err != nil {
+		if _, err := fmt.Fprintf(w, "  %s\n", Printable(l.stepLine(t, s, 0))); err != nil {
 			return err
 		}
 	}

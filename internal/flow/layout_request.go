@@ -44,7 +44,7 @@ func (l Layout) request(ev Event, _ Context) []Line {
 		}
 		out = append(out, line(role, 0, fmt.Sprintf("%d %-8s %s %s", i+1, "+"+FormatDuration(s.At), pad(l.stepName(s), 13), l.translated(outcomes, s.Outcome))))
 		if s.Detail != "" {
-			out = append(out, line(RoleNote, 4, "    "+s.Detail))
+			out = append(out, line(RoleNote, 4, "    "+l.stepDetail(r, s)))
 		}
 	}
 	return out
@@ -109,15 +109,15 @@ func (l Layout) chainLine(r *RequestTrace) string {
 func (l Layout) briefSteps(r *RequestTrace) []Line {
 	out := make([]Line, 0, len(r.Steps))
 	for _, s := range r.Steps {
-		out = append(out, field("  "+l.stepLine(s, briefDetail)))
+		out = append(out, field("  "+l.stepLine(r, s, briefDetail)))
 	}
 	return out
 }
 
-// stepLine is one step of a trace on one line, its detail cut at max
-// bytes (0: not cut).
-func (l Layout) stepLine(s Step, max int) string {
-	detail := s.Detail
+// stepLine is one step of r on one line, its detail cut at max bytes
+// (0: not cut).
+func (l Layout) stepLine(r *RequestTrace, s Step, max int) string {
+	detail := l.stepDetail(r, s)
 	if max > 0 {
 		detail = Truncate(detail, max)
 	}
