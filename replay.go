@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kubesim/kubesim/internal/flow"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/recording"
 )
@@ -111,16 +110,3 @@ func replayPrinter(rec *recording.Recording, o replayOptions, stdout io.Writer) 
 	}
 	return p
 }
-
-// replayEvents is an observer that hands steps to steps and records
-// events into rec (the TUI replay's session).
-type replayEvents struct {
-	steps scenarios.Observer
-	rec   *flow.Recorder
-}
-
-func (r replayEvents) StepStarted(s scenarios.StepInfo) { r.steps.StepStarted(s) }
-func (r replayEvents) StepFinished(s scenarios.StepInfo, res scenarios.StepResult) {
-	r.steps.StepFinished(s, res)
-}
-func (r replayEvents) Event(ev flow.Event) { r.rec.Record(ev) }

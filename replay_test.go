@@ -271,3 +271,36 @@ func TestReplayExitStatus(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, stdout %q and the run's message", code, out, errs, want)
 	}
 }
+
+// TestRecordSessionFromTheTUI: play in the terminal UI (tmux, 80×24)
+// with --record-session records the scenario played, which replays with
+// its eight stages.
+func TestRecordSessionFromTheTUI(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin := kubesimBinary(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tui.jsonl")
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("kubesim-record-%d", os.Getpid())}
+	script := fmt.Sprintf("%s play pod-create --speed 0 --data-dir %s --record-session %s; echo KUBESIM-EXIT=$?; exec sleep 600",
+		bin, filepath.Join(dir, "data"), file)
+	s.tmux("new-session", "-d", "-s", "k", "-x", "80", "-y", "24", "sh", "-c", script)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitText("every expectation held", 3*waitTimeout)
+	s.keys("q")
+	s.waitText("KUBESIM-EXIT=0", waitTimeout)
+
+	code, out, errs := runMain(t, "", "replay", file, "--plain")
+	if code != 0 {
+		t.Fatalf("replay: exit %d; stderr:\n%s", code, errs)
+	}
+	for _, st := range flow.Stages {
+		if want := fmt.Sprintf("[%d/8] %s — pod nginx", st.Stage, st.Title.En); !strings.Contains(out, want) {
+			t.Errorf("the replay lacks %q", want)
+		}
+	}
+	if !strings.HasSuffix(out, "✓ ok\n") {
+		t.Errorf("the replay does not end with the last step passed:\n%s", out)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/recording"
 	"github.com/kubesim/kubesim/tui"
 )
@@ -63,7 +64,7 @@ func (d *replayDriver) Start(_ context.Context, name string, opts tui.StartOptio
 	return s, nil
 }
 
-// historyKey names a value of a key at a revision.
+// replayKey names a value of a key at a revision.
 type replayKey struct {
 	key string
 	rev int64
@@ -211,3 +212,16 @@ func pointAfter(s flow.Stage) (flow.Point, bool) {
 	}
 	return "", false
 }
+
+// replayEvents is an observer that hands steps to steps and records
+// events into rec (the TUI replay's session).
+type replayEvents struct {
+	steps scenarios.Observer
+	rec   *flow.Recorder
+}
+
+func (r replayEvents) StepStarted(s scenarios.StepInfo) { r.steps.StepStarted(s) }
+func (r replayEvents) StepFinished(s scenarios.StepInfo, res scenarios.StepResult) {
+	r.steps.StepFinished(s, res)
+}
+func (r replayEvents) Event(ev flow.Event) { r.rec.Record(ev) }
