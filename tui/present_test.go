@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,9 +13,9 @@ import (
 )
 
 // presentModel is startedModel in the presenter's mode.
-func presentModel(t *testing.T, w, h int) *Model {
+func presentModel(t *testing.T, w, h int, lang string) *Model {
 	t.Helper()
-	m := newModel(context.Background(), &fakeDriver{}, Options{Scenario: "pod-create", Mode: flow.ModeStep, Speed: 1, Lang: "en", Now: fixedNow, Present: true}, asciiRenderer())
+	m := newModel(context.Background(), &fakeDriver{}, Options{Scenario: "pod-create", Mode: flow.ModeStep, Speed: 1, Lang: lang, Now: fixedNow, Present: true}, asciiRenderer())
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.start("pod-create")
 	s := newFakeSession(StartOptions{Mode: flow.ModeStep, Speed: 1})
@@ -49,13 +50,42 @@ func shownNarration(m *Model, view string) map[int]bool {
 	return shown
 }
 
+// pageThrough returns the narration's lines shown as page down pages
+// through it from its top, checking each screen's size and that the status line says
+// when more is below.
+func pageThrough(t *testing.T, m *Model, w, h int) map[int]bool {
+	t.Helper()
+	lines := m.narrationLines()
+	more := fmt.Sprintf(tr(m.shared.lang, "narr_page"), 0)
+	more = more[strings.Index(more, "0")+1:] // " more: pgdn", "行：pgdn"
+	for range lines {
+		m.Update(keyMsg("pgup")) // from the top
+	}
+	seen := map[int]bool{}
+	for page := 0; page < len(lines) && len(seen) < len(lines); page++ {
+		v := m.View()
+		checkSize(t, v, w, h)
+		for l := range shownNarration(m, v) {
+			seen[l] = true
+		}
+		if len(seen) < len(lines) && !strings.Contains(v, more) {
+			t.Fatalf("page %d: the status line does not say more is below:\n%s", page, ansi.Strip(v))
+		}
+		m.Update(keyMsg("pgdown"))
+	}
+	return seen
+}
+
 // TestPresentPodless: a run without pods shows no pipeline and no
 // cluster view; the evidence takes the whole width, and the whole
 // narration is shown, in step mode and in auto mode, at 80×24 and
-// 120×40.
+// 120×40, in English and in Chinese.
 func TestPresentPodless(t *testing.T) {
-	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
-		m := presentModel(t, sz.w, sz.h)
+	for _, sz := range []struct {
+		w, h int
+		lang string
+	}{{80, 24, "en"}, {120, 40, "en"}, {80, 24, "zh"}} {
+		m := presentModel(t, sz.w, sz.h, sz.lang)
 		for _, mode := range []string{"step", "auto"} {
 			if mode == "auto" {
 				m.Update(keyMsg("p"))
@@ -64,15 +94,15 @@ func TestPresentPodless(t *testing.T) {
 			v := m.View()
 			checkSize(t, v, sz.w, sz.h)
 			plain := ansi.Strip(v)
-			if strings.Contains(plain, "Pipeline") || strings.Contains(plain, "Cluster") || strings.Contains(plain, "8 status in etcd") {
+			if strings.Contains(plain, tr(sz.lang, "pipeline")) || strings.Contains(plain, tr(sz.lang, "cluster")) || strings.Contains(plain, "8 "+stageShort[flow.StageStatusPersisted].In(sz.lang)) {
 				t.Errorf("%d×%d %s: a run without pods shows the pipeline or the cluster:\n%s", sz.w, sz.h, mode, plain)
 			}
 			row := strings.Split(plain, "\n")[headerRows+m.narrationText()+1]
-			if !strings.HasPrefix(row, "╭") || !strings.Contains(row, "Evidence") || !strings.HasSuffix(row, "╮") {
+			if !strings.HasPrefix(row, "╭") || !strings.Contains(row, tr(sz.lang, "evidence")) || !strings.HasSuffix(row, "╮") {
 				t.Errorf("%d×%d %s: the evidence is not the whole width: %q", sz.w, sz.h, mode, row)
 			}
-			if got, want := len(shownNarration(m, v)), len(m.narrationLines()); got != want {
-				t.Errorf("%d×%d %s: %d of the narration's %d lines shown:\n%s", sz.w, sz.h, mode, got, want, plain)
+			if got, want := len(pageThrough(t, m, sz.w, sz.h)), len(m.narrationLines()); got != want {
+				t.Errorf("%d×%d %s %s: %d of the narration's %d lines shown:\n%s", sz.w, sz.h, sz.lang, mode, got, want, plain)
 			}
 		}
 	}
@@ -83,29 +113,17 @@ func TestPresentPodless(t *testing.T) {
 // status line says what is below and above; in auto mode too, and not
 // outside the presenter's mode.
 func TestPresentNarrationPages(t *testing.T) {
-	m := presentModel(t, 80, 24)
+	m := presentModel(t, 80, 24, "en")
 	feed(m, flow.StageScheduled)
 	holdStep(m, hugeStep)
 	lines := m.narrationLines()
 	if n := m.narrationText(); n != 24-headerRows-1-helpRows-pipelineRows {
 		t.Errorf("the narration has %d rows at 80×24 with a pod, want all the pipeline leaves", n)
 	}
-	seen := map[int]bool{}
-	for page := 0; page < len(lines) && len(seen) < len(lines); page++ {
-		v := m.View()
-		checkSize(t, v, 80, 24)
-		if !strings.Contains(ansi.Strip(v), "1 admitted") {
-			t.Fatalf("the pipeline is gone:\n%s", ansi.Strip(v))
-		}
-		for l := range shownNarration(m, v) {
-			seen[l] = true
-		}
-		if len(seen) < len(lines) && !strings.Contains(v, "more: pgdn") {
-			t.Fatalf("page %d: the status line does not say more is below:\n%s", page, ansi.Strip(v))
-		}
-		m.Update(keyMsg("pgdown"))
+	if !strings.Contains(ansi.Strip(m.View()), "1 admitted") {
+		t.Fatalf("the pipeline is not shown:\n%s", ansi.Strip(m.View()))
 	}
-	if len(seen) != len(lines) {
+	if seen := pageThrough(t, m, 80, 24); len(seen) != len(lines) {
 		t.Errorf("paging showed %d of the narration's %d lines", len(seen), len(lines))
 	}
 	if v := m.View(); !strings.Contains(v, ": pgup") {
