@@ -42,7 +42,7 @@ func sampleRun(o interface {
 	s1 := scenarios.StepInfo{Index: 1, Total: 2, ID: "create", Narration: flow.Text{En: "We create a pod.", Zh: "我们创建一个 Pod。"}, Action: "apply Pod default/nginx", Question: q}
 	o.StepStarted(s1)
 	o.Event(flow.Event{Seq: 7, Stage: flow.StageAdmitted, Component: "apiserver", Time: t0.Add(1500 * time.Microsecond),
-		Object: flow.ObjectRef{Kind: "Pod", Namespace: "default", Name: "nginx", UID: "u1"},
+		Object:  flow.ObjectRef{Kind: "Pod", Namespace: "default", Name: "nginx", UID: "u1"},
 		Request: &flow.RequestTrace{Method: "POST", URI: "/api/v1/namespaces/default/pods", Code: 201, Duration: 3 * time.Millisecond}})
 	o.Event(flow.Event{Seq: 8, Component: "gate", Time: t0.Add(2 * time.Millisecond), Hold: &flow.Hold{Boundary: flow.Boundary{Point: flow.PointBeforePersist}}})
 	o.StepFinished(s1, scenarios.StepResult{Status: 201, Answer: 1, FactValue: "201", Transcript: []flow.Text{{En: "a <b>", Zh: "甲 <b>"}},
