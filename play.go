@@ -133,13 +133,10 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 		return err
 	}
 	defer c.Close()
-	// The cluster is a real one: say how to reach it (on stderr when
-	// stdout carries JSON).
-	info := stdout
-	if o.json {
-		info = stderr
-	}
-	fmt.Fprintf(info, "kubesim: playing %q on the API server at %s\nexport KUBECONFIG=%s\n", sc.Name, c.URL, c.Kubeconfig)
+	// The cluster is a real one: say how to reach it, on stderr, so that
+	// stdout is the lesson alone (a replay of its recording prints the
+	// same bytes; JSON stays parseable).
+	fmt.Fprintf(stderr, "kubesim: playing %q on the API server at %s\nexport KUBECONFIG=%s\n", sc.Name, c.URL, c.Kubeconfig)
 	if plain != nil {
 		plain.Speed(cfg.Speed)
 	}

@@ -58,8 +58,8 @@ func TestPlayPodCreatePlain(t *testing.T) {
 			t.Errorf("output lacks %s", re)
 		}
 	}
-	if !strings.Contains(out, "export KUBECONFIG=") {
-		t.Errorf("output does not say how to reach the cluster")
+	if !strings.Contains(errs, "export KUBECONFIG=") || strings.Contains(out, "export KUBECONFIG=") {
+		t.Errorf("stderr does not say how to reach the cluster, or stdout does: stdout is the lesson alone")
 	}
 	// Without --step the questions are printed with their answers.
 	for _, want := range []string{
