@@ -11,16 +11,16 @@ import (
 	"github.com/kubesim/kubesim/scenarios"
 )
 
-// teeObserver hands what Play reports to each of its observers.
-type teeObserver []scenarios.Observer
+// observerList hands what Play reports to each of its observers.
+type observerList []scenarios.Observer
 
-func (t teeObserver) StepStarted(s scenarios.StepInfo) {
+func (t observerList) StepStarted(s scenarios.StepInfo) {
 	for _, o := range t {
 		o.StepStarted(s)
 	}
 }
 
-func (t teeObserver) StepFinished(s scenarios.StepInfo, r scenarios.StepResult) {
+func (t observerList) StepFinished(s scenarios.StepInfo, r scenarios.StepResult) {
 	for _, o := range t {
 		o.StepFinished(s, r)
 	}
@@ -48,7 +48,7 @@ func TestKubectlWatchEvidence(t *testing.T) {
 			c := mustStartCluster(t, s)
 			rec := &resultRecorder{results: map[string]scenarios.StepResult{}}
 			var out bytes.Buffer
-			if err := play(t, c, s, teeObserver{rec, scenarios.NewPlainPrinter(&out, "en")}); err != nil {
+			if err := play(t, c, s, observerList{rec, scenarios.NewPlainPrinter(&out, "en")}); err != nil {
 				t.Fatalf("Play: %v\n%s", err, out.String())
 			}
 			checkKubectlWatch(t, rec.results["kubectl-get-w"], out.String(), !tc.emptyPath)
