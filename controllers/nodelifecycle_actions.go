@@ -3,6 +3,7 @@ package controllers
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -24,7 +25,13 @@ func statusWord(err error) string {
 type writeLog struct {
 	mu     sync.Mutex
 	writes []string
+	// began is when the log was made, before its writes: the time of
+	// the action they are part of (Action.Time).
+	began time.Time
 }
+
+// newWriteLog returns an empty log begun now.
+func newWriteLog() *writeLog { return &writeLog{began: time.Now()} }
 
 func (w *writeLog) add(line string) {
 	w.mu.Lock()

@@ -82,7 +82,7 @@ func (c *NodeLifecycleController) classifyNodes(nodes []*corev1.Node) {
 func (c *NodeLifecycleController) updateNodeHealth(ctx context.Context, node *corev1.Node) (*corev1.NodeCondition, bool) {
 	var observed corev1.NodeCondition
 	var current *corev1.NodeCondition
-	writes := &writeLog{}
+	writes := newWriteLog()
 	var err error
 	for range healthUpdateRetries {
 		if observed, current, err = c.tryUpdateNodeHealth(ctx, node, writes); err == nil || errors.Is(err, errStaleLease) {
@@ -116,9 +116,9 @@ func (c *NodeLifecycleController) updateNodeHealth(ctx context.Context, node *co
 		}
 	}
 	c.retry.Delete(node.Name)
-	if w := writes.lines(); len(w) > 0 {
+	if len(writes.lines()) > 0 {
 		c.observe("lease of "+node.Name+" not renewed", node.Name,
-			fmt.Sprintf("no heartbeat for %s (grace period): Ready %s → %s", c.gracePeriod, observed.Status, current.Status), w)
+			fmt.Sprintf("no heartbeat for %s (grace period): Ready %s → %s", c.gracePeriod, observed.Status, current.Status), writes)
 	}
 	return current, true
 }
@@ -133,9 +133,9 @@ func (c *NodeLifecycleController) processTaintBasedEviction(ctx context.Context,
 	case corev1.ConditionUnknown:
 		c.swapOrQueue(ctx, node, unreachableTaint, notReadyTaint, corev1.ConditionUnknown)
 	case corev1.ConditionTrue:
-		writes := &writeLog{}
+		writes := newWriteLog()
 		if removed, err := c.markNodeAsReachable(ctx, node, writes); err == nil && removed {
-			c.observe("Ready "+node.Name, node.Name, "node Ready again: NoExecute taints removed", writes.lines())
+			c.observe("Ready "+node.Name, node.Name, "node Ready again: NoExecute taints removed", writes)
 		}
 	}
 }
@@ -144,9 +144,9 @@ func (c *NodeLifecycleController) processTaintBasedEviction(ctx context.Context,
 // opposite, or queues the node for want.
 func (c *NodeLifecycleController) swapOrQueue(ctx context.Context, node *corev1.Node, want, opposite corev1.Taint, status corev1.ConditionStatus) {
 	if hasTaint(node.Spec.Taints, &opposite) {
-		writes := &writeLog{}
+		writes := newWriteLog()
 		_ = c.swapTaint(ctx, node, want, opposite, writes)
-		c.observe("Ready "+string(status)+" "+node.Name, node.Name, "swap "+opposite.Key+" for "+want.Key, writes.lines())
+		c.observe("Ready "+string(status)+" "+node.Name, node.Name, "swap "+opposite.Key+" for "+want.Key, writes)
 		return
 	}
 	c.markNodeForTainting(node, status)
@@ -163,7 +163,8 @@ func (c *NodeLifecycleController) nodeEvent(name, uid, reason, message string) {
 	c.recorder.Event(ref, corev1.EventTypeNormal, reason, message)
 }
 
-// observe reports an action of the node lifecycle controller.
-func (c *NodeLifecycleController) observe(trigger, key, decision string, writes []string) {
-	c.cfg.observe(Action{Controller: NodeLifecycleControllerName, Trigger: trigger, Key: key, Decision: decision, Writes: writes})
+// observe reports an action of the node lifecycle controller, begun
+// when its writes' log was.
+func (c *NodeLifecycleController) observe(trigger, key, decision string, writes *writeLog) {
+	c.cfg.observe(Action{Time: writes.began, Controller: NodeLifecycleControllerName, Trigger: trigger, Key: key, Decision: decision, Writes: writes.lines()})
 }

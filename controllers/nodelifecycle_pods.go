@@ -69,14 +69,14 @@ func (c *NodeLifecycleController) processNextPod(ctx context.Context) bool {
 	if ready == nil || ready.Status == corev1.ConditionTrue {
 		return true
 	}
-	writes := &writeLog{}
+	writes := newWriteLog()
 	if err := c.markPodsNotReady(ctx, []*corev1.Pod{pod}, pod.Spec.NodeName, writes); err != nil {
 		c.podQueue.AddRateLimited(key)
 		return true
 	}
 	c.podQueue.Forget(key)
-	if w := writes.lines(); len(w) > 0 {
-		c.observe("pod "+key+" on "+pod.Spec.NodeName, key, "its node is not Ready: pod Ready=False", w)
+	if len(writes.lines()) > 0 {
+		c.observe("pod "+key+" on "+pod.Spec.NodeName, key, "its node is not Ready: pod Ready=False", writes)
 	}
 	return true
 }

@@ -53,10 +53,10 @@ func (c *NodeLifecycleController) taintNoExecute(ctx context.Context, name strin
 	default:
 		return true, 0 // Ready again
 	}
-	writes := &writeLog{}
+	writes := newWriteLog()
 	err = c.swapTaint(ctx, node, add, remove, writes)
 	c.observe("Ready "+string(ready.Status)+" "+name, name,
-		fmt.Sprintf("Ready %s: taint %s:%s (the zone's rate limiter let it through)", ready.Status, add.Key, add.Effect), writes.lines())
+		fmt.Sprintf("Ready %s: taint %s:%s (the zone's rate limiter let it through)", ready.Status, add.Key, add.Effect), writes)
 	return err == nil, 0
 }
 
@@ -112,10 +112,10 @@ func (c *NodeLifecycleController) noScheduleTaintingPass(ctx context.Context, na
 	if len(add) == 0 && len(remove) == 0 {
 		return
 	}
-	writes := &writeLog{}
+	writes := newWriteLog()
 	_ = c.swapTaints(ctx, node, add, remove, writes)
 	c.observe("update Node "+name, name, fmt.Sprintf("conditions call for NoSchedule taints: add %s, remove %s",
-		taintKeys(add), taintKeys(remove)), writes.lines())
+		taintKeys(add), taintKeys(remove)), writes)
 }
 
 // taintDiff is the taints of a that match none of b.

@@ -118,7 +118,7 @@ func (c *NodeLifecycleController) handleDisruption(ctx context.Context, zoneCond
 // enterFullDisruption takes the NoExecute taints off every node and stops
 // every zone's tainting.
 func (c *NodeLifecycleController) enterFullDisruption(ctx context.Context, nodes []*corev1.Node) {
-	writes := &writeLog{}
+	writes := newWriteLog()
 	for _, n := range nodes {
 		_, _ = c.markNodeAsReachable(ctx, n, writes)
 	}
@@ -130,7 +130,7 @@ func (c *NodeLifecycleController) enterFullDisruption(ctx context.Context, nodes
 		c.zoneStates[z] = stateFullDisruption
 	}
 	c.mu.Unlock()
-	c.observe("every node not Ready", "", "all zones fully disrupted: NoExecute taints removed, evictions stopped", writes.lines())
+	c.observe("every node not Ready", "", "all zones fully disrupted: NoExecute taints removed, evictions stopped", writes)
 }
 
 // exitFullDisruption starts every node's health afresh and gives each

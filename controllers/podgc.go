@@ -101,13 +101,13 @@ func (c *PodGCController) deleteAll(ctx context.Context, why string, pods []*cor
 	if len(pods) == 0 {
 		return
 	}
-	writes := &writeLog{}
+	writes := newWriteLog()
 	var wg sync.WaitGroup
 	for _, p := range pods {
 		wg.Go(func() { _ = c.markFailedAndDelete(ctx, p, cond, writes) })
 	}
 	wg.Wait()
-	c.cfg.observe(Action{Controller: PodGCControllerName, Trigger: why, Key: podKey(pods[0]),
+	c.cfg.observe(Action{Time: writes.began, Controller: PodGCControllerName, Trigger: why, Key: podKey(pods[0]),
 		Decision: why + ": force-deleting " + podCount(len(pods)), Writes: writes.lines()})
 }
 

@@ -142,14 +142,14 @@ func (c *TaintEvictionController) podEvent(key, message string) {
 // for deletion Pod <ns>/<name>" first, retrying as upstream.
 func (c *TaintEvictionController) evict(ctx context.Context, key string) {
 	c.podEvent(key, "Marking for deletion Pod "+key)
-	writes := &writeLog{}
+	writes := newWriteLog()
 	for range evictionRetries {
 		if err := c.addConditionAndDelete(ctx, key, writes); err == nil || ctx.Err() != nil {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	c.cfg.observe(Action{Controller: TaintEvictionControllerName, Trigger: "toleration ran out", Key: key,
+	c.cfg.observe(Action{Time: writes.began, Controller: TaintEvictionControllerName, Trigger: "toleration ran out", Key: key,
 		Decision: "NoExecute taint no longer tolerated: deleting the pod", Writes: writes.lines()})
 }
 

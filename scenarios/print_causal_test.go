@@ -62,9 +62,10 @@ var shownRevision = regexp.MustCompile(`(?m)^(?:    revision (\d+) [=(]|  · etc
 
 // TestPlayNodeFailureInCausalOrder plays node-failure headless: the
 // node lifecycle controller's block that sets Ready to Unknown precedes
-// its NoSchedule taint's, which precedes its NoExecute taint's, which
-// precedes the taint eviction controller's block about that taint; and
-// in each step's output the etcd revisions printed never go back.
+// the etcd write of the pod's Ready=False it made and both of its taint
+// blocks (NoSchedule, NoExecute), and the NoExecute taint's block
+// precedes the taint eviction controller's block about that taint; in
+// each step's output the etcd revisions printed never go back.
 func TestPlayNodeFailureInCausalOrder(t *testing.T) {
 	s := mustFind(t, "node-failure")
 	c := mustStartCluster(t, s)
@@ -73,14 +74,14 @@ func TestPlayNodeFailureInCausalOrder(t *testing.T) {
 		t.Fatalf("Play: %v\n%s", err, out.String())
 	}
 	text := out.String()
-	at := 0
-	for _, want := range []string{"Ready True → Unknown", "conditions call for NoSchedule taints: add node.kubernetes.io/unreachable:NoSchedule",
-		"taint node.kubernetes.io/unreachable:NoExecute", "why now: NoExecute taint on node node-2"} {
-		i := strings.Index(text[at:], want)
-		if i < 0 {
-			t.Fatalf("%q missing or out of causal order (after %d) in\n%s", want, at, text)
-		}
-		at += i
+	unknown := strings.Index(text, "Ready True → Unknown")
+	noSchedule := strings.Index(text, "conditions call for NoSchedule taints: add node.kubernetes.io/unreachable:NoSchedule")
+	noExecute := strings.Index(text, "taint node.kubernetes.io/unreachable:NoExecute")
+	heard := strings.Index(text, "why now: NoExecute taint on node node-2")
+	podWrite := regexp.MustCompile(`  · etcd update /registry/pods/default/web-\S+, revision \d+ \(previous \d+\), for PUT \S+/status by system:serviceaccount:kube-system:node-controller`).FindStringIndex(text)
+	if unknown < 0 || noSchedule < unknown || noExecute < unknown || heard < noExecute || podWrite == nil || podWrite[0] < unknown {
+		t.Fatalf("out of causal order: Ready=Unknown at %d, its pod write at %v, NoSchedule taint at %d, NoExecute taint at %d, heard at %d:\n%s",
+			unknown, podWrite, noSchedule, noExecute, heard, text)
 	}
 	for n, section := range strings.Split(text, "\n=== ") {
 		last := int64(0)
