@@ -28,7 +28,7 @@ var compactWords = map[string]flow.Text{
 		Zh: "… %[3]s 的另外 %[1]d 个 Pod 经历了阶段 %[4]s（展示的是 Pod %[5]s）：%[6]s"},
 	"quiet": {En: "… %[1]d more %[2]s of %[3]s: %[4]d %[5]s not shown (pod %[6]s is shown): %[7]s",
 		Zh: "… %[3]s 的另外 %[1]d 个 Pod：%[4]d 个块未显示（展示的是 Pod %[6]s）：%[7]s"},
-	"other": {En: "  (and %d other %s of theirs, not shown)", Zh: "（它们的另外 %d 个块未显示）"},
+	"other": {En: "  (and %d other %s of theirs, not shown)", Zh: "（它们的另外 %[1]d 个块未显示）"},
 	"pod":   {En: "pod", Zh: "Pod"},
 	"pods":  {En: "pods", Zh: "Pod"},
 	"block": {En: "block", Zh: "块"},

@@ -167,6 +167,11 @@ func TestPlayCompact(t *testing.T) {
 	if zh := compactSameZh.FindAllString(compactZh.String(), -1); len(zh) == 0 {
 		t.Errorf("no summary line in zh:\n%s", compactZh.String())
 	}
+	for lang, out := range map[string]string{"en": text, "zh": compactZh.String()} {
+		if i := strings.Index(out, "%!"); i >= 0 {
+			t.Errorf("%s: a bad format at %d:\n%s", lang, i, out[max(0, i-200):])
+		}
+	}
 	nc, nf := strings.Count(text, "\n"), strings.Count(full.String(), "\n")
 	if nc*3 > nf {
 		t.Errorf("compact output has %d lines, full %d: want less than a third", nc, nf)
