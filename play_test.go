@@ -211,7 +211,7 @@ func TestNoArgsPlaysTheDefault(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errs)
 	}
-	if !strings.Contains(out, `playing "pod-create"`) || !strings.Contains(out, "[8/8] Status stored in etcd") {
+	if !strings.Contains(errs, `playing "pod-create"`) || !strings.Contains(out, "[8/8] Status stored in etcd") {
 		t.Errorf("kubesim alone did not play pod-create to stage 8:\n%s", out)
 	}
 }

@@ -6,9 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubesim/kubesim/scenarios"
 )
 
 // tmuxSession drives one kubesim in a private tmux server, as a learner at
@@ -101,13 +104,13 @@ func TestTUIInTmux(t *testing.T) {
 		}
 	}
 
-	// Step mode, then graceful-delete from the picker (seven rows below
-	// pod-create in the library's order).
+	// Step mode, then graceful-delete from the picker (as many rows below
+	// pod-create as the library's order says).
 	s.keys("p")
 	s.waitText("STEP", waitTimeout)
 	s.keys("s")
 	s.waitText("graceful-delete", waitTimeout)
-	for range 7 {
+	for range slices.Index(scenarios.LibraryOrder, "graceful-delete") {
 		s.keys("Down")
 	}
 	s.keys("Enter")

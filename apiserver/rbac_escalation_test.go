@@ -236,7 +236,7 @@ func TestRBACEscalationTraced(t *testing.T) {
 	_, err := me.RbacV1().ClusterRoleBindings().Create(context.Background(), clusterBinding("x", "cluster-admin", "me"), metav1.CreateOptions{})
 	wantStatus(t, "me binds cluster-admin", err, http.StatusForbidden, "")
 	tr := waitTrace(t, sub, func(r *flow.RequestTrace) bool { return r.Method == "POST" && r.Code == http.StatusForbidden })
-	if got, want := stepNames(tr.Steps), "authorized aggregator kube-apiserver dispatched decoded admission admission admission admission admission admission escalation responded"; !strings.HasSuffix(got, want) {
+	if got, want := stepNames(tr.Steps), "authorized aggregator kube-apiserver dispatched decoded admission admission admission admission admission admission admission escalation responded"; !strings.HasSuffix(got, want) {
 		t.Errorf("steps = %s\nwant them to end with %s", got, want)
 	}
 	for _, s := range tr.Steps {

@@ -78,7 +78,7 @@ func TestTraceOfKubectlCreate(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	want := []string{"received", "goroutine", "authenticated", "authorized", "aggregator", "kube-apiserver", "dispatched", "decoded", "defaulted",
-		"admission", "admission", "admission", "admission", "admission", "admission", "admission", "admission", "admission", "admission", "admission", "stored", "responded"}
+		"admission", "admission", "admission", "admission", "admission", "admission", "admission", "admission", "admission", "admission", "stored", "responded"}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("steps:\ngot  %v\nwant %v", names, want)
 	}
