@@ -97,3 +97,38 @@ func section(out, from, to string) string {
 	}
 	return s
 }
+
+// TestPlayAPIServerStartupZh: in Chinese, the startup trace and the
+// chain's build keep kube-apiserver's tokens (Complete, Run, the step
+// and server names, addresses) and say kubesim's own words in Chinese:
+// every Run line but a hook's name has Chinese in its detail, and none
+// of kubesim's English sentences is left.
+func TestPlayAPIServerStartupZh(t *testing.T) {
+	code, out, errs := runMain(t, "", "play", "apiserver-startup", "--plain", "--speed", "0", "--lang", "zh", "--data-dir", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s\nstdout:\n%s", code, errs, out)
+	}
+	trace := section(out, "本集群的启动过程", "=== ")
+	lines := regexp.MustCompile(`(?m)^\s+\+\S+\s+(Complete|Validate|Run)\s+(\S+)\s+(\S+)\s+(.*)$`).FindAllStringSubmatch(trace, -1)
+	if len(lines) < 8 {
+		t.Fatalf("the startup trace has %d steps:\n%s", len(lines), trace)
+	}
+	han := regexp.MustCompile(`\p{Han}`)
+	for _, m := range lines {
+		if !han.MatchString(m[3]) {
+			t.Errorf("outcome %q of %s %s is not in Chinese", m[3], m[1], m[2])
+		}
+		if m[2] != "poststarthook" && !han.MatchString(m[4]) {
+			t.Errorf("%s %s: detail %q has no Chinese", m[1], m[2], m[4])
+		}
+	}
+	build := section(out, "$ serverChainBuild", "\n→ ") // the result's message, as every step's, is English
+	for _, english := range []string{"kubesim's own step", "accepting requests", "every option", "the not-found handler", ", delegate ", "installed by", "routes)"} {
+		if strings.Contains(trace, english) || strings.Contains(build, english) {
+			t.Errorf("zh output still has %q:\n%s\n%s", english, trace, build)
+		}
+	}
+	if !strings.Contains(build, "kube-aggregator → kube-apiserver → apiextensions-apiserver → not-found 处理器") {
+		t.Errorf("the chain's order is not said in Chinese:\n%s", build)
+	}
+}

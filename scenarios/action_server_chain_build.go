@@ -8,6 +8,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/internal/flow"
 )
 
 // ServerChainBuildAction shows how the scenario's own API server built
@@ -34,9 +35,6 @@ func parseServerChainBuild(_ *loader, _ string, n *yaml.Node) (actionRunner, err
 func init() {
 	registerTranscriptZh(map[string]string{
 		"serverchain.New, as CreateServerChain, built %d servers, in this order:": "serverchain.New 和 CreateServerChain 一样，按这个顺序构建了 %d 个服务端：",
-		"%d. %s, delegate %s (+%s)": "%d. %s，委托给（delegate）%s（+%s）",
-		"   %s":                     "   %s",
-		"a request goes the other way: the filters, %s": "请求的方向正好相反：先经过过滤器，然后 %s",
 	})
 }
 
@@ -61,12 +59,17 @@ func (a *ServerChainBuildAction) run(_ context.Context, p *player, _ string) (St
 	for i, s := range built {
 		delegate := strings.TrimPrefix(s.Detail, s.Server+", delegate ")
 		delegate, detail, _ := strings.Cut(delegate, ": ")
-		addTranscript(&res, "%d. %s, delegate %s (+%s)", i+1, s.Server, delegate, fmtAt(s))
-		addTranscript(&res, "   %s", detail)
+		addTranscriptText(&res, flow.Text{
+			En: fmt.Sprintf("%d. %s, delegate %s (+%s)", i+1, s.Server, delegate, fmtAt(s)),
+			Zh: fmt.Sprintf("%d. %s，委托给（delegate）%s（+%s）", i+1, s.Server, serverDescriptionZh.Replace(delegate), fmtAt(s)),
+		})
+		addTranscriptText(&res, flow.Text{En: "   " + detail, Zh: "   " + serverDescriptionZh.Replace(detail)})
 		lines = append(lines, fmt.Sprintf("%d. %s, delegate %s", i+1, s.Server, delegate))
 		order = append([]string{s.Server}, order...)
 	}
-	addTranscript(&res, "a request goes the other way: the filters, %s", strings.Join(order, " → ")+" → the not-found handler")
+	chain := strings.Join(order, " → ") + " → the not-found handler"
+	addTranscriptText(&res, flow.Text{En: "a request goes the other way: the filters, " + chain,
+		Zh: "请求的方向正好相反：先经过过滤器，然后 " + serverDescriptionZh.Replace(chain)})
 	for _, s := range built {
 		lines = append(lines, s.Detail)
 	}

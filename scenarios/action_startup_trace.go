@@ -37,7 +37,7 @@ func (a *StartupTraceAction) run(_ context.Context, p *player, _ string) (StepRe
 	addTranscript(&res, "this cluster's start, as serve --trace prints it (%d steps):", len(steps))
 	var hooks []string
 	for _, s := range steps {
-		addTranscript(&res, "%s", s.String())
+		addTranscriptText(&res, startupLine(s))
 		if s.Phase == cluster.StartupRun && s.Name == "poststarthook" && s.Outcome == "finished" {
 			hooks = append(hooks, "poststarthook/"+s.Hook+" finished")
 		}

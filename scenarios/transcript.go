@@ -78,6 +78,13 @@ func addTranscript(res *StepResult, format string, args ...any) {
 	res.Transcript = append(res.Transcript, flow.Text{En: en, Zh: zh})
 }
 
+// addTranscriptText adds a line already in both languages to res's
+// transcript (its English to HTTP).
+func addTranscriptText(res *StepResult, t flow.Text) {
+	res.HTTP = append(res.HTTP, t.En)
+	res.Transcript = append(res.Transcript, t)
+}
+
 // transcriptIn returns res's transcript in lang: Transcript when it has
 // every line, else HTTP.
 func transcriptIn(res StepResult, lang string) []string {
