@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/flow"
 )
@@ -105,15 +103,6 @@ func startupLine(s cluster.StartupStep) flow.Text {
 		outcome = zh
 	}
 	at := strings.Fields(s.String())[0]
-	zh := fmt.Sprintf("%9s  %-8s %-14s %s %s", at, s.Phase, s.Name, padCells(outcome, 9), startupDetailZhOf(s.Name, s.Detail))
+	zh := fmt.Sprintf("%9s  %-8s %-14s %s %s", at, s.Phase, s.Name, flow.Pad(outcome, 9), startupDetailZhOf(s.Name, s.Detail))
 	return flow.Text{En: s.String(), Zh: flow.Printable(zh)}
-}
-
-// padCells fills s with spaces to width terminal cells (a CJK character
-// takes two).
-func padCells(s string, width int) string {
-	if n := width - ansi.StringWidth(s); n > 0 {
-		return s + strings.Repeat(" ", n)
-	}
-	return s
 }

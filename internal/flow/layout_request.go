@@ -42,7 +42,7 @@ func (l Layout) request(ev Event, _ Context) []Line {
 		case "failed", "denied", "rejected":
 			role = RoleFailed
 		}
-		out = append(out, line(role, 0, fmt.Sprintf("%d %-8s %s %s", i+1, "+"+FormatDuration(s.At), pad(l.stepName(s), 13), l.translated(outcomes, s.Outcome))))
+		out = append(out, line(role, 0, fmt.Sprintf("%d %-8s %s %s", i+1, "+"+FormatDuration(s.At), Pad(l.stepName(s), 13), l.translated(outcomes, s.Outcome))))
 		if s.Detail != "" {
 			out = append(out, line(RoleNote, 4, "    "+l.stepDetail(r, s)))
 		}
@@ -58,10 +58,10 @@ func (l Layout) briefRequest(r *RequestTrace, component string) []Line {
 	}
 	out := []Line{
 		line(RoleHeading, 0, fmt.Sprintf("%s %s  %s  (%s)", r.Method, r.URI, r.Proto, component)),
-		field(pad(l.word("user"), 7) + user),
+		field(Pad(l.word("user"), 7) + user),
 	}
 	if r.Route != "" {
-		out = append(out, field(pad(l.word("route"), 7)+r.Route))
+		out = append(out, field(Pad(l.word("route"), 7)+r.Route))
 	}
 	out = append(out, l.briefSteps(r)...)
 	if r.Code != 0 {
@@ -121,7 +121,7 @@ func (l Layout) stepLine(r *RequestTrace, s Step, max int) string {
 	if max > 0 {
 		detail = Truncate(detail, max)
 	}
-	return fmt.Sprintf("%9s  %s %s %s", "+"+FormatDuration(s.At), pad(l.stepName(s), 13), pad(l.translated(outcomes, s.Outcome), 9), detail)
+	return fmt.Sprintf("%9s  %s %s %s", "+"+FormatDuration(s.At), Pad(l.stepName(s), 13), Pad(l.translated(outcomes, s.Outcome), 9), detail)
 }
 
 // stepName is s's name in l's language.

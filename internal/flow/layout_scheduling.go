@@ -38,7 +38,7 @@ func (l Layout) scheduling(ev Event, _ Context) []Line {
 			plugW = max(plugW, len(sc.Plugin))
 		}
 	}
-	out = append(out, line(RoleNote, 0, "  "+pad(l.word("col_node"), nameW)+"  "+pad(l.word("col_filter"), 8)+" "+l.word("col_score")))
+	out = append(out, line(RoleNote, 0, "  "+Pad(l.word("col_node"), nameW)+"  "+Pad(l.word("col_filter"), 8)+" "+l.word("col_score")))
 	for _, n := range nodes {
 		mark := " "
 		if n.Node == d.Chosen {
@@ -52,7 +52,7 @@ func (l Layout) scheduling(ev Event, _ Context) []Line {
 		if n.Node == d.Chosen {
 			role = RoleOK
 		}
-		out = append(out, line(role, 4, fmt.Sprintf("%s %-*s  %s %d", mark, nameW, n.Node, pad("✓ "+l.word("fit"), 8), n.Total)))
+		out = append(out, line(role, 4, fmt.Sprintf("%s %-*s  %s %d", mark, nameW, n.Node, Pad("✓ "+l.word("fit"), 8), n.Total)))
 		for _, s := range n.Scores {
 			out = append(out, line(RoleNote, 6, fmt.Sprintf("    %-*s %-*s %3d ×%d", min(nameW, 2), "", plugW, s.Plugin, s.Score, s.Weight)))
 		}

@@ -368,9 +368,9 @@ func TestShortening(t *testing.T) {
 		{Preview([]byte("a\r\nb\n")), `a\r\nb`},
 		{Preview([]byte{0, 1, 2}), "(binary) 00 01 02"},
 		{Preview(append(make([]byte, 41), 'x')), "(binary) " + strings.TrimSpace(strings.Repeat("00 ", 40)) + " …"},
-		{pad("节点", 6) + "|", "节点  |"},
-		{pad("NODE", 6) + "|", "NODE  |"},
-		{pad("toolong", 3), "toolong"},
+		{Pad("节点", 6) + "|", "节点  |"},
+		{Pad("NODE", 6) + "|", "NODE  |"},
+		{Pad("toolong", 3), "toolong"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -59,9 +59,9 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// pad fills s with spaces to width cells on the terminal (a CJK
+// Pad fills s with spaces to width cells on the terminal (a CJK
 // character takes two), as %-*s does for ASCII.
-func pad(s string, width int) string {
+func Pad(s string, width int) string {
 	if n := width - ansi.StringWidth(s); n > 0 {
 		return s + strings.Repeat(" ", n)
 	}
