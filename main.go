@@ -99,7 +99,11 @@ With no command, kubesim plays the scenario "` + DefaultScenario + `" (see "kube
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	o.addFlags(root)
-	root.RunE = func(cmd *cobra.Command, _ []string) error {
+	root.Args = argsWithWeb(0)
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if _, err := webAddrArg(&o.web, cmd.Flags().Changed("web"), args, 0); err != nil {
+			return err
+		}
 		return runPlay(cmd.Context(), DefaultScenario, o, stdin, stdout, stderr)
 	}
 	root.AddCommand(newPlayCommand(stdin, stdout, stderr), newScenariosCommand(stdout), newServeCommand(stdout), newEtcdCommand(stdout), newVersionCommand(stdout), newNodeCommand(stdout), newBenchCommand(stdout, stderr), newReplayCommand(stdin, stdout, stderr))
@@ -109,6 +113,7 @@ With no command, kubesim plays the scenario "` + DefaultScenario + `" (see "kube
 func newServeCommand(stdout io.Writer) *cobra.Command {
 	cfg := cluster.NewConfig()
 	var trace bool
+	var webAddr string
 	nodes := cluster.DefaultNodeCount
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -131,8 +136,11 @@ server, with one port; on one machine give each server its own loopback
 address and the same port (--address 127.0.0.1, 127.0.0.2, ...,
 --port 6443). Each also holds a Lease in kube-system (kubectl get leases
 -n kube-system -l apiserver.kubernetes.io/identity=kube-apiserver).`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: argsWithWeb(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := webAddrArg(&webAddr, cmd.Flags().Changed("web"), args, 0); err != nil {
+				return err
+			}
 			if cfg.APIServerOnly && cmd.Flags().Changed("nodes") {
 				return usageError{errors.New("--nodes is not used with --apiserver-only: that server runs no kubelets")}
 			}
@@ -140,13 +148,15 @@ address and the same port (--address 127.0.0.1, 127.0.0.2, ...,
 				return err
 			}
 			cfg.Nodes = kubelet.DefaultNodes(nodes)
-			return runServe(cmd.Context(), cfg, trace, stdout)
+			return runServe(cmd.Context(), cfg, serveOptions{trace: trace, web: webAddr}, stdout)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.DataDir, "data-dir", "", "keep etcd data, logs and the kubeconfig in `DIR` across restarts (default: a temporary directory removed on exit)")
 	f.StringVar(&cfg.BindAddress, "address", cfg.BindAddress, "IP `address` the API server listens on")
 	f.IntVar(&cfg.Port, "port", cfg.Port, "`port` the API server listens on (0 picks a free one)")
+	f.StringVar(&webAddr, "web", "", webFlagUsage)
+	f.Lookup("web").NoOptDefVal = defaultWebAddr
 	f.BoolVar(&trace, "trace", false, "print the startup sequence (Complete, Validate, then Run with its post-start hooks), then the step-by-step trace of every API request")
 	f.IntVar(&nodes, "nodes", nodes, "how many simulated nodes (node-1..node-N, 4 cpu, 8Gi, 110 pods each) to start")
 	f.BoolVar(&cfg.ControlPlanePods, "control-plane-pods", true, "the first node's kubelet runs the control plane's static pods (etcd, kube-apiserver, kube-controller-manager, kube-scheduler), seen in kube-system as mirror pods, as on a kubeadm node")
@@ -205,13 +215,29 @@ func startCluster(ctx context.Context, cfg *cluster.Config) (*cluster.Cluster, e
 	return c, err
 }
 
+// serveOptions are serve's flags that are not the cluster's.
+type serveOptions struct {
+	trace bool
+	web   string // the web view's address; "" for none
+}
+
 // runServe runs the control plane until ctx is done; with trace, it
-// prints the trace of every request as it completes.
+// prints the trace of every request as it completes; with web, it serves
+// the web view of whatever happens on the cluster.
 //
 // With trace, it first prints the startup sequence as it happens, in the
 // layout of a request trace: the header, then one line per step
 // (cluster.StartupStep).
-func runServe(ctx context.Context, cfg *cluster.Config, trace bool, out io.Writer) error {
+func runServe(ctx context.Context, cfg *cluster.Config, o serveOptions, out io.Writer) error {
+	trace := o.trace
+	if o.web != "" && cfg.Gate == nil {
+		// The web view's controls hold pods as a lesson's gate does;
+		// until the teacher picks a mode, nothing is held.
+		if cfg.Recorder == nil {
+			cfg.Recorder = flow.NewRecorder()
+		}
+		cfg.Gate = flow.NewGate(flow.ModeOff, 0, cfg.Recorder)
+	}
 	if trace {
 		fmt.Fprintln(out, "startup  kubesim serve, as kube-apiserver's command: Complete → Validate → Run")
 		cfg.OnStartup = func(s cluster.StartupStep) { fmt.Fprintf(out, "  %s\n", s) }
@@ -232,6 +258,11 @@ func runServe(ctx context.Context, cfg *cluster.Config, trace bool, out io.Write
 	if !cfg.APIServerOnly { // it runs no nodes
 		fmt.Fprintln(out, nodeHint(cfg.DataDir))
 	}
+	stopWeb, err := serveWebView(ctx, c, o.web, out)
+	if err != nil {
+		_ = c.Close()
+		return err
+	}
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")
 	var wg sync.WaitGroup
 	if trace {
@@ -250,6 +281,7 @@ func runServe(ctx context.Context, cfg *cluster.Config, trace bool, out io.Write
 	}
 	<-ctx.Done()
 	fmt.Fprintln(out, "kubesim: stopping (Ctrl-C again exits at once)")
+	stopWeb()
 	err = c.Close()
 	fmt.Fprintln(out, "kubesim: stopped")
 	return err

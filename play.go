@@ -35,6 +35,7 @@ type playOptions struct {
 	port              int
 	markdown, record  string
 	recordSession     string
+	web               string
 }
 
 func (o *playOptions) addFlags(cmd *cobra.Command) {
@@ -51,6 +52,8 @@ func (o *playOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.markdown, "markdown", "", "terminal UI: on quitting, write the walkthrough with its evidence to `FILE` (Markdown)")
 	f.StringVar(&o.record, "record", "", "terminal UI: record the session to `FILE` (asciicast v2, for asciinema)")
 	f.StringVar(&o.recordSession, "record-session", "", "record what the lesson shows to `FILE`, for kubesim replay (docs/replay.md)")
+	f.StringVar(&o.web, "web", "", webFlagUsage)
+	f.Lookup("web").NoOptDefVal = defaultWebAddr
 }
 
 // validate checks the options, every problem at once (a usage error
@@ -93,8 +96,12 @@ of the library (see "kubesim scenarios"); FILE is a scenario file.
 The exit status is 0 when every expectation of the scenario held, 1 when
 one did not (the message says which) and 2 for a bad command line or a bad
 scenario file.`,
-		Args: usageArgs(cobra.ExactArgs(1)),
+		Args: argsWithWeb(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := webAddrArg(&o.web, cmd.Flags().Changed("web"), args, 1)
+			if err != nil {
+				return err
+			}
 			return runPlay(cmd.Context(), args[0], o, stdin, stdout, stderr)
 		},
 	}
@@ -113,6 +120,9 @@ func runPlay(ctx context.Context, name string, o playOptions, stdin io.Reader, s
 	if err != nil {
 		// A missing or malformed scenario is the caller's to fix: exit 2.
 		return usageError{err}
+	}
+	if o.web != "" {
+		return runPlayWeb(ctx, sc, o, stderr)
 	}
 	if !o.plain && !o.json && isTerminal(stdin) && isTerminal(stdout) {
 		return runTUI(ctx, sc, o, stdin, stdout)

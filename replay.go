@@ -18,6 +18,7 @@ type replayOptions struct {
 	plain, json, step bool
 	lang              string
 	speed             float64
+	web               string
 }
 
 func newReplayCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -36,16 +37,22 @@ language). docs/replay.md describes the file.
 The exit status is that of the recorded run (0 when every expectation
 held, 1 when one did not), and 2 for a bad command line or a file that is
 not a recording this kubesim reads.`,
-		Args: usageArgs(cobra.ExactArgs(1)),
+		Args: argsWithWeb(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := webAddrArg(&o.web, cmd.Flags().Changed("web"), args, 1)
+			if err != nil {
+				return err
+			}
 			return runReplay(cmd.Context(), args[0], o, stdin, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.plain, "plain", false, "print the run as text (the default when stdout is not a terminal)")
 	f.BoolVar(&o.json, "json", false, "print one JSON object per step and flow event, as play --json")
-	f.BoolVar(&o.step, "step", false, "terminal UI: start in step mode (hold at every stage boundary)")
+	f.BoolVar(&o.step, "step", false, "terminal UI or web view: start in step mode (hold at every stage boundary)")
 	f.StringVar(&o.lang, "lang", "", "language of the narration and evidence: en or zh (default: the recording's)")
+	f.StringVar(&o.web, "web", "", webFlagUsage)
+	f.Lookup("web").NoOptDefVal = defaultWebAddr
 	f.Float64Var(&o.speed, "speed", -1, "pace: the recorded time between two things shown is divided by it, 0 shows them at once (default: 1 in the terminal UI, 0 with --plain or --json)")
 	return cmd
 }
@@ -78,6 +85,9 @@ func runReplay(ctx context.Context, file string, o replayOptions, stdin io.Reade
 	}
 	if o.lang == "" {
 		o.lang = rec.Header.Lang
+	}
+	if o.web != "" {
+		return replayWeb(ctx, rec, o, stderr)
 	}
 	if !o.plain && !o.json && isTerminal(stdin) && isTerminal(stdout) {
 		if o.speed < 0 {

@@ -199,7 +199,13 @@ func (s *session) Err() error {
 
 // History reads key as it was at revision rev from etcd's MVCC history.
 func (s *session) History(ctx context.Context, key string, rev int64) ([]byte, error) {
-	resp, err := s.c.EtcdClient().Get(ctx, key, clientv3.WithRev(rev))
+	return etcdHistory(ctx, s.c, key, rev)
+}
+
+// etcdHistory reads key as it was at revision rev from c's etcd (MVCC);
+// an error when it was compacted or did not exist then.
+func etcdHistory(ctx context.Context, c *cluster.Cluster, key string, rev int64) ([]byte, error) {
+	resp, err := c.EtcdClient().Get(ctx, key, clientv3.WithRev(rev))
 	if err != nil {
 		return nil, err
 	}
@@ -267,4 +273,15 @@ func (o stepSender) StepFinished(s scenarios.StepInfo, r scenarios.StepResult) {
 		u.Result = r.Message
 	}
 	o.send(u)
+}
+
+// kubeconfig is the admin kubeconfig of the session playing ("" when
+// none is).
+func (d *scenarioDriver) kubeconfig() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.current == nil {
+		return ""
+	}
+	return d.current.c.Kubeconfig
 }
