@@ -14,9 +14,12 @@ import (
 // the epoch of the log it writes, and the goroutines that turn its
 // events and steps into messages.
 type lesson struct {
-	epoch  int
-	sess   tui.Session
-	book   *book
+	epoch int
+	sess  tui.Session
+	book  *book
+	// ended takes the end message from the steps' goroutine to the
+	// events', which publishes it after every event already recorded.
+	ended  chan endMsg
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -52,7 +55,7 @@ func (s *Server) startLesson(ctx context.Context) error {
 		return err
 	}
 	runCtx, cancel := context.WithCancel(s.ctx)
-	l := &lesson{epoch: epoch, sess: sess, book: newBook(time.Now()), cancel: cancel}
+	l := &lesson{epoch: epoch, sess: sess, book: newBook(time.Now()), ended: make(chan endMsg, 1), cancel: cancel}
 	s.mu.Lock()
 	s.cur = l
 	s.mu.Unlock()
@@ -96,9 +99,9 @@ func (l *lesson) stop() error {
 }
 
 // pumpEvents turns the session's flow events into arrows, and the gate's
-// holds into hold messages, until the session's events end.
+// holds into hold messages, until the session's events end. The lesson's
+// end is published after the events recorded before it.
 func (l *lesson) pumpEvents(ctx context.Context, s *Server) {
-	gate := l.sess.Gate()
 	for {
 		select {
 		case <-ctx.Done():
@@ -107,14 +110,37 @@ func (l *lesson) pumpEvents(ctx context.Context, s *Server) {
 			if !ok {
 				return
 			}
-			if ev.Hold != nil {
-				s.hub.publish(l.epoch, holdState(gate), false)
-				continue
-			}
-			for _, a := range l.book.arrows(ev) {
-				s.hub.publish(l.epoch, a, false)
-			}
+			l.publishEvent(s, ev)
+		case m := <-l.ended:
+			l.drain(s)
+			s.hub.publish(l.epoch, m, false)
 		}
+	}
+}
+
+// drain publishes the events waiting in the session's channel.
+func (l *lesson) drain(s *Server) {
+	for {
+		select {
+		case ev, ok := <-l.sess.Events():
+			if !ok {
+				return
+			}
+			l.publishEvent(s, ev)
+		default:
+			return
+		}
+	}
+}
+
+// publishEvent publishes ev's arrows, or the gate's state for a hold.
+func (l *lesson) publishEvent(s *Server, ev flow.Event) {
+	if ev.Hold != nil {
+		s.hub.publish(l.epoch, holdState(l.sess.Gate()), false)
+		return
+	}
+	for _, a := range l.book.arrows(ev) {
+		s.hub.publish(l.epoch, a, false)
 	}
 }
 
@@ -141,7 +167,7 @@ func (l *lesson) pumpSteps(ctx context.Context, s *Server) {
 			return
 		case up, ok := <-l.sess.Steps():
 			if !ok {
-				l.finish(ctx, s)
+				l.finish(ctx)
 				return
 			}
 			s.quiz.follow(l.epoch, up)
@@ -150,8 +176,9 @@ func (l *lesson) pumpSteps(ctx context.Context, s *Server) {
 	}
 }
 
-// finish says the lesson ended, once its session says how.
-func (l *lesson) finish(ctx context.Context, s *Server) {
+// finish says the lesson ended, once its session says how (through the
+// events' goroutine).
+func (l *lesson) finish(ctx context.Context) {
 	select {
 	case <-ctx.Done():
 		return
@@ -161,7 +188,7 @@ func (l *lesson) finish(ctx context.Context, s *Server) {
 	if err := l.sess.Err(); err != nil {
 		m.Error = err.Error()
 	}
-	s.hub.publish(l.epoch, m, false)
+	l.ended <- m // buffered: the one end
 }
 
 // stepMessage is a step update as a message.
