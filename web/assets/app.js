@@ -28,7 +28,7 @@
       rightMarked: 'The right answer is marked.', notAsked: 'This question is no longer asked.',
       waitReveal: 'The answer can be revealed once the step has finished.', noNodes: 'no nodes yet', noEvents: 'no events yet',
       pods: 'pods', speed: 'speed', classLang: 'class language (l)', myLang: '中文',
-      noScenario: 'Watching the cluster.', result: 'result', error: 'error',
+      noScenario: 'Watching the cluster.', result: 'result', error: 'error', replay: 'replay',
       legend: { request: 'request', response: 'response', etcd: 'etcd write', watch: 'watch', status: 'status', loop: 'own work', terminated: 'closed', stage: 'stage' },
       lifeline: { client: 'client', apiserver: 'API server', etcd: 'etcd', scheduler: 'scheduler', controllers: 'controllers' },
       lanes: { aggregator: 'aggregator', 'kube-apiserver': 'kube-apiserver', apiextensions: 'apiextensions' },
@@ -50,7 +50,7 @@
       rightMarked: '已标出正确答案。', notAsked: '这个问题已不再提问。',
       waitReveal: '这一步结束后才能公布答案。', noNodes: '还没有节点', noEvents: '还没有事件',
       pods: '个 Pod', speed: '速度', classLang: '课堂语言 (l)', myLang: 'EN',
-      noScenario: '正在观察集群。', result: '结果', error: '错误',
+      noScenario: '正在观察集群。', result: '结果', error: '错误', replay: '回放',
       legend: { request: '请求', response: '响应', etcd: 'etcd 写入', watch: 'watch 事件', status: '状态上报', loop: '组件内部', terminated: 'watch 关闭', stage: '阶段' },
       lifeline: { client: '客户端', apiserver: 'API 服务器', etcd: 'etcd', scheduler: '调度器', controllers: '控制器' },
       lanes: { aggregator: 'aggregator', 'kube-apiserver': 'kube-apiserver', apiextensions: 'apiextensions' },
@@ -71,8 +71,8 @@
   // ---- state -------------------------------------------------------------
 
   const S = {
-    role: KEY ? 'teacher' : 'viewer', epoch: null, scenario: null,
-    classLang: 'en', localLang: null, mode: 'off', speed: 1, canRestart: false,
+    role: 'viewer', epoch: null, scenario: null,
+    classLang: 'en', localLang: null, drawnLang: null, mode: 'off', speed: 1, canRestart: false, replay: false,
     conn: 'connecting', ended: null, held: [],
     arrows: [], byId: new Map(), lifelines: BASE_LIFELINES.slice(), chain: false,
     rendered: 0, geo: null, layoutDirty: true, selected: null,
@@ -113,7 +113,8 @@
     const es = new EventSource(url);
     es.onopen = () => { S.conn = 'live'; dirty.add('status'); schedule(); };
     es.onerror = () => {
-      S.conn = es.readyState === EventSource.CLOSED ? 'offline' : 'reconnecting';
+      S.conn = 'reconnecting';
+      if (es.readyState === EventSource.CLOSED) reconnectAfterRefusal(url);
       dirty.add('status'); schedule();
     };
     es.onmessage = (ev) => {
@@ -121,6 +122,28 @@
       try { m = JSON.parse(ev.data); } catch (e) { return; }
       if (m && typeof m.t === 'string') { queue.push(m); schedule(); }
     };
+  }
+
+  /**
+   * reconnectAfterRefusal handles a stream the browser gave up on (an
+   * answer other than 200 ends EventSource's own retries): a 403 means the
+   * key is wrong, and the page stops; anything else, it connects again
+   * after a pause, from the start of the log.
+   */
+  async function reconnectAfterRefusal(url) {
+    const ctl = new AbortController();
+    let status = 0;
+    try {
+      const r = await fetch(url, { signal: ctl.signal });
+      status = r.status;
+    } catch (e) { /* the server is away */ }
+    ctl.abort();
+    if (status === 403) {
+      S.conn = 'denied';
+      dirty.add('status'); schedule();
+      return;
+    }
+    setTimeout(connect, 3000);
   }
 
   /** schedule asks for one flush at the next frame (or soon, where frames are throttled). */
@@ -155,6 +178,7 @@
     if (m.scenario !== undefined) S.scenario = m.scenario;
     applySettings(m);
     S.canRestart = !!m.canRestart;
+    S.replay = !!m.replay;
     S.conn = 'live';
     dirty.add('all');
   }
@@ -236,7 +260,12 @@
     }
     S.step = m;
     if (!m.done) {
-      S.question = m.question ? newQuestion(m) : null;
+      // a finished question stays until it is revealed or another is asked, so
+      // the teacher can still reveal it while the next step plays
+      const q = S.question;
+      const keep = q && q.finished && q.revealed === null;
+      if (m.question) S.question = newQuestion(m);
+      else if (!keep) S.question = null;
     } else if (S.question && S.question.step === m.index) {
       S.question.finished = true;
       if (typeof m.answer === 'number' && m.answer >= 0) S.question.runAnswer = m.answer;
@@ -310,6 +339,8 @@
   function renderStatic() {
     document.documentElement.lang = lang() === 'zh' ? 'zh-CN' : 'en';
     for (const n of document.querySelectorAll('[data-i18n]')) n.textContent = w(n.dataset.i18n);
+    $('#replay').hidden = !S.replay;
+    $('#replay').textContent = w('replay');
     $('#role').textContent = S.role;
     $('#role').dataset.role = S.role;
     $('#controls').hidden = S.role !== 'teacher';
@@ -321,7 +352,7 @@
     document.title = title ? 'kubesim · ' + title : 'kubesim';
     renderLegend();
     if (S.selected === null) showEvidencePlaceholder();
-    S.layoutDirty = true; // lifeline names are words too
+    if (S.drawnLang !== lang()) { S.drawnLang = lang(); S.layoutDirty = true; } // lifeline names are words too
   }
 
   function renderStatus() {
@@ -470,6 +501,7 @@
     $('#q-show').hidden = !q || !q.hidden;
     if (!q) return;
     $('#q-ask').textContent = inLang(q.ask);
+    $('#q-step').textContent = S.step && S.step.index !== q.step ? `${q.step}/${S.step.total}` : '';
     const list = $('#q-choices');
     if (list.dataset.step !== String(q.step) || list.children.length !== q.choices.length) buildChoices(q);
     const right = q.revealed !== null ? q.revealed : null;
