@@ -276,7 +276,7 @@
   function hasText(t) { return !!t && (typeof t === 'string' ? t !== '' : !!(t.en || t.zh)); }
 
   function newQuestion(m) {
-    const stored = sessionStorage.getItem(choiceKey(m.index));
+    const stored = storeGet(choiceKey(m.index));
     return {
       step: m.index, ask: m.question.ask, choices: m.question.choices || [],
       finished: false, runAnswer: null, revealed: null, counts: null, answered: 0, viewers: 0,
@@ -544,8 +544,9 @@
     if (teacher) renderTally(q);
     const reveal = $('#reveal');
     reveal.hidden = !teacher || right !== null;
-    reveal.disabled = !q.finished;
-    reveal.title = q.finished ? '' : w('waitReveal');
+    // the server refuses a reveal before the step finished; the button stays
+    // usable so a late 'done' never locks the teacher out
+    reveal.classList.toggle('early', !q.finished);
     let note = q.note;
     if (right !== null) note = w('rightMarked');
     else if (!note) note = teacher ? (q.finished ? '' : w('waitReveal')) : (q.chosen !== null ? w('chosen') : w('chooseHint'));
@@ -568,14 +569,19 @@
 
   function choiceKey(step) { return `kubesim.choice.${S.epoch}.${step}`; }
 
+  let viewer = null;
+
+  /** viewerID is this tab's random viewer id, kept in sessionStorage so a reload answers as the same viewer. */
   function viewerID() {
-    let id = sessionStorage.getItem('kubesim.viewer');
+    if (viewer) return viewer;
+    let id = storeGet('kubesim.viewer');
     if (!id) {
       const b = new Uint8Array(12);
       crypto.getRandomValues(b);
       id = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
-      sessionStorage.setItem('kubesim.viewer', id);
+      storeSet('kubesim.viewer', id);
     }
+    viewer = id;
     return id;
   }
 
@@ -593,7 +599,7 @@
       if (r.status === 204 || r.ok) {
         S.question.chosen = i;
         S.question.note = '';
-        sessionStorage.setItem(choiceKey(step), String(i));
+        storeSet(choiceKey(step), String(i));
       } else if (r.status === 409) {
         S.question.note = w('notAsked');
       } else {
@@ -701,6 +707,7 @@
     const g = S.geo;
     gHead.textContent = ''; gLines.textContent = ''; gBand.textContent = '';
     gHead.appendChild(el('rect', { class: 'head-bg', x: 0, y: 0, width: g.W, height: g.headH }));
+    gHead.appendChild(el('line', { class: 'head-rule', x1: 0, x2: g.W, y1: g.headH - 0.5, y2: g.headH - 0.5 }));
     for (const name of S.lifelines) {
       const c = g.cols[name];
       const grp = el('g', { class: 'lifeline', 'data-name': name });
@@ -783,7 +790,7 @@
     const dir = x2 >= x1 ? 1 : -1;
     grp.appendChild(el('line', { class: 'stroke', x1: x1, y1: y, x2: x2 - dir * 2, y2: y, 'marker-end': `url(#mk-${markerKind(a.kind)})` }));
     const label = clip(a.label || a.kind);
-    const lw = textWidth(label, 16);
+    const lw = textWidth(label, 17);
     const left = clamp((x1 + x2) / 2 - lw / 2, GEO.gutter, g.W - 6 - lw);
     grp.appendChild(el('text', { class: 'label', x: left, y: y - 9 }, label));
     if (a.stage > 0) grp.appendChild(badge(x1 + dir * 13, y, a.stage));
@@ -794,7 +801,7 @@
   function drawSelf(grp, a) {
     const g = S.geo, x = endX(a.from, a, false);
     const label = clip(a.label || a.kind);
-    const lw = textWidth(label, 16);
+    const lw = textWidth(label, 17);
     const right = x + 48 + lw <= g.W - 4 || x - 48 - lw < GEO.gutter;
     const d = right ? `M${x},14 h30 v${GEO.lineY - 12} h-27` : `M${x},14 h-30 v${GEO.lineY - 12} h27`;
     grp.appendChild(el('path', { class: 'stroke', d: d, fill: 'none', 'marker-end': `url(#mk-${markerKind(a.kind)})` }));
@@ -861,6 +868,7 @@
     const band = gBand.firstChild;
     if (band) band.setAttribute('height', H);
     gHead.querySelector('.head-bg').setAttribute('width', g.W);
+    gHead.querySelector('.head-rule').setAttribute('x2', g.W);
     stickHeader();
   }
 
@@ -1073,6 +1081,10 @@
     for (const ch of s) n += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 1 : 0.56;
     return n * px;
   }
+
+  /** storeGet and storeSet use sessionStorage where the browser allows it (a private window may not). */
+  function storeGet(k) { try { return sessionStorage.getItem(k); } catch (e) { return null; } }
+  function storeSet(k, v) { try { sessionStorage.setItem(k, v); } catch (e) { /* kept for this page only */ } }
 
   function clip(s) { return s.length > 90 ? s.slice(0, 89) + '…' : s; }
   function clamp(v, lo, hi) { return Math.max(lo, Math.min(v, hi)); }
