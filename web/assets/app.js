@@ -368,7 +368,7 @@
     st.dataset.state = state;
     $('#conn').textContent = text;
     const held = S.held.length && !S.ended ? S.held.map(holdText).join(' · ') : '';
-    $('#held-text').textContent = held;
+    $('#held-text').textContent = held ? ' ' + held : '';
     st.classList.toggle('held', !!held);
   }
 
