@@ -389,7 +389,7 @@
     $('#lang').textContent = S.classLang === 'zh' ? '中文' : 'EN';
     $('#lang').title = w('classLang');
     $('#restart').disabled = !S.canRestart;
-    $('#next').disabled = S.mode === 'off' || !!S.ended;
+    $('#next').disabled = !!S.ended;
     $('#next').classList.toggle('attention', S.held.length > 0);
   }
 
