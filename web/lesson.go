@@ -55,6 +55,11 @@ func (s *Server) startLesson(ctx context.Context) error {
 		return err
 	}
 	runCtx, cancel := context.WithCancel(s.ctx)
+	if s.ctx.Err() != nil { // the server closed while the cluster started
+		cancel()
+		_ = sess.Close()
+		return s.ctx.Err()
+	}
 	l := &lesson{epoch: epoch, sess: sess, book: newBook(time.Now()), ended: make(chan endMsg, 1), cancel: cancel}
 	s.mu.Lock()
 	s.cur = l

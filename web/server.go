@@ -142,22 +142,20 @@ func (s *Server) Handler() http.Handler {
 	return mux
 }
 
-// Done is closed when the current lesson has finished; nil when none
-// plays.
-func (s *Server) Done() <-chan struct{} {
-	if l := s.lesson(); l != nil {
-		return l.sess.Done()
-	}
-	return nil
-}
-
 // Close stops the lesson and its cluster, ends every page's stream and
-// stops listening.
+// stops listening. A start under way (a restart) is cancelled and waited
+// for first.
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		close(s.closing)
 		s.cancel()
+		if s.http != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = s.http.Shutdown(ctx)
+		}
+		s.wg.Wait() // the listener's goroutine and any restart
 		s.mu.Lock()
 		l := s.cur
 		s.cur = nil
@@ -165,12 +163,6 @@ func (s *Server) Close() error {
 		if l != nil {
 			err = l.stop()
 		}
-		if s.http != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = s.http.Shutdown(ctx)
-		}
-		s.wg.Wait()
 	})
 	return err
 }
