@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// poseStage4 steps pod-create until the scheduler holds nginx before its
+// binding (stage 4 complete) and opens the stage-4 arrow: the filter and
+// score table.
+func poseStage4(ctx context.Context, tab context.Context, l *lesson) error {
+	err := l.driveUntil(ctx, next(tab), func(l *lesson) bool {
+		for _, h := range l.held {
+			if !h.Step && h.After >= 4 {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return err
+	}
+	id := 0
+	l.mu.Lock()
+	for _, a := range l.arrows {
+		if a.Stage == 4 && a.Kind == "schedule" {
+			id = a.ID
+			break
+		}
+	}
+	l.mu.Unlock()
+	if id == 0 {
+		return errors.New("held after stage 4, but no stage-4 schedule arrow came")
+	}
+	return openArrow(tab, id)
+}
+
+// poseCRD steps server-chain until its step crd has finished and the next
+// step waits, and opens the CRD create's request arrow (the servers of
+// the chain it went through).
+func poseCRD(ctx context.Context, tab context.Context, l *lesson) error {
+	err := l.driveUntil(ctx, next(tab), func(l *lesson) bool {
+		return l.steps["crd"].Done && l.heldKey() != ""
+	})
+	if err != nil {
+		return err
+	}
+	id := 0
+	l.mu.Lock()
+	for _, a := range l.arrows {
+		if a.Kind == "request" && strings.Contains(a.Label, "customresourcedefinitions") && len(a.Hops) > 0 {
+			id = a.ID
+			break
+		}
+	}
+	l.mu.Unlock()
+	if id == 0 {
+		return errors.New("the crd step finished, but no request arrow for customresourcedefinitions with hops came")
+	}
+	return openArrow(tab, id)
+}
