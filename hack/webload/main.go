@@ -7,7 +7,11 @@
 // is interrupted (SIGINT, as Ctrl-C) once the teacher's stream says the
 // lesson ended. For each run it reports the process's CPU time (user +
 // system) and peak RSS from wait4's rusage, and the ratios web/plain
-// (min, median, max over the rounds).
+// (min, median, max over the rounds). The web view plays in auto mode,
+// which holds each stage boundary for a second at speed 1 where --plain
+// holds nothing, so a web run lasts longer: -bare adds to each round a
+// web run without viewers, and the ratios web/bare, which leave that
+// difference out.
 //
 //	go run ./hack/webload -rounds 3 -viewers 50
 //
@@ -31,6 +35,7 @@ type options struct {
 	evidencePerViewer int
 	speed             string
 	timeout           time.Duration
+	bare              bool
 }
 
 func main() {
@@ -42,6 +47,7 @@ func main() {
 	flag.IntVar(&o.evidencePerViewer, "evidence", 3, "arrows whose evidence each viewer fetches")
 	flag.StringVar(&o.speed, "speed", "1", "--speed of the lesson")
 	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "bound of one run")
+	flag.BoolVar(&o.bare, "bare", false, "also run the web view without viewers each round")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "webload:", err)
@@ -64,8 +70,16 @@ func run(o options) error {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
-	var plain, web []result
+	var plain, web, bare []result
 	for r := 1; r <= o.rounds; r++ {
+		if o.bare {
+			c, err := runWeb(options{bin: o.bin, scenario: o.scenario, speed: o.speed, timeout: o.timeout})
+			if err != nil {
+				return fmt.Errorf("round %d with the web view and no viewer: %w", r, err)
+			}
+			report(r, "web+0", c)
+			bare = append(bare, c)
+		}
 		a, err := runPlain(o)
 		if err != nil {
 			return fmt.Errorf("round %d without the web view: %w", r, err)
@@ -79,6 +93,10 @@ func run(o options) error {
 		report(r, fmt.Sprintf("web+%d", o.viewers), b)
 		web = append(web, b)
 	}
-	summarize(plain, web)
+	summarize("web/plain", plain, web)
+	if o.bare {
+		summarize("web/bare ", bare, web)
+		summarize("bare/plain", plain, bare)
+	}
 	return nil
 }

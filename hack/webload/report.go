@@ -3,13 +3,12 @@ package main
 import (
 	"fmt"
 	"slices"
-	"time"
 )
 
 // report prints one run's figures.
 func report(round int, kind string, r result) {
-	fmt.Printf("round %d %-7s cpu %6.2fs  maxrss %7.1f MiB  wall %6.2fs",
-		round, kind, r.usage.CPU.Seconds(), float64(r.usage.MaxRSSK)/1024, r.wall.Seconds())
+	fmt.Printf("round %d %-7s cpu %6.2fs  maxrss %7.1f MiB  wall %6.2fs  cpu/wall %.2f",
+		round, kind, r.usage.CPU.Seconds(), float64(r.usage.MaxRSSK)/1024, r.wall.Seconds(), cpuRate(r))
 	if kind != "plain" {
 		fmt.Printf("  viewers ended %d, messages %d, evidence %d", r.viewersEnded, r.messages, r.evidence)
 		if r.viewerErr != nil {
@@ -19,16 +18,23 @@ func report(round int, kind string, r result) {
 	fmt.Println()
 }
 
-// summarize prints the ratios web/plain of each round's pair: min,
-// median, max.
-func summarize(plain, web []result) {
-	var cpu, rss []float64
-	for i := range plain {
-		cpu = append(cpu, web[i].usage.CPU.Seconds()/max(plain[i].usage.CPU.Seconds(), float64(time.Millisecond)/float64(time.Second)))
-		rss = append(rss, float64(web[i].usage.MaxRSSK)/float64(max(plain[i].usage.MaxRSSK, 1)))
+// summarize prints the ratios b/a of each round's pair (CPU, peak RSS,
+// and CPU per wall second): min, median, max.
+func summarize(name string, a, b []result) {
+	var cpu, rss, rate []float64
+	for i := range a {
+		cpu = append(cpu, b[i].usage.CPU.Seconds()/max(a[i].usage.CPU.Seconds(), 1e-3))
+		rss = append(rss, float64(b[i].usage.MaxRSSK)/float64(max(a[i].usage.MaxRSSK, 1)))
+		rate = append(rate, cpuRate(b[i])/max(cpuRate(a[i]), 1e-3))
 	}
-	fmt.Printf("web/plain cpu    %s\n", spread(cpu))
-	fmt.Printf("web/plain maxrss %s\n", spread(rss))
+	fmt.Printf("%s cpu          %s\n", name, spread(cpu))
+	fmt.Printf("%s maxrss       %s\n", name, spread(rss))
+	fmt.Printf("%s cpu per wall %s\n", name, spread(rate))
+}
+
+// cpuRate is r's CPU seconds per second of wall time.
+func cpuRate(r result) float64 {
+	return r.usage.CPU.Seconds() / max(r.wall.Seconds(), 1e-3)
 }
 
 // spread is "min X, median Y, max Z" of xs.

@@ -82,10 +82,11 @@ func (p *Play) readStderr(r io.Reader, urls chan<- error) {
 		line := sc.Text()
 		p.mu.Lock()
 		p.stderr.WriteString(line + "\n")
-		if v, ok := strings.CutPrefix(line, ViewerPrefix); ok {
+		// The first line of each is the loopback one.
+		if v, ok := strings.CutPrefix(line, ViewerPrefix); ok && p.ViewerURL == "" {
 			p.ViewerURL = strings.TrimSpace(v)
 		}
-		if v, ok := strings.CutPrefix(line, TeacherPrefix); ok {
+		if v, ok := strings.CutPrefix(line, TeacherPrefix); ok && p.TeacherURL == "" {
 			p.TeacherURL = strings.TrimSpace(v)
 		}
 		ready := p.ViewerURL != "" && p.TeacherURL != ""
