@@ -95,7 +95,7 @@ func run(o options) error {
 	}
 	summarize("web/plain", plain, web)
 	if o.bare {
-		summarize("web/bare ", bare, web)
+		summarize("web/bare", bare, web)
 		summarize("bare/plain", plain, bare)
 	}
 	return nil

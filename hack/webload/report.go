@@ -27,9 +27,9 @@ func summarize(name string, a, b []result) {
 		rss = append(rss, float64(b[i].usage.MaxRSSK)/float64(max(a[i].usage.MaxRSSK, 1)))
 		rate = append(rate, cpuRate(b[i])/max(cpuRate(a[i]), 1e-3))
 	}
-	fmt.Printf("%s cpu          %s\n", name, spread(cpu))
-	fmt.Printf("%s maxrss       %s\n", name, spread(rss))
-	fmt.Printf("%s cpu per wall %s\n", name, spread(rate))
+	fmt.Printf("%-10s cpu          %s\n", name, spread(cpu))
+	fmt.Printf("%-10s maxrss       %s\n", name, spread(rss))
+	fmt.Printf("%-10s cpu per wall %s\n", name, spread(rate))
 }
 
 // cpuRate is r's CPU seconds per second of wall time.

@@ -80,3 +80,8 @@ func screenshot(tab context.Context, path string) error {
 	}
 	return os.WriteFile(path, png, 0o644)
 }
+
+// clickIfPresent clicks sel when tab's page has it.
+func clickIfPresent(tab context.Context, sel string) error {
+	return do(tab, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q)?.click()`, sel)))
+}

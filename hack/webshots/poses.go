@@ -33,7 +33,15 @@ func poseStage4(ctx context.Context, tab context.Context, l *lesson) error {
 	if id == 0 {
 		return errors.New("held after stage 4, but no stage-4 schedule arrow came")
 	}
-	return openArrow(tab, id)
+	if err := openArrow(tab, id); err != nil {
+		return err
+	}
+	// The scoring table is wide: give the evidence pane more room, and
+	// the diagram the room of step 3's question (not this picture's point).
+	if err := clickIfPresent(tab, "#q-hide"); err != nil {
+		return err
+	}
+	return clickIfPresent(tab, "#widen")
 }
 
 // poseCRD steps server-chain until its step crd has finished and the next
@@ -49,14 +57,15 @@ func poseCRD(ctx context.Context, tab context.Context, l *lesson) error {
 	id := 0
 	l.mu.Lock()
 	for _, a := range l.arrows {
-		if a.Kind == "request" && strings.Contains(a.Label, "customresourcedefinitions") && len(a.Hops) > 0 {
+		// The create, not kubectl apply's GET before it.
+		if a.Kind == "request" && strings.HasPrefix(a.Label, "POST ") && strings.Contains(a.Label, "customresourcedefinitions") && len(a.Hops) > 0 {
 			id = a.ID
 			break
 		}
 	}
 	l.mu.Unlock()
 	if id == 0 {
-		return errors.New("the crd step finished, but no request arrow for customresourcedefinitions with hops came")
+		return errors.New("the crd step finished, but no POST of customresourcedefinitions with hops came")
 	}
 	return openArrow(tab, id)
 }
