@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -65,7 +66,11 @@ func TestWebViewInBrowser(t *testing.T) {
 		const s = document.querySelector("#status")?.textContent || "";
 		return {ok: s.includes("ended"), state: "status " + s};
 	})()`)
-	<-sess.Done()
+	select {
+	case <-sess.Done():
+	case <-time.After(waitTimeout):
+		t.Fatalf("the page says the lesson ended, but the session is not done after %v", waitTimeout)
+	}
 	if err := sess.Err(); err != nil {
 		t.Errorf("pod-create failed behind the web view: %v", err)
 	}
