@@ -123,11 +123,14 @@ type book struct {
 	// reports maps a kubelet's status report not yet matched to its
 	// request (by user and pod UID) to the report's arrow.
 	reports map[string]int
-	events  eventStore
+	// wrote holds the audit IDs whose etcd write is drawn from its own
+	// event (a pod's): the others' come from their traces.
+	wrote  map[string]bool
+	events eventStore
 }
 
 func newBook(start time.Time) *book {
-	return &book{start: start, requests: map[string]int{}, reports: map[string]int{}, events: newEventStore()}
+	return &book{start: start, requests: map[string]int{}, reports: map[string]int{}, wrote: map[string]bool{}, events: newEventStore()}
 }
 
 // arrow returns a new arrow for ev, its evidence ev.
@@ -182,6 +185,9 @@ func (b *book) etcdArrows(ev flow.Event) []arrowMsg {
 		return nil
 	}
 	var out []arrowMsg
+	if by != nil && by.AuditID != "" {
+		b.wrote[by.AuditID] = true
+	}
 	if by != nil && by.AuditID != "" && b.requests[by.AuditID] == 0 {
 		if id := b.reports[by.User+"/"+string(ev.Object.UID)]; id != 0 && strings.HasSuffix(by.URI, "/status") {
 			b.requests[by.AuditID] = id // the kubelet's report, drawn
@@ -226,13 +232,40 @@ func (b *book) requestArrows(ev flow.Event) []arrowMsg {
 	if r.AuditID != "" {
 		b.requests[r.AuditID] = id
 	}
+	if r.Code != 0 && !b.wrote[r.AuditID] {
+		// The API server records its etcd writes as events of their own
+		// for pods only; another object's write is in its trace.
+		if label, ok := storedLabel(r); ok {
+			out = append(out, b.arrow(ev, kindEtcd, lineAPIServer, lineEtcd, label))
+		}
+	}
 	if r.Code != 0 {
+		delete(b.wrote, r.AuditID)
 		resp := b.arrow(ev, kindResponse, lineAPIServer, from, responseLabel(r))
 		resp.Stage = 0 // the answer belongs to no stage: the request's did
 		out = append(out, resp)
 		delete(b.requests, r.AuditID)
 	}
 	return out
+}
+
+// storedLabel is the label of the etcd write a request's trace says it
+// made (its "stored" step), if it made one.
+func storedLabel(r *flow.RequestTrace) (string, bool) {
+	for _, st := range r.Steps {
+		if st.Name != "stored" || st.Fields["key"] == "" {
+			continue
+		}
+		label := st.Fields["verb"] + " " + st.Fields["key"]
+		if st.Fields["verb"] == "" {
+			label = "delete " + st.Fields["key"]
+		}
+		if rev := st.Fields["revision"]; rev != "" {
+			label += " rev " + rev
+		}
+		return label, true
+	}
+	return "", false
 }
 
 // hops lists the servers of the chain the request went through, from

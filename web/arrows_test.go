@@ -113,3 +113,39 @@ func TestLifelines(t *testing.T) {
 		}
 	}
 }
+
+func TestBookDrawsEveryObjectsWriteOnce(t *testing.T) {
+	at := time.Now().Add(time.Second)
+	b := newBook(at.Add(-time.Minute))
+	stored := func(ev flow.Event, verb, key, rev string) flow.Event {
+		r := *ev.Request
+		r.Steps = append(append([]flow.Step(nil), r.Steps...), flow.Step{Name: "stored", Outcome: "ok",
+			Fields: map[string]string{"verb": verb, "key": key, "revision": rev}})
+		ev.Request = &r
+		return ev
+	}
+	crd := "/registry/apiextensions.k8s.io/customresourcedefinitions/widgets.example.com"
+	pod := &flow.WriteAuthor{User: "admin", Method: "POST", URI: "/api/v1/namespaces/default/pods", UserAgent: actionUserAgent, AuditID: "pod"}
+	var all []arrowMsg
+	for _, ev := range []flow.Event{
+		// A CRD: the API server records no write event; the trace says it.
+		stored(request(at, 0, "crd", "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "admin", actionUserAgent, 201), "create", crd, "40"),
+		// A pod: its write is an event of its own, drawn once.
+		request(at, flow.StageAdmitted, "pod", "POST", pod.URI, "admin", actionUserAgent, 0),
+		write(at, flow.StagePersisted, 41, pod),
+		stored(request(at, 0, "pod", "POST", pod.URI, "admin", actionUserAgent, 201), "create", "/registry/pods/default/web", "41"),
+	} {
+		all = append(all, b.arrows(ev)...)
+	}
+	want := []string{
+		"request client→apiserver POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions [0]",
+		"etcd apiserver→etcd create " + crd + " rev 40 [0]",
+		"response apiserver→client 201 Created [0]",
+		"request client→apiserver POST /api/v1/namespaces/default/pods [1]",
+		"etcd apiserver→etcd update /registry/pods/default/web rev 41 [2]",
+		"response apiserver→client 201 Created [0]",
+	}
+	if got := describe(all); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("drew\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
