@@ -70,3 +70,17 @@ func TestTheClassAnswersAndTheTeacherReveals(t *testing.T) {
 		t.Errorf("an answer after the reveal: %d, want 409", code)
 	}
 }
+
+// TestStepsDoNotGiveTheAnswerAway: a step's end says nothing of its
+// answer to any page; only the teacher's reveal does.
+func TestStepsDoNotGiveTheAnswerAway(t *testing.T) {
+	srv, _, sess := startServer(t)
+	viewer := openStream(t, srv, "", "")
+	q := &tui.Question{Ask: flow.Text{En: "Which node?"}, Choices: []flow.Text{{En: "node-1"}, {En: "node-2"}}}
+	sess.steps <- tui.StepUpdate{Index: 1, Total: 1, Question: q}
+	sess.steps <- tui.StepUpdate{Index: 1, Total: 1, Done: true, Question: q, Answer: 1}
+	m := viewer.waitFor("step", func(d map[string]any) bool { return d["done"] == true })
+	if m.Data["answer"] != float64(-1) {
+		t.Errorf("the step's end carries answer %v, want -1", m.Data["answer"])
+	}
+}

@@ -196,7 +196,7 @@ func (l *lesson) finish(ctx context.Context) {
 	l.ended <- m // buffered: the one end
 }
 
-// stepMessage is a step update as a message.
+// stepMessage is a step update as a message (Answer -1).
 func stepMessage(up tui.StepUpdate) stepMsg {
 	m := stepMsg{T: "step", Index: up.Index, Total: up.Total, ID: up.ID, Narration: up.Narration,
 		Action: up.Action, Done: up.Done, Result: up.Result, Answer: -1}
@@ -206,8 +206,7 @@ func stepMessage(up tui.StepUpdate) stepMsg {
 	if q := up.Question; q != nil {
 		m.Question = &questionMsg{Ask: q.Ask, Choices: q.Choices}
 	}
-	if up.Done {
-		m.Answer = up.Answer
-	}
+	// The answer is not in it: the teacher's reveal carries it, so that
+	// no student's browser has it before the class sees it.
 	return m
 }

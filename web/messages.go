@@ -88,7 +88,8 @@ type stepMsg struct {
 	Result    string       `json:"result,omitempty"`
 	Error     string       `json:"error,omitempty"`
 	Question  *questionMsg `json:"question"`
-	Answer    int          `json:"answer"`
+	// Answer is -1: the reveal message carries the run's answer.
+	Answer int `json:"answer"`
 }
 
 // controlMsg says the teacher changed a setting.
