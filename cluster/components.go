@@ -53,7 +53,8 @@ func (c *Cluster) runComponent(run func(ctx context.Context) error) *component {
 }
 
 // restConfigFor returns a client configuration authenticated as id by
-// client certificate (the certificate is created on first use).
+// client certificate (the certificate is created on first use), with
+// the User-Agent and media types of the component id is.
 func (c *Cluster) restConfigFor(id pki.Identity) (*rest.Config, error) {
 	kc, err := c.Authority.Kubeconfig(c.URL, id, pki.ClientCertificate)
 	if err != nil {
@@ -65,6 +66,7 @@ func (c *Cluster) restConfigFor(id pki.Identity) (*rest.Config, error) {
 	}
 	cfg.QPS, cfg.Burst = 200, 400
 	cfg.UserAgent = componentAgent(id)
+	setComponentContentTypes(cfg, id)
 	return cfg, nil
 }
 

@@ -50,13 +50,15 @@ func refusedGroups(cfg *rest.Config) (kubernetes.Interface, error) {
 }
 
 // clientFor returns a client for a hollow kubelet of node: its own rate
-// limiter (as each kubelet has), the shared connection, and every
-// request impersonating system:node:<node> in system:nodes.
+// limiter (as each kubelet has), the kubelet's media types, the shared
+// connection, and every request impersonating system:node:<node> in
+// system:nodes.
 func (h *hollowNodes) clientFor(node string) (kubernetes.Interface, error) {
 	id := pki.Node(node)
 	rt := transport.NewImpersonatingRoundTripper(transport.ImpersonationConfig{UserName: id.User, Groups: id.Groups}, h.transport)
 	httpClient := &http.Client{Transport: rt}
 	cfg := rest.CopyConfig(h.config)
+	setKubeletContentTypes(cfg)
 	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
 	core, err := typedcorev1.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
