@@ -1,6 +1,7 @@
 package apiserver_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -8,8 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
 // widgetBody is a Widget named name with spec.
@@ -257,5 +261,33 @@ func TestCustomResourceDefaultedOnRead(t *testing.T) {
 	got, _ := json.Marshal(decodeWidget(t, body).Object["spec"])
 	if want := `{"color":"blue","replicas":1,"size":2}`; string(got) != want {
 		t.Errorf("spec read = %s, want %s (defaulted and pruned on read)", got, want)
+	}
+}
+
+// TestCustomResourceScalePutProtobuf: a PUT of a custom resource's
+// /scale as kube-controller-manager's scale client sends it (a protobuf
+// Scale, "Accept: application/vnd.kubernetes.protobuf, */*") sets
+// specReplicasPath and is answered with the Scale in JSON, the custom
+// resource's own form.
+func TestCustomResourceScalePutProtobuf(t *testing.T) {
+	ts := startServer(t)
+	mustCreateWidgetCRD(t, ts)
+	if code, body := ts.do(t, "POST", widgetsPath, mediaJSON, widgetBody("p", `{"size":2}`)); code != 201 {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	sc := &autoscalingv1.Scale{TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}, Spec: autoscalingv1.ScaleSpec{Replicas: 5}}
+	var buf bytes.Buffer
+	if err := registry.Protobuf.Encode(sc, &buf); err != nil {
+		t.Fatal(err)
+	}
+	code, body := ts.do(t, "PUT", widgetsPath+"/p/scale", "application/vnd.kubernetes.protobuf", buf.String(),
+		"Accept", "application/vnd.kubernetes.protobuf, */*")
+	if code != 200 || !strings.Contains(body, `"spec":{"replicas":5}`) {
+		t.Fatalf("PUT /scale (protobuf) = %d %s, want 200 with spec.replicas 5 in JSON", code, body)
+	}
+	_, body = ts.do(t, "GET", widgetsPath+"/p", "", "")
+	if r, _, _ := unstructured.NestedInt64(decodeWidget(t, body).Object, "spec", "replicas"); r != 5 {
+		t.Errorf("spec.replicas after the protobuf scale PUT = %d, want 5", r)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -29,11 +30,28 @@ func (v *crdVersion) scaleHandler(a auth.Attributes) apiserver.HandlerFunc {
 	case auth.VerbGet:
 		return v.getScale
 	case auth.VerbUpdate:
-		return withBodyTypes(v.writeScale)
+		return withScaleBodyTypes(v.writeScale)
 	case auth.VerbPatch:
 		return withPatchTypes(v.writeScale)
 	}
 	return nil
+}
+
+// scaleBodyTypes are the bodies a PUT of /scale takes: a Scale is a
+// built-in kind, so protobuf as well as JSON and YAML, as upstream's
+// scale subresource decodes with the codecs of the scale scheme (what
+// kube-controller-manager's scale client sends by default).
+var scaleBodyTypes = []string{runtime.ContentTypeJSON, runtime.ContentTypeYAML, runtime.ContentTypeProtobuf}
+
+// withScaleBodyTypes answers 415 to a body not in scaleBodyTypes,
+// before next reads it.
+func withScaleBodyTypes(next apiserver.HandlerFunc) apiserver.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p apiserver.Params) error {
+		if mt := apiserver.ParseMediaType(r.Header.Get("Content-Type")); mt != "" && !slices.Contains(scaleBodyTypes, mt) {
+			return apiserver.UnsupportedMediaType(scaleBodyTypes)
+		}
+		return next(w, r, p)
+	}
 }
 
 // scaleOf is the Scale of a custom resource.
