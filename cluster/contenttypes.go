@@ -40,7 +40,9 @@ func setComponentContentTypes(cfg *rest.Config, id pki.Identity) {
 
 // setKubeletContentTypes sets on cfg the kubelet's media types (see
 // setComponentContentTypes); hollow kubelets, whose clients are made
-// from the admin's configuration, take them from here too.
+// from the admin's configuration, take them from here too: they stand
+// for kubelets (kubemark's hollow-node, by contrast, sets ContentType
+// protobuf only, from its own --kube-api-content-type).
 func setKubeletContentTypes(cfg *rest.Config) {
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.AcceptContentTypes = kubeletAcceptContentTypes

@@ -50,3 +50,38 @@ func TestSchedulerWatchesAsUpstream(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeletWatchesInProtobuf: the kubelet learns of its pod (stage 6)
+// on a watch answered in protobuf, as upstream's kubelet asks for it
+// (--kube-api-content-type application/vnd.kubernetes.protobuf, Accept
+// protobuf then JSON): the evidence is a length-prefixed protobuf frame,
+// written to system:node:<node>.
+func TestKubeletWatchesInProtobuf(t *testing.T) {
+	t.Parallel()
+	_, admin, sub := stagedCluster(t, 1, nil)
+	pod := createPod(t, admin, "kubelet-watched")
+	deadline := time.After(waitTimeout)
+	for {
+		select {
+		case ev := <-sub.Events():
+			if ev.Stage != flow.StageKubeletNotified || ev.Object.UID != pod.UID || ev.Watch == nil {
+				continue
+			}
+			if !strings.HasPrefix(ev.Watch.User, "system:node:") {
+				t.Errorf("stage 6 watch written to %s, want system:node:<node>", ev.Watch.User)
+			}
+			if want := "application/vnd.kubernetes.protobuf;stream=watch"; ev.Watch.ContentType != want {
+				t.Errorf("stage 6 watch Content-Type = %q, want %q", ev.Watch.ContentType, want)
+			}
+			brief := fmt.Sprint(flow.Layout{}.Event(ev, flow.Context{}))
+			for _, want := range []string{"a 4-byte length prefix", "then a protobuf WatchEvent", `envelope of a v1 Pod`} {
+				if !strings.Contains(brief, want) {
+					t.Errorf("stage 6 evidence lacks %q:\n%s", want, brief)
+				}
+			}
+			return
+		case <-deadline:
+			t.Fatal("no stage 6 with a watch frame for the pod")
+		}
+	}
+}
