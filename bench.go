@@ -23,6 +23,7 @@ type benchOptions struct {
 	markdown bool
 	from     string
 	out      string
+	peerBin  string
 }
 
 func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -37,7 +38,10 @@ measured in the same run beside it (raw etcd puts, one watcher, the
 binary's own start). The benchmarks' whole output goes to --out, never
 to the terminal; --from prints the table of such a file again.
 --quick leaves the large sizes out (a few minutes instead of about an
-hour). Run it in the checkout: go run . bench --quick`,
+hour). The rows "P1 peer" run the same load against the real
+kube-apiserver (../shared/peer/build --all, then --peer-bin names its
+bin directory; ../shared/peer/start-peer starts it); without it they
+are skipped. Run it in the checkout: go run . bench --quick`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.count < 1 {
@@ -51,6 +55,7 @@ hour). Run it in the checkout: go run . bench --quick`,
 	f.IntVar(&o.count, "count", 3, "runs of each benchmark (go test -count)")
 	f.BoolVar(&o.markdown, "markdown", false, "print the table as Markdown (as in docs/performance.md)")
 	f.StringVar(&o.from, "from", "", "print the table of a `FILE` of benchmark output instead of running them")
+	f.StringVar(&o.peerBin, "peer-bin", defaultPeerBin(), "`DIR` of the peer's binaries (etcd, kube-apiserver) for the P1 peer rows (default: $KUBESIM_PEER_BIN, else ${TMPDIR:-/tmp}/k8s-peer/bin if it exists)")
 	f.StringVar(&o.out, "out", "", "`FILE` for the benchmarks' whole output (default: kubesim-bench-<time>.txt in the temporary directory)")
 	return cmd
 }
@@ -58,7 +63,9 @@ hour). Run it in the checkout: go run . bench --quick`,
 // runBench runs the plan's benchmarks (unless o.from), then prints the
 // table; it fails if a run failed, after printing what it has.
 func runBench(o benchOptions, stdout, stderr io.Writer) error {
-	raw, runErr := benchOutput(o, stderr)
+	root, rootErr := moduleRoot()
+	peer, peerSkip := peerEnv(o.peerBin, root)
+	raw, runErr := benchOutput(o, root, rootErr, peer, peerSkip, stderr)
 	if raw == nil {
 		return runErr
 	}
@@ -70,6 +77,9 @@ func runBench(o benchOptions, stdout, stderr io.Writer) error {
 		return errors.Join(runErr, errors.New("kubesim bench: no benchmark results in the output"))
 	}
 	lines := benchtable.Build(benchtable.Rows, results)
+	if peerSkip != "" {
+		benchtable.MarkSkipped(lines, benchtable.PeerBench, peerSkip)
+	}
 	if o.markdown {
 		err = benchtable.WriteMarkdown(stdout, lines)
 	} else {
@@ -79,14 +89,15 @@ func runBench(o benchOptions, stdout, stderr io.Writer) error {
 }
 
 // benchOutput is the benchmarks' output: read from o.from, or made by
-// running every run of the plan, appended to the --out file as it comes.
-func benchOutput(o benchOptions, progress io.Writer) ([]byte, error) {
+// running every run of the plan in the source tree dir (rootErr: why
+// there is none), appended to the --out file as it comes. The runs that
+// need the peer get its environment peer, or are left out for peerSkip.
+func benchOutput(o benchOptions, dir string, rootErr error, peer []string, peerSkip string, progress io.Writer) ([]byte, error) {
 	if o.from != "" {
 		return os.ReadFile(o.from)
 	}
-	dir, err := moduleRoot()
-	if err != nil {
-		return nil, err
+	if rootErr != nil {
+		return nil, rootErr
 	}
 	if o.out == "" {
 		o.out = filepath.Join(os.TempDir(), "kubesim-bench-"+time.Now().UTC().Format("20060102T150405Z")+".txt")
@@ -101,9 +112,16 @@ func benchOutput(o benchOptions, progress io.Writer) ([]byte, error) {
 	var failed []error
 	for i, run := range benchtable.Plan {
 		args := run.Args(o.quick, o.count)
+		if run.Peer && peerSkip != "" {
+			fmt.Fprintf(progress, "[%d/%d] skipped: %s\n", i+1, len(benchtable.Plan), peerSkip)
+			continue
+		}
 		fmt.Fprintf(progress, "[%d/%d] go %s\n", i+1, len(benchtable.Plan), strings.Join(args, " "))
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
+		if run.Peer {
+			cmd.Env = append(os.Environ(), peer...)
+		}
 		cmd.Stdout = io.MultiWriter(f, &all)
 		cmd.Stderr = f
 		if err := cmd.Run(); err != nil {

@@ -89,3 +89,34 @@ func TestArgs(t *testing.T) {
 		t.Errorf("full args = %s", got)
 	}
 }
+
+// TestPeerRows: the peer's rows take the kubesim/peer ratio, and without
+// the peer they say why they did not run, within 80 columns.
+func TestPeerRows(t *testing.T) {
+	out := sampleOutput + "BenchmarkPodCreateVsPeer/storage=json/peer-audit=on/peer-apf=on/clients=16-2  1  3000000 ns/op  2.5 kubesim/peer-ratio  500 kubesim-creates/s  200 peer-creates/s\n"
+	results, _ := Parse(strings.NewReader(out))
+	lines := Build(Rows, results)
+	MarkSkipped(lines, PeerBench, PeerNotBuilt)
+	var buf bytes.Buffer
+	if err := WriteText(&buf, lines); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	for _, want := range []string{
+		"P1 peer kubesim / real kube-apiserver pod creates/s, JSON, both audit\n     2.50 / 2.50 / 2.50 ratio (1 runs)   goal ≥ 2   met\n     kubesim-creates/s 500, peer-creates/s 200\n",
+		"P1 peer … protobuf storage on both\n     —   goal ≥ 2   skipped: peer not built (../shared/peer/build --all)\n",
+		"P1   API pod creates / raw etcd puts", // the other rows as they were
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in:\n%s", want, text)
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("%d columns: %q", n, line)
+		}
+	}
+	if l := Build(Rows, nil)[0]; l.verdict() != "not run" {
+		t.Errorf("an unmarked row without runs: %q", l.verdict())
+	}
+}

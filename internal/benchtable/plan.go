@@ -13,7 +13,19 @@ type Run struct {
 	// QuickPattern, if set, replaces Pattern with --quick (leaving the
 	// large sizes out).
 	QuickPattern string
+	// Peer says the run needs the peer (the real kube-apiserver and etcd
+	// that ../shared/peer builds and starts); without it the run is left
+	// out and its rows are marked skipped (MarkSkipped).
+	Peer bool
 }
+
+// PeerBench is the benchmark that runs the same load against kubesim and
+// the peer in one run (cluster's BenchmarkPodCreateVsPeer).
+const PeerBench = "BenchmarkPodCreateVsPeer"
+
+// PeerNotBuilt is the reason the peer's rows are skipped when its
+// binaries are missing.
+const PeerNotBuilt = "peer not built (../shared/peer/build --all)"
 
 // Plan are the runs that fill Rows, in the order they run (the cheap
 // ones first).
@@ -23,6 +35,7 @@ var Plan = []Run{
 	{Package: "./cluster", Pattern: "^BenchmarkPodCreate$/^fsync=(on|off)$/^clients=16$", Benchtime: "4000x", Quick: "1000x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodCreate$/^fsync=(on|off)$/^storage=protobuf$/^clients=16$", Benchtime: "4000x", Quick: "1000x"},
 	{Package: "./cluster", Pattern: "^BenchmarkHTTPSRelay$", Benchtime: "4000x", Quick: "1000x"},
+	{Package: "./cluster", Pattern: "^" + PeerBench + "$", Benchtime: "1x", Quick: "1x", Peer: true},
 	{Package: "./cluster", Pattern: "^BenchmarkPodToRunning$", Benchtime: "2000x", Quick: "300x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodLatency$", QuickPattern: "^BenchmarkPodLatency$/^nodes=100$", Benchtime: "200x", Quick: "100x"},
 	{Package: "./apiserver", Pattern: "^BenchmarkWatchFanOut$", Benchtime: "1x", Quick: "1x"},

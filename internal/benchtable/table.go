@@ -15,6 +15,8 @@ type Line struct {
 	// Context are the medians of the row's context metrics, in order
 	// (missing metrics left out).
 	Context []string
+	// Skipped, if set, is why the row's benchmark did not run.
+	Skipped string
 }
 
 // Build computes the table's lines from the results of every run.
@@ -56,9 +58,21 @@ func figures(f func(map[string]float64) (float64, bool), runs []Result) []float6
 	return vs
 }
 
+// MarkSkipped gives reason to every line of the benchmark bench (a
+// top-level name, such as PeerBench) that has no runs.
+func MarkSkipped(lines []Line, bench, reason string) {
+	for i := range lines {
+		if lines[i].Spread.Runs == 0 && benchOf(lines[i].Bench) == bench {
+			lines[i].Skipped = reason
+		}
+	}
+}
+
 // verdict says whether the line's median meets its goal.
 func (l Line) verdict() string {
 	switch {
+	case l.Spread.Runs == 0 && l.Skipped != "":
+		return "skipped: " + l.Skipped
 	case l.Spread.Runs == 0:
 		return "not run"
 	case l.Met == nil:
@@ -83,7 +97,7 @@ func (l Line) figure() string {
 // lines no wider than 80 columns.
 func WriteText(w io.Writer, lines []Line) error {
 	for _, l := range lines {
-		if _, err := fmt.Fprintf(w, "%-5s%s\n     %s   goal %s   %s\n", l.ID, l.What, l.figure(), l.Goal, l.verdict()); err != nil {
+		if _, err := fmt.Fprintf(w, "%-4s %s\n     %s   goal %s   %s\n", l.ID, l.What, l.figure(), l.Goal, l.verdict()); err != nil {
 			return err
 		}
 		if len(l.Context) > 0 {

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/kubesim/kubesim/internal/benchtable"
+)
+
+// TestPeerEnv: the peer's runs get its bin directory and start-peer, or
+// the reason their rows are skipped.
+func TestPeerEnv(t *testing.T) {
+	root := t.TempDir()
+	bin := filepath.Join(root, "bin")
+	if _, skip := peerEnv(bin, root); skip != benchtable.PeerNotBuilt {
+		t.Errorf("no binaries: skip = %q, want %q", skip, benchtable.PeerNotBuilt)
+	}
+	for _, name := range []string{"etcd", "kube-apiserver"} {
+		writeExecutable(t, filepath.Join(bin, name))
+	}
+	t.Setenv("KUBESIM_PEER_START", "")
+	src := filepath.Join(root, "src", "kubesim")
+	if _, skip := peerEnv(bin, src); skip != "start-peer not found (KUBESIM_PEER_START)" {
+		t.Errorf("no start-peer: skip = %q", skip)
+	}
+	start := filepath.Join(root, "src", "shared", "peer", "start-peer")
+	writeExecutable(t, start)
+	env, skip := peerEnv(bin, src)
+	if skip != "" || !slices.Equal(env, []string{"KUBESIM_PEER_BIN=" + bin, "KUBESIM_PEER_START=" + start}) {
+		t.Errorf("peerEnv = %q, %q; want the bin directory and %s", env, skip, start)
+	}
+	t.Setenv("KUBESIM_PEER_START", "/elsewhere/start-peer")
+	if env, _ := peerEnv(bin, src); env[1] != "KUBESIM_PEER_START=/elsewhere/start-peer" {
+		t.Errorf("$KUBESIM_PEER_START not taken: %q", env)
+	}
+}
+
+func writeExecutable(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
