@@ -77,8 +77,10 @@ func runBench(o benchOptions, stdout, stderr io.Writer) error {
 		return errors.Join(runErr, errors.New("kubesim bench: no benchmark results in the output"))
 	}
 	lines := benchtable.Build(benchtable.Rows, results)
-	if peerSkip != "" {
-		benchtable.MarkSkipped(lines, benchtable.PeerBench, peerSkip)
+	for _, bench := range benchtable.PeerBenches {
+		if peerSkip != "" {
+			benchtable.MarkSkipped(lines, bench, peerSkip)
+		}
 	}
 	if o.markdown {
 		err = benchtable.WriteMarkdown(stdout, lines)

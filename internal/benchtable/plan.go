@@ -19,9 +19,16 @@ type Run struct {
 	Peer bool
 }
 
-// PeerBench is the benchmark that runs the same load against kubesim and
-// the peer in one run (cluster's BenchmarkPodCreateVsPeer).
-const PeerBench = "BenchmarkPodCreateVsPeer"
+// PeerBench and PeerWatchBench are the benchmarks that run the same
+// load against kubesim and the peer in one run (cluster's
+// BenchmarkPodCreateVsPeer, BenchmarkWatchFanOutVsPeer); PeerBenches
+// lists them.
+const (
+	PeerBench      = "BenchmarkPodCreateVsPeer"
+	PeerWatchBench = "BenchmarkWatchFanOutVsPeer"
+)
+
+var PeerBenches = []string{PeerBench, PeerWatchBench}
 
 // PeerNotBuilt is the reason the peer's rows are skipped when its
 // binaries are missing.
@@ -39,6 +46,7 @@ var Plan = []Run{
 	{Package: "./cluster", Pattern: "^BenchmarkPodToRunning$", Benchtime: "2000x", Quick: "300x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodLatency$", QuickPattern: "^BenchmarkPodLatency$/^nodes=100$", Benchtime: "200x", Quick: "100x"},
 	{Package: "./apiserver", Pattern: "^BenchmarkWatchFanOut$", Benchtime: "1x", Quick: "1x"},
+	{Package: "./cluster", Pattern: "^" + PeerWatchBench + "$", Benchtime: "1x", Quick: "1x", Peer: true},
 	{Package: "./cluster", Pattern: "^BenchmarkIdleNodes$/^speed=(0|[01],nodes=1000)$", QuickPattern: "^BenchmarkIdleNodes$/^speed=0$", Benchtime: "1x", Quick: "1x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodMemory$", QuickPattern: "^BenchmarkPodMemory$/^pods=2000/", Benchtime: "1x", Quick: "1x"},
 }
