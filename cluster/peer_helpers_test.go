@@ -3,9 +3,11 @@ package cluster_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,22 +88,55 @@ rules:
 - level: Metadata
 `
 
+// peerStartAttempts is how often startPeer tries: start-peer picks free
+// ports at random, which another program on this shared machine may take
+// before kube-apiserver binds them.
+const peerStartAttempts = 3
+
 // startPeer starts the peer's kube-apiserver on an etcd of its own with
 // start-peer, adding args to kube-apiserver's flags; audit adds an audit
 // log at level Metadata in blocking mode (the log backend's default),
 // rotated as kubesim rotates its own. Its run directory (PKI, data, logs)
-// is a temporary directory of b; both processes stop when b ends.
+// is a temporary directory of b; both processes stop when b ends. A
+// failed start is logged with the end of the peer's logs and tried again
+// in a new directory, up to peerStartAttempts times.
 func startPeer(b *testing.B, inst peerInstall, args []string, audit bool) peerRun {
-	dir := filepath.Join(b.TempDir(), "run")
+	for attempt := 1; ; attempt++ {
+		dir := filepath.Join(b.TempDir(), "run")
+		kubeconfig, err := startPeerIn(b, inst, dir, args, audit)
+		if err != nil {
+			err = fmt.Errorf("start the peer (attempt %d of %d): %w\n%s", attempt, peerStartAttempts, err, peerLogTails(dir))
+			if attempt == peerStartAttempts {
+				b.Fatal(err)
+			}
+			b.Log(err)
+			continue
+		}
+		env := readPeerEnv(b, filepath.Join(dir, "peer.env"))
+		run := peerRun{kubeconfig: kubeconfig, etcd: env["PEER_ETCD"]}
+		for _, k := range []string{"PEER_ETCD_PID", "PEER_APISERVER_PID"} {
+			pid, err := strconv.Atoi(env[k])
+			if err != nil {
+				b.Fatalf("peer.env: %s=%q", k, env[k])
+			}
+			run.pids = append(run.pids, pid)
+		}
+		return run
+	}
+}
+
+// startPeerIn runs start-peer in dir (stopped when b ends) and returns
+// the kubeconfig's path.
+func startPeerIn(b *testing.B, inst peerInstall, dir string, args []string, audit bool) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		b.Fatal(err)
+		return "", err
 	}
 	if audit {
 		policy := filepath.Join(dir, "audit-policy.yaml")
 		if err := os.WriteFile(policy, []byte(peerAuditPolicy), 0o600); err != nil {
-			b.Fatal(err)
+			return "", err
 		}
-		args = append(args, "--audit-log-path="+filepath.Join(dir, "audit.log"), "--audit-policy-file="+policy,
+		args = append(slices.Clone(args), "--audit-log-path="+filepath.Join(dir, "audit.log"), "--audit-policy-file="+policy,
 			"--audit-log-maxsize=100", "--audit-log-maxbackup=3", "--audit-log-maxage=366")
 	}
 	b.Cleanup(func() {
@@ -116,18 +151,20 @@ func startPeer(b *testing.B, inst peerInstall, args []string, audit bool) peerRu
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		b.Fatalf("start the peer: %v: %s", err, stderr.Bytes())
+		return "", fmt.Errorf("%v: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	env := readPeerEnv(b, filepath.Join(dir, "peer.env"))
-	run := peerRun{kubeconfig: strings.TrimSpace(string(out)), etcd: env["PEER_ETCD"]}
-	for _, k := range []string{"PEER_ETCD_PID", "PEER_APISERVER_PID"} {
-		pid, err := strconv.Atoi(env[k])
-		if err != nil {
-			b.Fatalf("peer.env: %s=%q", k, env[k])
-		}
-		run.pids = append(run.pids, pid)
+	return strings.TrimSpace(string(out)), nil
+}
+
+// peerLogTails is the last lines of the peer's logs in dir.
+func peerLogTails(dir string) string {
+	var sb strings.Builder
+	for _, name := range []string{"etcd.log", "kube-apiserver.log"} {
+		data, _ := os.ReadFile(filepath.Join(dir, name))
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		fmt.Fprintf(&sb, "--- the end of %s:\n%s\n", name, strings.Join(lines[max(0, len(lines)-8):], "\n"))
 	}
-	return run
+	return sb.String()
 }
 
 // readPeerEnv reads start-peer's peer.env (KEY=VALUE lines).
