@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -19,7 +18,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
@@ -28,9 +27,36 @@ import (
 // BenchmarkPodToRunning measures the whole flow: pods created through the
 // API (16 clients) until a watch has seen every one Running, on 100 nodes
 // with no simulated delays (speed 0) — the API server, etcd, the scheduler
-// and the kubelets at work together. Beside it, in the same run and on the
-// same etcd member, raw etcd puts of values of a stored pod's size. It
-// reports pods/s, puts/s and their ratio. Fsync is off on both sides.
+// and the kubelets at work together. The watch is a client-go informer
+// (podsRunning): when the API server ends its watch (the watch cache
+// drops a reader that fell behind, as kube-apiserver does), it watches
+// again from the last resourceVersion it saw, or lists again after 410
+// Gone, as every client-go informer does, and the count goes on.
+//
+// Beside the pods, in the same run and taking turns with them, two
+// baselines on the same etcd member from 16 clients as well: raw etcd
+// puts of a stored pod's bytes, and the same bytes through a bare HTTPS
+// relay to etcd (BenchmarkHTTPSRelay's: TLS, HTTP/2, one put, nothing
+// else). b.N is split into rounds (splitRounds); each round runs b.N's
+// share of pods, then as many raw puts, then as many relayed puts, the
+// order reversed every other round, so that this shared machine's load
+// and the database's growth fall on all three alike. Fsync is off. A
+// warm-up of each side (32 pods Running, 32 puts, 32 relayed puts)
+// opens every client's connection outside the measured time.
+//
+// It reports, the rates summed over the rounds:
+//
+//	ns/op             wall time per pod (the pods' rounds only)
+//	pods-running/s    pods a second, from a round's first create to the
+//	                  watch seeing its last pod Running
+//	etcd-puts/s       raw puts a second
+//	e2e/etcd-ratio    pods-running/s ÷ etcd-puts/s: what a pod's whole
+//	                  way to Running costs in raw puts' time, side by
+//	                  side (it does not grow when a pod writes more)
+//	relay-creates/s   relayed puts a second
+//	e2e/relay-ratio   pods-running/s ÷ relay-creates/s
+//	rewatches/op      watches the informer opened again per pod (0 unless
+//	                  the server ended its watch); relists/op its lists
 //
 // It also reports what the create → Running of one pod costs the API
 // server and etcd, counted from the audit log and an etcd watch between
@@ -41,85 +67,145 @@ import (
 //	                  about leases and nodes (the heartbeats, which grow
 //	                  with time, not pods: see BenchmarkIdleNodes), nor
 //	                  discovery's
-//	etcd-writes/pod   etcd revisions written, leases and nodes left out too
+//	etcd-writes/pod   etcd revisions written, leases and nodes left out too,
+//	                  and the baselines' puts (keys under /bench/)
 //	cpu-ms/pod        CPU time of the whole process (server, etcd, scheduler,
 //	                  controllers, kubelets, and the benchmark's 16 clients)
-//	                  from the first create to the last pod Running, per pod
+//	                  in the pods' rounds, per pod
 //
 // The breakdown by client and request is logged (go test -v).
 func BenchmarkPodToRunning(b *testing.B) {
-	ctx := context.Background()
 	c, admin, cfg := startBenchCluster(b, 100, nil)
-	clients := newBenchClients(b, c.Kubeconfig, 16)
-	var seq atomic.Int64
-	value := ""
-
+	p := newPodToRunning(b, c, admin)
 	cost := startPodCost(b, c, cfg.DataDir)
 	b.ResetTimer()
-	// Through the whole system.
-	w, err := admin.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{})
-	if err != nil {
-		b.Fatal(err)
+	pods, raw, relayed := p.rounds(b)
+	b.StopTimer()
+	requests, writes := cost.finish(b)
+	n := float64(b.N)
+	podRate, rawRate, relayRate := n/pods.wall.Seconds(), n/raw.wall.Seconds(), n/relayed.wall.Seconds()
+	b.ReportMetric(float64(pods.wall.Nanoseconds())/n, "ns/op")
+	b.ReportMetric(podRate, "pods-running/s")
+	b.ReportMetric(rawRate, "etcd-puts/s")
+	b.ReportMetric(podRate/rawRate, "e2e/etcd-ratio")
+	b.ReportMetric(relayRate, "relay-creates/s")
+	b.ReportMetric(podRate/relayRate, "e2e/relay-ratio")
+	b.ReportMetric(float64(p.watch.rewatches())/n, "rewatches/op")
+	b.ReportMetric(float64(p.watch.relists())/n, "relists/op")
+	b.ReportMetric(float64(requests)/n, "api-requests/pod")
+	b.ReportMetric(float64(writes)/n, "etcd-writes/pod")
+	b.ReportMetric(float64(pods.cpu.Microseconds())/1000/n, "cpu-ms/pod")
+	b.Logf("watch: %d re-watches, %d re-lists", p.watch.rewatches(), p.watch.relists())
+}
+
+// podToRunning is BenchmarkPodToRunning's three sides: pods through the
+// whole system, raw etcd puts and relayed puts of a stored pod's bytes.
+type podToRunning struct {
+	clients []kubernetes.Interface
+	watch   *podsRunning
+	etcd    *clientv3.Client
+	relay   *relay
+	value   string // a stored pod, Running
+	seq     atomic.Int64
+	created int // pods created so far
+}
+
+// benchKeyPrefix is where the baselines put their keys, outside
+// /registry/: no API server reads them, and podCost leaves them out.
+const benchKeyPrefix = "/bench/"
+
+// podToRunningTimeout bounds the wait for one round's pods to be seen
+// Running.
+const podToRunningTimeout = 5 * time.Minute
+
+// newPodToRunning starts the sides' clients and the pods' watch on c and
+// warms every side up.
+func newPodToRunning(b *testing.B, c *cluster.Cluster, admin kubernetes.Interface) *podToRunning {
+	const clients, warm = 16, 32
+	p := &podToRunning{
+		clients: newBenchClients(b, c.Kubeconfig, clients),
+		watch:   watchPodsRunning(b, admin, metav1.NamespaceDefault, nil),
+		etcd:    c.Etcd().Client(),
 	}
-	running := map[string]bool{}
-	allRunning := make(chan struct{})
-	var once sync.Once
-	go func() {
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok || ev.Type == watch.Deleted || p.Status.Phase != corev1.PodRunning {
-				continue
+	p.relay = startRelay(b, p.etcd, benchKeyPrefix+"relay", clients)
+	p.podsRound(b, warm)
+	resp, err := p.etcd.Get(context.Background(), "/registry/pods/default/"+p.podName(1))
+	if err != nil || len(resp.Kvs) != 1 {
+		b.Fatalf("read a stored pod: %v", err)
+	}
+	p.value = string(resp.Kvs[0].Value)
+	p.rawRound(b, warm)
+	p.relayRound(b, warm)
+	return p
+}
+
+// rounds runs b.N operations of each side in alternating rounds and
+// returns what each side took.
+func (p *podToRunning) rounds(b *testing.B) (pods, raw, relayed sideCost) {
+	sides := []struct {
+		run  func(*testing.B, int) time.Duration
+		cost *sideCost
+	}{{p.podsRound, &pods}, {p.rawRound, &raw}, {p.relayRound, &relayed}}
+	for i, n := range splitRounds(b.N) {
+		for j := range sides {
+			s := sides[j]
+			if i%2 == 1 {
+				s = sides[len(sides)-1-j]
 			}
-			running[p.Name] = true
-			if len(running) == b.N {
-				once.Do(func() { close(allRunning) })
-			}
+			cpu0 := processCPU(b)
+			s.cost.wall += s.run(b, n)
+			s.cost.cpu += processCPU(b) - cpu0
 		}
-	}()
-	start, cpu0 := time.Now(), processCPU(b)
-	if _, err := runConcurrent(b.N, 16, func(client int) error {
-		name := fmt.Sprintf("e2e-%09d", seq.Add(1))
-		_, err := clients[client].CoreV1().Pods("default").Create(ctx, &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
+	}
+	return pods, raw, relayed
+}
+
+func (p *podToRunning) podName(i int64) string { return fmt.Sprintf("e2e-%09d", i) }
+
+// podsRound creates n pods and waits until the watch has seen them all
+// Running; it returns how long that took.
+func (p *podToRunning) podsRound(b *testing.B, n int) time.Duration {
+	ctx, cancel := context.WithTimeout(context.Background(), podToRunningTimeout)
+	defer cancel()
+	start := time.Now()
+	if _, err := runConcurrent(n, len(p.clients), func(client int) error {
+		_, err := p.clients[client].CoreV1().Pods(metav1.NamespaceDefault).Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: p.podName(p.seq.Add(1))},
 			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}},
 		}, metav1.CreateOptions{})
 		return err
 	}); err != nil {
 		b.Fatal(err)
 	}
-	select {
-	case <-allRunning:
-	case <-time.After(5 * time.Minute):
-		b.Fatalf("only %d of %d pods Running after 5 minutes", len(running), b.N)
+	p.created += n
+	if err := p.watch.waitFor(ctx, p.created); err != nil {
+		b.Fatalf("pods Running: %v", err)
 	}
-	e2e, cpu := time.Since(start), processCPU(b)-cpu0
-	w.Stop()
-	b.StopTimer()
-	requests, writes := cost.finish(b)
-	b.StartTimer()
+	return time.Since(start)
+}
 
-	// Raw etcd puts of the same size, same member.
-	resp, err := c.Etcd().Client().Get(ctx, "/registry/pods/default/e2e-000000001")
-	if err != nil || len(resp.Kvs) != 1 {
-		b.Fatalf("read a stored pod: %v", err)
-	}
-	value = string(resp.Kvs[0].Value)
-	etcd := c.Etcd().Client()
-	raw, err := runConcurrent(b.N, 16, func(int) error {
-		_, err := etcd.Put(ctx, fmt.Sprintf("/bench/raw-%09d", seq.Add(1)), value)
+// rawRound puts n values of the stored pod's bytes straight to etcd.
+func (p *podToRunning) rawRound(b *testing.B, n int) time.Duration {
+	d, err := runConcurrent(n, len(p.clients), func(int) error {
+		_, err := p.etcd.Put(context.Background(), fmt.Sprintf("%sraw-%09d", benchKeyPrefix, p.seq.Add(1)), p.value)
 		return err
 	})
 	if err != nil {
-		b.Fatal(err)
+		b.Fatalf("raw put: %v", err)
 	}
-	b.StopTimer()
-	b.ReportMetric(float64(e2e.Nanoseconds())/float64(b.N), "ns/op")
-	b.ReportMetric(float64(b.N)/e2e.Seconds(), "pods-running/s")
-	b.ReportMetric(float64(b.N)/raw.Seconds(), "etcd-puts/s")
-	b.ReportMetric((float64(b.N)/e2e.Seconds())/(float64(b.N)/raw.Seconds()), "e2e/etcd-ratio")
-	b.ReportMetric(float64(requests)/float64(b.N), "api-requests/pod")
-	b.ReportMetric(float64(writes)/float64(b.N), "etcd-writes/pod")
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/pod")
+	return d
+}
+
+// relayRound puts n values of the stored pod's bytes through the relay.
+func (p *podToRunning) relayRound(b *testing.B, n int) time.Duration {
+	value := []byte(p.value)
+	d, err := runConcurrent(n, len(p.clients), func(client int) error {
+		return p.relay.post(client, fmt.Sprintf("relay-%09d", p.seq.Add(1)), value)
+	})
+	if err != nil {
+		b.Fatalf("relayed put: %v", err)
+	}
+	return d
 }
 
 // podCost counts what pods cost between startPodCost and finish: the
@@ -239,7 +325,8 @@ func (p *podCost) requests(b *testing.B, heartbeats bool) (map[string]int, int) 
 }
 
 // etcdWrites counts the revisions after the start up to rev by the
-// resource of their key: only the heartbeats', or all but theirs.
+// resource of their key: only the heartbeats', or all but theirs; the
+// benchmarks' own puts (keys under benchKeyPrefix) never.
 func (p *podCost) etcdWrites(b *testing.B, rev int64, heartbeats bool) (map[string]int, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -256,6 +343,9 @@ func (p *podCost) etcdWrites(b *testing.B, rev int64, heartbeats bool) (map[stri
 				continue
 			}
 			seen = ev.Kv.ModRevision
+			if strings.HasPrefix(string(ev.Kv.Key), benchKeyPrefix) {
+				continue // a baseline's put
+			}
 			parts := strings.SplitN(string(ev.Kv.Key), "/", 4)
 			resource := "-"
 			if len(parts) > 2 {

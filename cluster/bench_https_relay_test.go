@@ -37,35 +37,10 @@ func BenchmarkHTTPSRelay(b *testing.B) {
 func benchHTTPSRelay(b *testing.B, fsync bool, clients int) {
 	ctx := context.Background()
 	etcd := startAPIOnly(b, fsync, func(*cluster.Config) {}).EtcdClient()
-	ts := httptest.NewUnstartedServer(relayHandler(etcd))
-	ts.EnableHTTP2 = true
-	ts.StartTLS()
-	b.Cleanup(ts.Close)
-	hcs := make([]*http.Client, clients)
-	for i := range hcs {
-		// A transport each: a connection each, as the API clients have.
-		tr := ts.Client().Transport.(*http.Transport).Clone()
-		tr.ForceAttemptHTTP2 = true
-		hcs[i] = &http.Client{Transport: tr, Timeout: time.Minute}
-	}
+	rl := startRelay(b, etcd, "/registry/pods/default", clients)
 	value := bytes.Repeat([]byte("x"), relayValueBytes)
 	var seq atomic.Int64
-	relay := func(client int) error {
-		name := benchName("relay", seq.Add(1))
-		resp, err := hcs[client].Post(ts.URL+"/"+name, "application/json", bytes.NewReader(value))
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		got, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return err
-		}
-		if resp.StatusCode != http.StatusCreated || len(got) != len(value) {
-			return fmt.Errorf("relay answered %d with %d bytes", resp.StatusCode, len(got))
-		}
-		return nil
-	}
+	relay := func(client int) error { return rl.post(client, benchName("relay", seq.Add(1)), value) }
 	raw := func(int) error {
 		_, err := etcd.Put(ctx, "/registry/pods/default/"+benchName("raw", seq.Add(1)), string(value))
 		return err
@@ -84,16 +59,58 @@ func benchHTTPSRelay(b *testing.B, fsync bool, clients int) {
 // relayValueBytes is about the size of BenchmarkPodCreate's stored pod.
 const relayValueBytes = 1531
 
-// relayHandler puts each request's body in etcd under the pod key its
-// path names and answers 201 with the body.
-func relayHandler(etcd *clientv3.Client) http.Handler {
+// relay is a bare HTTPS relay to etcd (relayHandler) served over TLS
+// and HTTP/2, with a client and a connection for each of the benchmark's
+// clients.
+type relay struct {
+	url string
+	hcs []*http.Client
+}
+
+// startRelay serves relayHandler(etcd, prefix) until the benchmark ends.
+func startRelay(b *testing.B, etcd *clientv3.Client, prefix string, clients int) *relay {
+	ts := httptest.NewUnstartedServer(relayHandler(etcd, prefix))
+	ts.EnableHTTP2 = true
+	ts.StartTLS()
+	b.Cleanup(ts.Close)
+	rl := &relay{url: ts.URL, hcs: make([]*http.Client, clients)}
+	for i := range rl.hcs {
+		// A transport each: a connection each, as the API clients have.
+		tr := ts.Client().Transport.(*http.Transport).Clone()
+		tr.ForceAttemptHTTP2 = true
+		rl.hcs[i] = &http.Client{Transport: tr, Timeout: time.Minute}
+	}
+	return rl
+}
+
+// post relays value under name through client's connection and checks
+// that the relay answered 201 with the same bytes.
+func (rl *relay) post(client int, name string, value []byte) error {
+	resp, err := rl.hcs[client].Post(rl.url+"/"+name, "application/json", bytes.NewReader(value))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusCreated || len(got) != len(value) {
+		return fmt.Errorf("relay answered %d with %d bytes", resp.StatusCode, len(got))
+	}
+	return nil
+}
+
+// relayHandler puts each request's body in etcd under prefix and the
+// request's path, and answers 201 with the body.
+func relayHandler(etcd *clientv3.Client, prefix string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		if _, err := etcd.Put(r.Context(), "/registry/pods/default"+r.URL.Path, string(body)); err != nil {
+		if _, err := etcd.Put(r.Context(), prefix+r.URL.Path, string(body)); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
