@@ -76,7 +76,7 @@ import (
 // The breakdown by client and request is logged (go test -v).
 func BenchmarkPodToRunning(b *testing.B) {
 	c, admin, cfg := startBenchCluster(b, 100, nil)
-	p := newPodToRunning(b, c, admin)
+	p := newPodToRunning(b, c, admin, cfg.DataDir)
 	cost := startPodCost(b, c, cfg.DataDir)
 	b.ResetTimer()
 	pods, raw, relayed := p.rounds(b)
@@ -119,8 +119,10 @@ const benchKeyPrefix = "/bench/"
 const podToRunningTimeout = 5 * time.Minute
 
 // newPodToRunning starts the sides' clients and the pods' watch on c and
-// warms every side up.
-func newPodToRunning(b *testing.B, c *cluster.Cluster, admin kubernetes.Interface) *podToRunning {
+// warms every side up, then waits until the warm-up pods' requests (the
+// events about them) have stopped, so that they are not counted as the
+// measured pods' (dataDir is c's, with its audit log).
+func newPodToRunning(b *testing.B, c *cluster.Cluster, admin kubernetes.Interface, dataDir string) *podToRunning {
 	const clients, warm = 16, 32
 	p := &podToRunning{
 		clients: newBenchClients(b, c.Kubeconfig, clients),
@@ -128,6 +130,7 @@ func newPodToRunning(b *testing.B, c *cluster.Cluster, admin kubernetes.Interfac
 		etcd:    c.Etcd().Client(),
 	}
 	p.relay = startRelay(b, p.etcd, benchKeyPrefix+"relay", clients)
+	warmCost := startPodCost(b, c, dataDir)
 	p.podsRound(b, warm)
 	resp, err := p.etcd.Get(context.Background(), "/registry/pods/default/"+p.podName(1))
 	if err != nil || len(resp.Kvs) != 1 {
@@ -136,6 +139,7 @@ func newPodToRunning(b *testing.B, c *cluster.Cluster, admin kubernetes.Interfac
 	p.value = string(resp.Kvs[0].Value)
 	p.rawRound(b, warm)
 	p.relayRound(b, warm)
+	warmCost.quiet(b)
 	return p
 }
 
@@ -247,11 +251,21 @@ func (p *podCost) endWindow(b *testing.B) {
 // under nodes, or minions as kube-apiserver does).
 func heartbeatResource(r string) bool { return r == "leases" || r == "nodes" || r == "minions" }
 
-// finish waits until the pods' requests have stopped for a second (at
-// most a minute), then returns how many requests and etcd writes there
-// were, and logs their breakdown.
+// finish waits until the pods' requests have stopped (quiet), then
+// returns how many requests and etcd writes there were, and logs their
+// breakdown.
 func (p *podCost) finish(b *testing.B) (requests, writes int) {
-	var byKind map[string]int
+	byKind, requests := p.quiet(b)
+	byWrite, writes := p.etcdWrites(b, etcdRevision(b, p.c), false)
+	b.Logf("API requests (%d): %s", requests, sortedCounts(byKind))
+	b.Logf("etcd writes (%d): %s", writes, sortedCounts(byWrite))
+	return requests, writes
+}
+
+// quiet waits until the requests counted since the start (requests,
+// heartbeats left out) have stopped for a second, at most a minute, and
+// returns them.
+func (p *podCost) quiet(b *testing.B) (byKind map[string]int, requests int) {
 	last, still := -1, 0
 	for deadline := time.Now().Add(time.Minute); still < 5 && time.Now().Before(deadline); {
 		time.Sleep(200 * time.Millisecond)
@@ -262,10 +276,7 @@ func (p *podCost) finish(b *testing.B) (requests, writes int) {
 			last, still = requests, 0
 		}
 	}
-	byWrite, writes := p.etcdWrites(b, etcdRevision(b, p.c), false)
-	b.Logf("API requests (%d): %s", requests, sortedCounts(byKind))
-	b.Logf("etcd writes (%d): %s", writes, sortedCounts(byWrite))
-	return requests, writes
+	return byKind, requests
 }
 
 // requests counts the audit log's RequestReceived events since the start
