@@ -125,6 +125,8 @@ func WriteMarkdown(w io.Writer, lines []Line) error {
 // number prints v with about three significant digits, no exponent.
 func number(v float64) string {
 	switch a := max(v, -v); {
+	case a == 0:
+		return "0"
 	case a >= 100:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case a >= 10:
