@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -309,5 +308,3 @@ func TestReplayWeb(t *testing.T) {
 	}
 	stageOrder(t, arrows)
 }
-
-var _ sync.Mutex

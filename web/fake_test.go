@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -178,5 +177,3 @@ func post(t *testing.T, srv *Server, path, key, body string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
-
-var _ = httptest.NewRecorder
