@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/kubesim/kubesim/internal/headless"
 	"github.com/kubesim/kubesim/internal/waitfor"
 )
 
@@ -71,26 +72,13 @@ func newBrowser(t *testing.T) context.Context {
 	t.Helper()
 	exe := chromiumPath(t)
 	profile := filepath.Join(t.TempDir(), "chromium-profile")
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
+	opts := append(headless.Options(exe, profile, browserWidth, browserHeight),
 		// Tabs in the background run their timers and event streams as
 		// the one in front does: the test watches three at once.
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(browserWidth, browserHeight),
-	}
+	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	var ended atomic.Bool
 	logf := func(format string, args ...any) {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/kubesim/kubesim/internal/headless"
 )
 
 // The window (and screenshot) size.
@@ -14,26 +16,12 @@ const width, height = 1280, 720
 
 // newBrowser starts a headless Chromium (exe) with a fresh profile in
 // profileDir and returns its first tab and the function that stops it.
-// The flags are those of the browser test (webbrowser_helpers_test.go).
+// The flags are those of the browser test (internal/headless).
 func newBrowser(exe, profileDir string) (context.Context, func(), error) {
 	if _, err := os.Stat(exe); err != nil {
 		return nil, nil, fmt.Errorf("no Chromium: %w (install Debian's chromium, or give -chromium)", err)
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(profileDir),
-		chromedp.WindowSize(width, height),
-	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), headless.Options(exe, profileDir, width, height)...)
 	quiet := func(string, ...any) {}
 	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(quiet), chromedp.WithErrorf(quiet))
 	stop := func() { cancel(); cancelAlloc() }
