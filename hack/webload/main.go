@@ -21,12 +21,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"time"
+
+	"github.com/kubesim/kubesim/hack/internal/kubesimweb"
 )
 
 type options struct {
@@ -64,11 +65,8 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if o.bin == "" {
-		o.bin = filepath.Join(tmp, "kubesim")
-		if out, err := exec.Command("go", "build", "-o", o.bin, ".").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
-		}
+	if o.bin, err = kubesimweb.Binary(context.Background(), o.bin, tmp); err != nil {
+		return err
 	}
 	var plain, web, bare []result
 	for r := 1; r <= o.rounds; r++ {

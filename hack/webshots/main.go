@@ -18,7 +18,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -65,11 +64,8 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if o.bin == "" {
-		o.bin = filepath.Join(tmp, "kubesim")
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", o.bin, ".").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
-		}
+	if o.bin, err = kubesimweb.Binary(ctx, o.bin, tmp); err != nil {
+		return err
 	}
 	for i, s := range shots {
 		path := filepath.Join(o.out, s.file)

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -165,4 +166,17 @@ func UsageOf(st *os.ProcessState) (Usage, error) {
 		return Usage{}, errors.New("no rusage for the process")
 	}
 	return Usage{CPU: st.UserTime() + st.SystemTime(), MaxRSSK: ru.Maxrss}, nil
+}
+
+// Binary returns bin, or, when bin is "", a kubesim built from the
+// current directory into dir.
+func Binary(ctx context.Context, bin, dir string) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	bin = filepath.Join(dir, "kubesim")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
 }
