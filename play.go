@@ -306,31 +306,42 @@ func newScenariosCommand(stdout io.Writer) *cobra.Command {
 
 // runTUI plays sc in the terminal UI until the learner quits.
 func runTUI(ctx context.Context, sc *scenarios.Scenario, o playOptions, stdin io.Reader, stdout io.Writer) error {
+	d, start, err := lessonDriver(sc, o)
+	if err != nil {
+		return err
+	}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	err = tui.Run(ctx, d, tui.Options{
+		Scenario: sc.Name, Mode: start.Mode, Speed: start.Speed, Lang: start.Lang, NoColor: noColor,
+		Markdown: o.markdown, Record: o.record, Input: stdin, Output: stdout, Present: o.present,
+	})
+	return errors.Join(err, d.Close())
+}
+
+// lessonDriver returns the driver an interactive output (the terminal
+// UI, the web view) plays sc with: the library, and sc first when it
+// comes from a file, the first session recorded to --record-session; and
+// the mode, speed and language the lesson starts with.
+func lessonDriver(sc *scenarios.Scenario, o playOptions) (*scenarioDriver, tui.StartOptions, error) {
 	var extra *scenarios.Scenario
 	if !strings.HasPrefix(sc.File, "library/") {
 		extra = sc // from a file: listed first, before the library
 	}
 	d, err := newScenarioDriver(o.dataDir, o.port, extra)
 	if err != nil {
-		return err
+		return nil, tui.StartOptions{}, err
 	}
 	if d.record, err = createSessionFile(o.recordSession); err != nil {
-		return errors.Join(err, d.Close())
+		return nil, tui.StartOptions{}, errors.Join(err, d.Close())
 	}
-	speed := o.speed
-	if speed < 0 {
-		speed = sc.Cluster.Speed
+	start := tui.StartOptions{Mode: flow.ModeAuto, Speed: o.speed, Lang: o.lang}
+	if start.Speed < 0 {
+		start.Speed = sc.Cluster.Speed
 	}
-	mode := flow.ModeAuto
 	if o.step {
-		mode = flow.ModeStep
+		start.Mode = flow.ModeStep
 	}
-	_, noColor := os.LookupEnv("NO_COLOR")
-	err = tui.Run(ctx, d, tui.Options{
-		Scenario: sc.Name, Mode: mode, Speed: speed, Lang: o.lang, NoColor: noColor,
-		Markdown: o.markdown, Record: o.record, Input: stdin, Output: stdout, Present: o.present,
-	})
-	return errors.Join(err, d.Close())
+	return d, start, nil
 }
 
 // isTerminal reports whether rw is a terminal (a character device).

@@ -22,16 +22,13 @@ const webFlagUsage = "serve the web view (a live sequence diagram for a class) o
 
 // webAddrArg takes the address of a --web given as a separate argument
 // (--web 0.0.0.0:8080, which cobra reads as an argument since --web's
-// value is optional) out of args. want is how many arguments the
-// command takes besides it.
+// value is optional) out of args: the one argument more than want that
+// argsWithWeb let through only when it is an address.
 func webAddrArg(web *string, set bool, args []string, want int) ([]string, error) {
 	if !set || len(args) != want+1 {
 		return args, nil
 	}
 	last := args[len(args)-1]
-	if _, _, err := net.SplitHostPort(last); err != nil {
-		return args, nil
-	}
 	if *web != "" && *web != defaultWebAddr {
 		return nil, usageError{fmt.Errorf("--web is given %q and %q", *web, last)}
 	}
@@ -67,28 +64,12 @@ func runPlayWeb(ctx context.Context, sc *scenarios.Scenario, o playOptions, stde
 	if o.plain || o.json || o.markdown != "" || o.record != "" || o.present {
 		return usageError{errors.New("--web shows the lesson in the browser: it cannot be used with --plain, --json, --present, --markdown or --record")}
 	}
-	var extra *scenarios.Scenario
-	if !strings.HasPrefix(sc.File, "library/") {
-		extra = sc
-	}
-	d, err := newScenarioDriver(o.dataDir, o.port, extra)
+	d, start, err := lessonDriver(sc, o)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if d.record, err = createSessionFile(o.recordSession); err != nil {
-		return err
-	}
-	speed := o.speed
-	if speed < 0 {
-		speed = sc.Cluster.Speed
-	}
-	mode := flow.ModeAuto
-	if o.step {
-		mode = flow.ModeStep
-	}
-	srv, err := web.New(web.Config{Addr: o.web, Driver: d, Scenario: sc.Name,
-		Start: tui.StartOptions{Mode: mode, Speed: speed, Lang: o.lang}})
+	srv, err := web.New(web.Config{Addr: o.web, Driver: d, Scenario: sc.Name, Start: start})
 	if err != nil {
 		return err
 	}
