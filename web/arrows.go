@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/internal/flow"
+	"github.com/kubesim/kubesim/tui"
 )
 
 // The lifelines of the diagram. A kubelet's is "kubelet/<node>", as its
@@ -44,9 +45,9 @@ const (
 	expectUserAgent = "kubesim-expect"
 )
 
-// actionUserAgent is the user agent of a scenario step's clients
-// (scenarios.ActionUserAgent): its requests are the lesson's own.
-const actionUserAgent = "kubesim-scenario"
+// actionUserAgent is the user agent of a scenario step's clients: its
+// requests are the lesson's own.
+const actionUserAgent = tui.ActionUserAgent
 
 // lifeline is the lifeline of the client a user is: the scheduler, the
 // controller manager (its own identity, or a controller's service
