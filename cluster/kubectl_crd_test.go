@@ -61,7 +61,16 @@ func TestKubectlCustomResources(t *testing.T) {
 			}
 		}},
 		{"explain widget.spec", func(t *testing.T) {
-			out := k.must(t, "explain", "widget.spec")
+			// kubectl explain finds the kind through its own discovery
+			// (cached on disk) and the OpenAPI v3 index, which may lag
+			// the CRD as discovery did for apply: retry until it knows
+			// the kind, then check what it says.
+			var out string
+			eventually(t, "kubectl explain knows widget", func() (bool, string) {
+				r := k.run(t, "", "explain", "widget.spec")
+				out = r.stdout
+				return r.err == nil && r.stderr == "", r.stdout + r.stderr
+			})
 			for _, want := range []string{"GROUP:      example.com", "KIND:       Widget", "VERSION:    v1", "FIELD: spec <Object>",
 				"What the widget should be.", "size\t<integer> -required-", "How big the widget is, from 1 to 10."} {
 				if !strings.Contains(out, want) {
