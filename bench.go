@@ -38,11 +38,13 @@ measured in the same run beside it (raw etcd puts, one watcher, the
 binary's own start). The benchmarks' whole output goes to --out, never
 to the terminal; --from prints the table of such a file again.
 --quick leaves the large sizes out (a few minutes instead of about an
-hour). The rows "P1 peer" and "P4 peer" run the same load against
-kubesim and the real kube-apiserver taking turns (../shared/peer/build
---all builds it, --peer-bin names its bin directory,
-../shared/peer/start-peer or $KUBESIM_PEER_START starts it); without it
-they are skipped. Run it in the checkout: go run . bench --quick`,
+hour). The rows "P1 peer" to "P4 peer" run the same load against
+kubesim and the real kube-apiserver (P2 and P3: with the real
+kube-scheduler and kube-controller-manager, and kubesim's kubelets
+pointed at it) taking turns (../shared/peer/build --all builds them,
+--peer-bin names their bin directory, ../shared/peer/start-peer or
+$KUBESIM_PEER_START starts it); without it they are skipped. Run it in
+the checkout: go run . bench --quick`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.count < 1 {
@@ -56,7 +58,7 @@ they are skipped. Run it in the checkout: go run . bench --quick`,
 	f.IntVar(&o.count, "count", 3, "runs of each benchmark (go test -count)")
 	f.BoolVar(&o.markdown, "markdown", false, "print the table as Markdown (as in docs/performance.md)")
 	f.StringVar(&o.from, "from", "", "print the table of a `FILE` of benchmark output instead of running them")
-	f.StringVar(&o.peerBin, "peer-bin", defaultPeerBin(), "`DIR` of the peer's binaries (etcd, kube-apiserver) for the P1 peer and P4 peer rows (default: $KUBESIM_PEER_BIN, else ${TMPDIR:-/tmp}/k8s-peer/bin if it exists)")
+	f.StringVar(&o.peerBin, "peer-bin", defaultPeerBin(), "`DIR` of the peer's binaries (etcd, kube-apiserver, kube-scheduler, kube-controller-manager) for the peer rows (default: $KUBESIM_PEER_BIN, else ${TMPDIR:-/tmp}/k8s-peer/bin if it exists)")
 	f.StringVar(&o.out, "out", "", "`FILE` for the benchmarks' whole output (default: kubesim-bench-<time>.txt in the temporary directory)")
 	return cmd
 }

@@ -232,7 +232,7 @@ func (p *podToRunning) relayRound(b *testing.B, n int) time.Duration {
 // requests of the audit log (<data-dir>/logs/audit.log) and the etcd
 // revisions, without those about leases and nodes.
 type podCost struct {
-	c         *cluster.Cluster
+	etcd      *clientv3.Client
 	auditPath string
 	offset    int64 // of the audit log at the start
 	end       int64 // of the audit log at the end of a window (0: none)
@@ -240,13 +240,19 @@ type podCost struct {
 }
 
 func startPodCost(b *testing.B, c *cluster.Cluster, dataDir string) *podCost {
-	p := &podCost{c: c, auditPath: filepath.Join(dataDir, "logs", "audit.log")}
+	return startPodCostOf(b, c.EtcdClient(), filepath.Join(dataDir, "logs", "audit.log"))
+}
+
+// startPodCostOf is startPodCost for any API server: the audit log it
+// writes (kube-apiserver's --audit-log-path, level Metadata) and its etcd.
+func startPodCostOf(b *testing.B, etcd *clientv3.Client, auditPath string) *podCost {
+	p := &podCost{etcd: etcd, auditPath: auditPath}
 	fi, err := os.Stat(p.auditPath)
 	if err != nil {
 		b.Fatalf("audit log: %v", err)
 	}
 	p.offset = fi.Size()
-	p.rev = etcdRevision(b, c)
+	p.rev = etcdClientRevision(b, etcd)
 	return p
 }
 
@@ -272,7 +278,7 @@ func heartbeatResource(r string) bool { return r == "leases" || r == "nodes" || 
 // breakdown.
 func (p *podCost) finish(b *testing.B) (requests, writes int) {
 	byKind, requests := p.quiet(b)
-	byWrite, writes := p.etcdWrites(b, etcdRevision(b, p.c), false)
+	byWrite, writes := p.etcdWrites(b, etcdClientRevision(b, p.etcd), false)
 	b.Logf("API requests (%d): %s", requests, sortedCounts(byKind))
 	b.Logf("etcd writes (%d): %s", writes, sortedCounts(byWrite))
 	return requests, writes
@@ -359,7 +365,7 @@ func (p *podCost) etcdWrites(b *testing.B, rev int64, heartbeats bool) (map[stri
 	defer cancel()
 	counts, total := map[string]int{}, 0
 	seen := p.rev
-	wc := p.c.Etcd().Client().Watch(ctx, "/", clientv3.WithPrefix(), clientv3.WithRev(p.rev+1))
+	wc := p.etcd.Watch(ctx, "/", clientv3.WithPrefix(), clientv3.WithRev(p.rev+1))
 	for seen < rev {
 		resp, ok := <-wc
 		if !ok || resp.Err() != nil {

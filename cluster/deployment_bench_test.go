@@ -138,6 +138,13 @@ func startBenchCluster(b *testing.B, nodes int, configure func(*cluster.Config))
 	if err != nil {
 		b.Fatal(err)
 	}
+	waitNodesReady(b, admin, nodes)
+	return c, admin, cfg
+}
+
+// waitNodesReady waits (at most a minute) until the cluster has nodes
+// Nodes, all Ready.
+func waitNodesReady(b *testing.B, admin kubernetes.Interface, nodes int) {
 	benchWait(b, time.Minute, fmt.Sprintf("%d nodes Ready", nodes), func(ctx context.Context) bool {
 		list, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil || len(list.Items) != nodes {
@@ -150,7 +157,6 @@ func startBenchCluster(b *testing.B, nodes int, configure func(*cluster.Config))
 		}
 		return true
 	})
-	return c, admin, cfg
 }
 
 // rolloutToReady creates a Deployment name of replicas pods and follows
@@ -289,7 +295,12 @@ func storedPodValue(b *testing.B, c *cluster.Cluster, name string) string {
 
 // etcdRevision is the etcd member's current revision.
 func etcdRevision(b *testing.B, c *cluster.Cluster) int64 {
-	resp, err := c.EtcdClient().Get(context.Background(), "/registry/namespaces/default")
+	return etcdClientRevision(b, c.EtcdClient())
+}
+
+// etcdClientRevision is etcdRevision of the etcd that etcd is a client of.
+func etcdClientRevision(b *testing.B, etcd *clientv3.Client) int64 {
+	resp, err := etcd.Get(context.Background(), "/registry/namespaces/default")
 	if err != nil {
 		b.Fatal(err)
 	}

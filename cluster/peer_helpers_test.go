@@ -73,11 +73,13 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// peerRun is one running peer: its kubeconfig (admin token), its etcd's
-// URL and the pids of its etcd and kube-apiserver.
+// peerRun is one running peer: its kubeconfig (admin token), its API's
+// and its etcd's URLs, its run directory (start-peer's: pki/, the logs)
+// and the pids of its etcd and kube-apiserver (and of its scheduler and
+// controller manager once startPeerControlPlane has run).
 type peerRun struct {
-	kubeconfig, etcd string
-	pids             []int
+	kubeconfig, api, etcd, dir string
+	pids                       []int
 }
 
 // peerAuditPolicy logs every request at level Metadata, as kubesim's
@@ -113,7 +115,7 @@ func startPeer(b *testing.B, inst peerInstall, args []string, audit bool) peerRu
 			continue
 		}
 		env := readPeerEnv(b, filepath.Join(dir, "peer.env"))
-		run := peerRun{kubeconfig: kubeconfig, etcd: env["PEER_ETCD"]}
+		run := peerRun{kubeconfig: kubeconfig, api: env["PEER_API"], etcd: env["PEER_ETCD"], dir: dir}
 		for _, k := range []string{"PEER_ETCD_PID", "PEER_APISERVER_PID"} {
 			pid, err := strconv.Atoi(env[k])
 			if err != nil {

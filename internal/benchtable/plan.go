@@ -19,16 +19,19 @@ type Run struct {
 	Peer bool
 }
 
-// PeerBench and PeerWatchBench are the benchmarks that run the same
-// load against kubesim and the peer in one run (cluster's
-// BenchmarkPodCreateVsPeer, BenchmarkWatchFanOutVsPeer); PeerBenches
+// PeerBench, PeerWatchBench, PeerE2EBench and PeerLatencyBench are the
+// benchmarks that run the same load against kubesim and the peer in one
+// run (cluster's BenchmarkPodCreateVsPeer, BenchmarkWatchFanOutVsPeer,
+// BenchmarkPodToRunningVsPeer, BenchmarkPodLatencyVsPeer); PeerBenches
 // lists them.
 const (
-	PeerBench      = "BenchmarkPodCreateVsPeer"
-	PeerWatchBench = "BenchmarkWatchFanOutVsPeer"
+	PeerBench        = "BenchmarkPodCreateVsPeer"
+	PeerWatchBench   = "BenchmarkWatchFanOutVsPeer"
+	PeerE2EBench     = "BenchmarkPodToRunningVsPeer"
+	PeerLatencyBench = "BenchmarkPodLatencyVsPeer"
 )
 
-var PeerBenches = []string{PeerBench, PeerWatchBench}
+var PeerBenches = []string{PeerBench, PeerWatchBench, PeerE2EBench, PeerLatencyBench}
 
 // PeerNotBuilt is the reason the peer's rows are skipped when its
 // binaries are missing.
@@ -45,6 +48,8 @@ var Plan = []Run{
 	{Package: "./cluster", Pattern: "^" + PeerBench + "$", Benchtime: "1x", Quick: "1x", Peer: true},
 	{Package: "./cluster", Pattern: "^BenchmarkPodToRunning$", Benchtime: "2000x", Quick: "300x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodLatency$", QuickPattern: "^BenchmarkPodLatency$/^nodes=100$", Benchtime: "200x", Quick: "100x"},
+	{Package: "./cluster", Pattern: "^" + PeerE2EBench + "$", Benchtime: "2000x", Quick: "400x", Peer: true},
+	{Package: "./cluster", Pattern: "^" + PeerLatencyBench + "$", Benchtime: "600x", Quick: "200x", Peer: true},
 	{Package: "./apiserver", Pattern: "^BenchmarkWatchFanOut$", Benchtime: "1x", Quick: "1x"},
 	{Package: "./cluster", Pattern: "^" + PeerWatchBench + "$", Benchtime: "1x", Quick: "1x", Peer: true},
 	{Package: "./cluster", Pattern: "^BenchmarkIdleNodes$/^speed=(0|[01],nodes=1000)$", QuickPattern: "^BenchmarkIdleNodes$/^speed=0$", Benchtime: "1x", Quick: "1x"},
