@@ -3,7 +3,9 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,8 +33,9 @@ type e2eSide struct {
 	pids      []int // processes serving it outside this one
 	seq       atomic.Int64
 	created   int
-	wall, cpu time.Duration // in its measured rounds
-	pods      int           // created in its measured rounds
+	wall, cpu time.Duration   // in its measured rounds
+	pidCPU    []time.Duration // cpu's share of each of pids
+	pods      int             // created in its measured rounds
 }
 
 // upstreamLease and upstreamGrace are upstream's kubelet Lease duration
@@ -117,8 +120,39 @@ func (s *e2eSide) podsRound(b *testing.B, n int) time.Duration {
 func (s *e2eSide) settle(b *testing.B) { startPodCostOf(b, s.etcd, s.auditPath).quiet(b) }
 
 // cpuNow is the CPU time used so far by this process and the side's
-// own processes.
-func (s *e2eSide) cpuNow(b *testing.B) time.Duration { return processCPU(b) + pidsCPU(b, s.pids) }
+// own processes, and by each of the latter.
+func (s *e2eSide) cpuNow(b *testing.B) (total time.Duration, each []time.Duration) {
+	total = processCPU(b)
+	for _, pid := range s.pids {
+		each = append(each, pidsCPU(b, []int{pid}))
+		total += each[len(each)-1]
+	}
+	return total, each
+}
+
+// addCPU adds to the side's CPU what was used since cpuNow returned
+// total0 and each0.
+func (s *e2eSide) addCPU(b *testing.B, total0 time.Duration, each0 []time.Duration) {
+	total, each := s.cpuNow(b)
+	s.cpu += total - total0
+	if s.pidCPU == nil {
+		s.pidCPU = make([]time.Duration, len(each))
+	}
+	for i := range each {
+		s.pidCPU[i] += each[i] - each0[i]
+	}
+}
+
+// processShares says how much of the side's CPU per pod each of its own
+// processes used (named by /proc/<pid>/comm).
+func (s *e2eSide) processShares() string {
+	var sb strings.Builder
+	for i, pid := range s.pids {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		fmt.Fprintf(&sb, " %s %.2f ms/pod;", strings.TrimSpace(string(comm)), float64(s.pidCPU[i].Microseconds())/1000/float64(s.pods))
+	}
+	return sb.String()
+}
 
 // BenchmarkPodToRunningVsPeer is P2 beside the real control plane: pods
 // created through the API (16 client-go clients, a connection each) until
@@ -184,9 +218,10 @@ func e2eRounds(b *testing.B, sides []*e2eSide, round func(s *e2eSide, n int)) (r
 		}
 		var rates [2]float64
 		for _, s := range order {
-			wall0, cpu0 := s.wall, s.cpuNow(b)
+			wall0 := s.wall
+			cpu0, each0 := s.cpuNow(b)
 			round(s, n)
-			s.cpu += s.cpuNow(b) - cpu0
+			s.addCPU(b, cpu0, each0)
 			s.pods += n
 			if s == sides[0] {
 				rates[0] = float64(n) / (s.wall - wall0).Seconds()
@@ -206,8 +241,9 @@ func reportE2E(b *testing.B, sides []*e2eSide, costs []*podCost) {
 	b.ReportMetric(float64(sides[0].wall.Nanoseconds())/float64(sides[0].pods), "ns/op")
 	for i, s := range sides {
 		requests, writes := costs[i].finish(b)
-		b.Logf("%s: the breakdown above (%d requests, %d etcd writes for %d pods); watch: %d re-watches, %d re-lists",
-			s.name, requests, writes, s.pods, s.watch.rewatches(), s.watch.relists())
+		b.Logf("%s: the breakdown above (%d requests, %d etcd writes for %d pods); watch: %d re-watches, %d re-lists; CPU %.2f ms/pod, of which%s",
+			s.name, requests, writes, s.pods, s.watch.rewatches(), s.watch.relists(),
+			float64(s.cpu.Microseconds())/1000/float64(s.pods), s.processShares())
 		b.ReportMetric(rate(s), s.name+"-pods/s")
 		b.ReportMetric(float64(s.cpu.Microseconds())/1000/float64(s.pods), s.name+"-cpu-ms/pod")
 		b.ReportMetric(float64(requests)/float64(s.pods), s.name+"-api-requests/pod")
