@@ -41,6 +41,8 @@ type Kubelet struct {
 	recorder record.EventRecorder
 	nodeUID  atomic.Value          // types.UID, once registered
 	lease    *coordinationv1.Lease // the lease loop's
+	// leaseFailures counts the lease loop's failed renewals in a row.
+	leaseFailures int
 	// lastStatusReport is when the Node's status was last sent (the
 	// registration's, then the status loop's).
 	lastStatusReport time.Time

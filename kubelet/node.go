@@ -365,9 +365,22 @@ func (k *Kubelet) renewLease(ctx context.Context) error {
 	}
 	updated, err := leases.Update(ctx, l, metav1.UpdateOptions{})
 	if err != nil {
-		k.lease = nil // read it again next time (409 Conflict, or it is gone)
+		k.leaseFailures++
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) || k.leaseFailures >= maxLeaseUpdateFailures {
+			k.lease, k.leaseFailures = nil, 0 // read it again next time
+		}
 		return fmt.Errorf("kubelet: renew lease: %w", err)
 	}
-	k.lease = updated
+	k.lease, k.leaseFailures = updated, 0
 	return nil
 }
+
+// maxLeaseUpdateFailures is how many failed renewals in a row (other
+// than 409 Conflict and 404) the kubelet retries with the Lease it has
+// before it reads the Lease again, as upstream's lease controller
+// (maxUpdateRetries) tries its latest Lease five times before it falls
+// back to a GET: a 429 from an overloaded API server is not answered
+// with one more request. Upstream tries the five at once within one
+// renewal (each after client-go's own retries of a 429); here each
+// failure waits leaseLoop's retry delay.
+const maxLeaseUpdateFailures = 5
