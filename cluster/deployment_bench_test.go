@@ -142,10 +142,11 @@ func startBenchCluster(b *testing.B, nodes int, configure func(*cluster.Config))
 	return c, admin, cfg
 }
 
-// waitNodesReady waits (at most a minute) until the cluster has nodes
-// Nodes, all Ready.
+// waitNodesReady waits until the cluster has nodes Nodes, all Ready: at
+// most a minute, and 60 ms more a node past the hundredth.
 func waitNodesReady(b *testing.B, admin kubernetes.Interface, nodes int) {
-	benchWait(b, time.Minute, fmt.Sprintf("%d nodes Ready", nodes), func(ctx context.Context) bool {
+	timeout := time.Minute + time.Duration(max(0, nodes-100))*60*time.Millisecond
+	benchWait(b, timeout, fmt.Sprintf("%d nodes Ready", nodes), func(ctx context.Context) bool {
 		list, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil || len(list.Items) != nodes {
 			return false

@@ -11,10 +11,12 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/big"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,7 +27,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/transport"
 
+	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/useragent"
 	"github.com/kubesim/kubesim/kubelet"
 )
@@ -193,38 +197,96 @@ func startPeerProcess(b *testing.B, inst peerInstall, run peerRun, name string, 
 }
 
 // startPeerKubelets starts kubesim's kubelets for nodes against the
-// peer's API, each as kubesim's cluster starts its first RealKubelets:
-// its own client certificate (system:node:<name> in system:nodes, here
-// signed by the peer's CA) and connection, its own pod watch, the
-// kubelet's user agent and media types, kubesim's components' rate
-// limit (200/400), at speed 0 (no simulated delays), with upstream's
-// Lease (40 s, renewed every 10 s) and status periods; no serving port
-// (no kubectl logs). They stop when b ends.
-func startPeerKubelets(b *testing.B, run peerRun, ca *peerCA, nodes []kubelet.NodeSpec) {
+// peer's API as kubesim's cluster starts its own (StartKubelet): the
+// first cluster.RealKubelets as upstream's, each with its own client
+// certificate (system:node:<name> in system:nodes, here signed by the
+// peer's CA) and connection and its own pod watch, with the kubelet's
+// user agent and media types and kubesim's components' rate limit
+// (200/400); the others hollow, sharing one host (one pod and one Node
+// informer) and one connection as a user in system:masters,
+// impersonating their node (peerHollowClient). All at speed 0 (no
+// simulated delays), with upstream's Lease (40 s, renewed every 10 s)
+// and status periods; no serving port (no kubectl logs). stop stops
+// them all; so does the end of b.
+func startPeerKubelets(b *testing.B, run peerRun, ca *peerCA, nodes []kubelet.NodeSpec) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, len(nodes))
-	b.Cleanup(func() {
-		cancel()
-		for range nodes {
-			<-done
-		}
-	})
-	for _, spec := range nodes {
-		rc := ca.restConfig(b, run, "system:node:"+spec.Name, "system:nodes")
-		rc.QPS, rc.Burst = peerQPSKubesim, 2*peerQPSKubesim
-		rc.UserAgent = useragent.Of(useragent.Kubelet)
-		rc.ContentType = runtime.ContentTypeProtobuf
-		rc.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-		client, err := kubernetes.NewForConfig(rc)
-		if err != nil {
-			b.Fatal(err)
-		}
-		cfg := kubelet.NewConfig(spec, client)
+	var wg sync.WaitGroup
+	stop = sync.OnceFunc(func() { cancel(); wg.Wait() })
+	b.Cleanup(stop)
+	var hollow *peerHollow
+	for i, spec := range nodes {
+		cfg := kubelet.NewConfig(spec, nil)
 		cfg.Speed = 0
+		if i < cluster.RealKubelets {
+			cfg.Client = peerKubeletClient(b, ca.restConfig(b, run, "system:node:"+spec.Name, "system:nodes"), nil)
+		} else {
+			if hollow == nil {
+				hollow = startPeerHollow(b, ctx, &wg, ca.restConfig(b, run, "kubesim-hollow-nodes", "system:masters"))
+			}
+			cfg.Client, cfg.Hollow = hollow.clientFor(b, spec.Name), hollow.host
+		}
 		k, err := kubelet.New(cfg)
 		if err != nil {
 			b.Fatalf("kubelet %s: %v", spec.Name, err)
 		}
-		go func() { defer func() { done <- struct{}{} }(); k.Run(ctx) }()
+		wg.Go(func() { k.Run(ctx) })
 	}
+	return stop
+}
+
+// peerKubeletClient is a kubelet's client of rc: the kubelet's user
+// agent and media types, kubesim's components' rate limit, over rt if
+// not nil.
+func peerKubeletClient(b *testing.B, rc *rest.Config, rt http.RoundTripper) kubernetes.Interface {
+	rc = rest.CopyConfig(rc)
+	rc.QPS, rc.Burst = peerQPSKubesim, 2*peerQPSKubesim
+	rc.UserAgent = useragent.Of(useragent.Kubelet)
+	rc.ContentType = runtime.ContentTypeProtobuf
+	rc.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	var client kubernetes.Interface
+	var err error
+	if rt == nil {
+		client, err = kubernetes.NewForConfig(rc)
+	} else {
+		client, err = kubernetes.NewForConfigAndClient(rc, &http.Client{Transport: rt})
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return client
+}
+
+// peerHollow is what the peer's hollow kubelets share: the host and the
+// connection of admin (a user in system:masters).
+type peerHollow struct {
+	host  *kubelet.HollowHost
+	admin *rest.Config
+	rt    http.RoundTripper
+}
+
+// startPeerHollow starts a hollow host on admin's connection, running
+// until ctx ends (wg waits for it).
+func startPeerHollow(b *testing.B, ctx context.Context, wg *sync.WaitGroup, admin *rest.Config) *peerHollow {
+	rt, err := rest.TransportFor(admin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	client, err := kubernetes.NewForConfigAndClient(admin, &http.Client{Transport: rt})
+	if err != nil {
+		b.Fatal(err)
+	}
+	host, err := kubelet.NewHollowHost(client, kubelet.DefaultHollowRegistrations)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wg.Go(func() { host.Run(ctx) })
+	return &peerHollow{host: host, admin: admin, rt: rt}
+}
+
+// clientFor is node's hollow kubelet's client: the shared connection,
+// each request impersonating system:node:<node> in system:nodes.
+func (h *peerHollow) clientFor(b *testing.B, node string) kubernetes.Interface {
+	rt := transport.NewImpersonatingRoundTripper(transport.ImpersonationConfig{
+		UserName: "system:node:" + node, Groups: []string{"system:nodes"}}, h.rt)
+	return peerKubeletClient(b, h.admin, rt)
 }
