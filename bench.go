@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ type benchOptions struct {
 	from     string
 	out      string
 	peerBin  string
+	run      string
 }
 
 func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -50,6 +52,9 @@ the checkout: go run . bench --quick`,
 			if o.count < 1 {
 				return usageError{fmt.Errorf("--count must be at least 1, got %d", o.count)}
 			}
+			if _, err := selectedRuns(o.run); err != nil {
+				return usageError{err}
+			}
 			return runBench(o, stdout, stderr)
 		},
 	}
@@ -59,6 +64,7 @@ the checkout: go run . bench --quick`,
 	f.BoolVar(&o.markdown, "markdown", false, "print the table as Markdown (as in docs/performance.md)")
 	f.StringVar(&o.from, "from", "", "print the table of a `FILE` of benchmark output instead of running them")
 	f.StringVar(&o.peerBin, "peer-bin", defaultPeerBin(), "`DIR` of the peer's binaries (etcd, kube-apiserver, kube-scheduler, kube-controller-manager) for the peer rows (default: $KUBESIM_PEER_BIN, else ${TMPDIR:-/tmp}/k8s-peer/bin if it exists)")
+	f.StringVar(&o.run, "run", "", "run only the benchmarks whose name matches `REGEXP` (go test -bench's pattern of each run, e.g. VsPeer); the other rows show as not run")
 	f.StringVar(&o.out, "out", "", "`FILE` for the benchmarks' whole output (default: kubesim-bench-<time>.txt in the temporary directory)")
 	return cmd
 }
@@ -115,8 +121,13 @@ func benchOutput(o benchOptions, dir string, rootErr error, peer []string, peerS
 	fmt.Fprintf(progress, "kubesim bench: the benchmarks' output goes to %s\n", o.out)
 	var all bytes.Buffer
 	var failed []error
+	selected, _ := selectedRuns(o.run)
 	for i, run := range benchtable.Plan {
 		args := run.Args(o.quick, o.count)
+		if !selected[i] {
+			fmt.Fprintf(progress, "[%d/%d] left out: %s does not match --run\n", i+1, len(benchtable.Plan), run.Pattern)
+			continue
+		}
 		if run.Peer && peerSkip != "" {
 			fmt.Fprintf(progress, "[%d/%d] skipped: %s\n", i+1, len(benchtable.Plan), peerSkip)
 			continue
@@ -134,6 +145,21 @@ func benchOutput(o benchOptions, dir string, rootErr error, peer []string, peerS
 		}
 	}
 	return all.Bytes(), errors.Join(failed...)
+}
+
+// selectedRuns says which of benchtable.Plan's runs --run's pattern
+// selects (its regular expression matches the run's -bench pattern);
+// an empty pattern selects all.
+func selectedRuns(pattern string) ([]bool, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("--run %q: %v", pattern, err)
+	}
+	selected := make([]bool, len(benchtable.Plan))
+	for i, run := range benchtable.Plan {
+		selected[i] = re.MatchString(run.Pattern)
+	}
+	return selected, nil
 }
 
 // moduleRoot finds kubesim's source tree from the working directory up:

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kubesim/kubesim/internal/benchtable"
@@ -44,5 +45,26 @@ func writeExecutable(t *testing.T, path string) {
 	}
 	if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBenchRunSelects: --run keeps the plan's runs whose -bench pattern
+// it matches, all without one, and a bad pattern is a usage error.
+func TestBenchRunSelects(t *testing.T) {
+	all, err := selectedRuns("")
+	if err != nil || !slices.Equal(all, slices.Repeat([]bool{true}, len(benchtable.Plan))) {
+		t.Errorf(`selectedRuns(""): %v, %v; want every run`, all, err)
+	}
+	peer, err := selectedRuns("VsPeer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, run := range benchtable.Plan {
+		if peer[i] != run.Peer {
+			t.Errorf("--run VsPeer: run %s selected %v, want %v (the peer's runs)", run.Pattern, peer[i], run.Peer)
+		}
+	}
+	if _, err := selectedRuns("("); err == nil || !strings.Contains(err.Error(), `--run "("`) {
+		t.Errorf("selectedRuns(%q): %v, want an error naming the flag", "(", err)
 	}
 }
