@@ -19,19 +19,21 @@ type Run struct {
 	Peer bool
 }
 
-// PeerBench, PeerWatchBench, PeerE2EBench and PeerLatencyBench are the
-// benchmarks that run the same load against kubesim and the peer in one
-// run (cluster's BenchmarkPodCreateVsPeer, BenchmarkWatchFanOutVsPeer,
-// BenchmarkPodToRunningVsPeer, BenchmarkPodLatencyVsPeer); PeerBenches
-// lists them.
+// PeerBench, PeerWatchBench, PeerE2EBench, PeerLatencyBench and
+// PeerMemoryBench are the benchmarks that run the same load against
+// kubesim and the peer in one run (cluster's BenchmarkPodCreateVsPeer,
+// BenchmarkWatchFanOutVsPeer, BenchmarkPodToRunningVsPeer,
+// BenchmarkPodLatencyVsPeer, BenchmarkPodMemoryVsPeer); PeerBenches lists
+// them.
 const (
 	PeerBench        = "BenchmarkPodCreateVsPeer"
 	PeerWatchBench   = "BenchmarkWatchFanOutVsPeer"
 	PeerE2EBench     = "BenchmarkPodToRunningVsPeer"
 	PeerLatencyBench = "BenchmarkPodLatencyVsPeer"
+	PeerMemoryBench  = "BenchmarkPodMemoryVsPeer"
 )
 
-var PeerBenches = []string{PeerBench, PeerWatchBench, PeerE2EBench, PeerLatencyBench}
+var PeerBenches = []string{PeerBench, PeerWatchBench, PeerE2EBench, PeerLatencyBench, PeerMemoryBench}
 
 // PeerNotBuilt is the reason the peer's rows are skipped when its
 // binaries are missing.
@@ -54,6 +56,7 @@ var Plan = []Run{
 	{Package: "./cluster", Pattern: "^" + PeerWatchBench + "$", Benchtime: "1x", Quick: "1x", Peer: true},
 	{Package: "./cluster", Pattern: "^BenchmarkIdleNodes$/^speed=(0|[01],nodes=1000)$", QuickPattern: "^BenchmarkIdleNodes$/^speed=0$", Benchtime: "1x", Quick: "1x"},
 	{Package: "./cluster", Pattern: "^BenchmarkPodMemory$", QuickPattern: "^BenchmarkPodMemory$/^pods=2000/", Benchtime: "1x", Quick: "1x"},
+	{Package: "./cluster", Pattern: "^" + PeerMemoryBench + "$", QuickPattern: "^" + PeerMemoryBench + "$/^pods=2000/", Benchtime: "1x", Quick: "1x", Peer: true},
 }
 
 // Args are go test's arguments for r, run count times.
