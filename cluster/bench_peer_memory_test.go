@@ -106,7 +106,9 @@ type memoryFigures struct {
 
 // kubesimMemorySide is kubesim's side of BenchmarkPodMemoryVsPeer, run
 // in a child process: it reports rss0-MB, rss-MB, peak-MB and
-// heap-KB/pod for the parent to read.
+// heap-KB/pod for the parent to read, and writes the live heap with
+// every pod Running where KUBESIM_BENCH_HEAP_PROFILE says (see
+// writeHeapProfile; the child inherits the environment).
 func kubesimMemorySide(b *testing.B, pods, nodes int) {
 	c, _, _ := startBenchCluster(b, nodes, func(cfg *cluster.Config) {
 		cfg.UnsafeNoFsync = false
@@ -118,6 +120,7 @@ func kubesimMemorySide(b *testing.B, pods, nodes int) {
 	createMemoryPods(b, "kubesim", clients, watch, pods)
 	heap1, rss1 := settledMemory(b)
 	_, peak := procMemory(b, "self")
+	writeHeapProfile(b)
 	b.StopTimer()
 	mb := func(v uint64) float64 { return float64(v) / (1 << 20) }
 	b.ReportMetric(mb(rss0), "rss0-MB")
