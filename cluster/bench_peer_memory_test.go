@@ -40,7 +40,8 @@ const memoryRunningTimeout = 30 * time.Minute
 // resident memory (RSS, from /proc/<pid>/status) a Running pod costs in
 // kubesim's whole process and in the peer's four processes summed
 // (kube-apiserver, etcd, kube-scheduler, kube-controller-manager), at
-// each size one run (-benchtime 1x). The sides run one after the other:
+// each size one run (-benchtime 1x). The sides run one after the other,
+// kubesim first:
 //
 //   - kubesim in a child process (this test binary run again with
 //     memorySideEnv; see kubesimMemorySide), so that nothing else lives
@@ -51,7 +52,7 @@ const memoryRunningTimeout = 30 * time.Minute
 //     hollow nodes sharing one watch; the load's 16 clients and the watch
 //     that counts pods Running (keeping a summary of each pod) are in that
 //     process too, started before the first measurement;
-//   - the peer in this process's children: kube-apiserver v1.37.2 (JSON
+//   - the peer in processes of its own: kube-apiserver v1.37.2 (JSON
 //     storage, the same audit log, APF on) on etcd v3.7.3 (fsync on),
 //     kube-scheduler and kube-controller-manager at kubesim's client rate
 //     limit, and as many of kubesim's kubelets pointed at its API
@@ -67,8 +68,8 @@ const memoryRunningTimeout = 30 * time.Minute
 // their summed RSS holds within 1% for 10 s (at most 5 minutes). It
 // reports (each side's figure, then kubesim's over the peer's):
 //
-//	<side>-rss-KB/pod        RSS added per pod: (after − before) ÷ pods;
-//	kubesim/peer-rss-ratio   the row's figure, issue 33's goal ≤ 1
+//	<side>-rss-KB/pod        RSS added per pod: (after − before) ÷ pods
+//	kubesim/peer-rss-ratio   the first row's figure; issue 33's goal ≤ 1
 //	<side>-total-KB/pod      whole RSS after ÷ pods (the other reading
 //	kubesim/peer-total-ratio of "per Running pod, whole process")
 //	<side>-rss-MB            RSS after (the peer's share of each process
