@@ -63,10 +63,11 @@ const memoryRunningTimeout = 30 * time.Minute
 // Each side starts, waits until its nodes are Ready, settles, creates the
 // pods (benchPod, 16 clients), waits until its watch has seen every one
 // Running, settles again and is measured before and after. kubesim
-// settles as BenchmarkPodMemory does (collect until the live heap holds);
-// the peer's processes are not this one's to collect, so it settles when
-// their summed RSS holds within 1% for 10 s (at most 5 minutes). It
-// reports (each side's figure, then kubesim's over the peer's):
+// also collects until its live heap holds, as BenchmarkPodMemory does
+// (for its heap figure); then each side waits until its RSS (the peer's
+// summed) holds within 1% for 10 s, at most 5 minutes (settledRSS): the
+// peer's processes are not this one's to collect. It reports (each
+// side's figure, then kubesim's over the peer's):
 //
 //	<side>-rss-KB/pod        RSS added per pod: (after − before) ÷ pods
 //	kubesim/peer-rss-ratio   the first row's figure; issue 33's goal ≤ 1
@@ -117,10 +118,13 @@ func kubesimMemorySide(b *testing.B, pods, nodes int) {
 	})
 	clients := newBenchClients(b, c.Kubeconfig, 16)
 	watch := watchPodsRunning(b, clients[0], metav1.NamespaceDefault, nil)
-	heap0, rss0 := settledMemory(b)
+	self := []int{os.Getpid()}
+	heap0, _ := settledMemory(b)
+	rss0 := settledRSS(b, "kubesim", self)[0].rss
 	createMemoryPods(b, "kubesim", clients, watch, pods)
-	heap1, rss1 := settledMemory(b)
-	_, peak := procMemory(b, "self")
+	heap1, _ := settledMemory(b)
+	after := settledRSS(b, "kubesim", self)[0]
+	rss1, peak := after.rss, after.peak
 	writeHeapProfile(b)
 	b.StopTimer()
 	mb := func(v uint64) float64 { return float64(v) / (1 << 20) }
@@ -147,11 +151,22 @@ func runKubesimMemoryChild(b *testing.B, pods, nodes int) memoryFigures {
 			continue
 		}
 		mib := func(unit string) uint64 { return uint64(m[unit] * (1 << 20)) }
+		logChildLines(b, stdout.String())
 		return memoryFigures{rss0: mib("rss0-MB"), rss1: mib("rss-MB"), peak: mib("peak-MB"), heapPerPod: m["heap-KB/pod"] * 1024}
 	}
 	b.Fatalf("kubesim's side (a child process) gave no result: %v %v\n--- stdout:\n%s\n--- stderr:\n%s",
 		err, perr, lastLines(stdout.String(), 30), lastLines(stderr.String(), 30))
 	return memoryFigures{}
+}
+
+// logChildLines logs the child's benchmark log lines (indented
+// "file.go:line: …" lines of its output).
+func logChildLines(b *testing.B, out string) {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "    ") && strings.Contains(line, ".go:") {
+			b.Logf("child: %s", strings.TrimSpace(line))
+		}
+	}
 }
 
 // lastLines is the last n lines of s.
@@ -173,10 +188,10 @@ func peerMemorySide(b *testing.B, inst peerInstall, pods, nodes int) memoryFigur
 	clients := newBenchClients(b, run.kubeconfig, 16)
 	waitNodesReadyWithin(b, clients[0], nodes, 10*time.Minute)
 	watch := watchPodsRunning(b, clients[0], metav1.NamespaceDefault, nil)
-	before := settledPeerMemory(b, run.pids)
+	before := settledRSS(b, "the peer", run.pids)
 	logPeerMemory(b, "before the pods", run.pids, before)
 	createMemoryPods(b, "peer", clients, watch, pods)
-	after := settledPeerMemory(b, run.pids)
+	after := settledRSS(b, "the peer", run.pids)
 	logPeerMemory(b, fmt.Sprintf("%d pods Running", pods), run.pids, after)
 	f := memoryFigures{}
 	for i := range run.pids {
@@ -251,12 +266,11 @@ func reportPodMemory(b *testing.B, k, p memoryFigures, pods int) {
 // (VmHWM), in bytes.
 type procMem struct{ rss, peak uint64 }
 
-// procMemory reads VmRSS and VmHWM from /proc/<pid>/status ("self" for
-// this process).
-func procMemory(b *testing.B, pid string) (rss, peak uint64) {
-	data, err := os.ReadFile("/proc/" + pid + "/status")
+// procMemory reads VmRSS and VmHWM from /proc/<pid>/status.
+func procMemory(b *testing.B, pid int) (rss, peak uint64) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		b.Fatalf("memory of pid %s: %v", pid, err)
+		b.Fatalf("memory of pid %d: %v", pid, err)
 	}
 	found := 0
 	for _, line := range strings.Split(string(data), "\n") {
@@ -266,7 +280,7 @@ func procMemory(b *testing.B, pid string) (rss, peak uint64) {
 		}
 		kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 		if err != nil {
-			b.Fatalf("pid %s: %s: %v", pid, line, err)
+			b.Fatalf("pid %d: %s: %v", pid, line, err)
 		}
 		if key == "VmRSS" {
 			rss = kb * 1024
@@ -276,7 +290,7 @@ func procMemory(b *testing.B, pid string) (rss, peak uint64) {
 		found++
 	}
 	if found != 2 {
-		b.Fatalf("pid %s: no VmRSS and VmHWM in its status", pid)
+		b.Fatalf("pid %d: no VmRSS and VmHWM in its status", pid)
 	}
 	return rss, peak
 }
@@ -285,16 +299,17 @@ func procMemory(b *testing.B, pid string) (rss, peak uint64) {
 func pidsMemory(b *testing.B, pids []int) []procMem {
 	out := make([]procMem, len(pids))
 	for i, pid := range pids {
-		out[i].rss, out[i].peak = procMemory(b, strconv.Itoa(pid))
+		out[i].rss, out[i].peak = procMemory(b, pid)
 	}
 	return out
 }
 
-// settledPeerMemory samples the processes' memory every 2 s until their
-// summed RSS has stayed within 1% for the last 10 s (six samples), at
-// most 5 minutes (then it logs that it did not settle), and returns the
-// last sample.
-func settledPeerMemory(b *testing.B, pids []int) []procMem {
+// settledRSS samples the processes' memory every 2 s until their summed
+// RSS has stayed within 1% for the last 10 s (six samples), at most 5
+// minutes (then it logs that side's did not settle), and returns the
+// last sample. Both sides settle by it, so that each is read when its
+// runtime has returned what it returns to the OS at its own pace.
+func settledRSS(b *testing.B, side string, pids []int) []procMem {
 	const window = 6
 	var sums []uint64
 	var last []procMem
@@ -312,7 +327,7 @@ func settledPeerMemory(b *testing.B, pids []int) []procMem {
 			}
 		}
 		if time.Now().After(deadline) {
-			b.Logf("the peer's RSS did not settle within 5 minutes: the last %d samples (MB) %v", window, mbs(sums[len(sums)-window:]))
+			b.Logf("%s: RSS did not settle within 5 minutes: the last %d samples (MB) %v", side, window, mbs(sums[len(sums)-window:]))
 			return last
 		}
 		time.Sleep(2 * time.Second) // the next sample: there is no event to wait for
