@@ -55,10 +55,10 @@ const memoryRunningTimeout = 30 * time.Minute
 //   - the peer in processes of its own: kube-apiserver v1.37.2 (JSON
 //     storage, the same audit log, APF on) on etcd v3.7.3 (fsync on),
 //     kube-scheduler and kube-controller-manager at kubesim's client rate
-//     limit, and as many of kubesim's kubelets pointed at its API
-//     (startPeerKubelets), each with its own connection and pod watch as
-//     upstream's would have; those kubelets, the clients and the watch
-//     run in this process, outside the peer's sum.
+//     limit, and as many of kubesim's kubelets pointed at its API,
+//     started as kubesim's cluster starts its own (startPeerKubelets:
+//     100 upstream-like, the rest hollow); those kubelets, the clients
+//     and the watch run in this process, outside the peer's sum.
 //
 // Each side starts, waits until its nodes are Ready, settles, creates the
 // pods (benchPod, 16 clients), waits until its watch has seen every one
@@ -183,7 +183,6 @@ func peerMemorySide(b *testing.B, inst peerInstall, pods, nodes int) memoryFigur
 	run := startPeer(b, inst, []string{"--storage-media-type=" + apiserver.StorageMediaTypeJSON}, true)
 	ca := loadPeerCA(b, run)
 	startPeerControlPlane(b, inst, &run, ca, peerQPSKubesim)
-	routeKlogTo(b, filepath.Join(run.dir, "kubelets.log"))
 	startPeerKubelets(b, run, ca, kubelet.DefaultNodes(nodes))
 	clients := newBenchClients(b, run.kubeconfig, 16)
 	waitNodesReadyWithin(b, clients[0], nodes, 10*time.Minute)

@@ -206,9 +206,11 @@ func startPeerProcess(b *testing.B, inst peerInstall, run peerRun, name string, 
 // informer) and one connection as a user in system:masters,
 // impersonating their node (peerHollowClient). All at speed 0 (no
 // simulated delays), with upstream's Lease (40 s, renewed every 10 s)
-// and status periods; no serving port (no kubectl logs). stop stops
-// them all; so does the end of b.
+// and status periods; no serving port (no kubectl logs). Their logs
+// (klog's, client-go's) go to kubelets.log in the peer's run directory.
+// stop stops them all; so does the end of b.
 func startPeerKubelets(b *testing.B, run peerRun, ca *peerCA, nodes []kubelet.NodeSpec) (stop func()) {
+	routeKlogTo(b, filepath.Join(run.dir, "kubelets.log"))
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	stop = sync.OnceFunc(func() { cancel(); wg.Wait() })

@@ -19,11 +19,12 @@ type Run struct {
 	Peer bool
 }
 
-// PeerBench, PeerWatchBench, PeerE2EBench, PeerLatencyBench and
-// PeerMemoryBench are the benchmarks that run the same load against
-// kubesim and the peer in one run (cluster's BenchmarkPodCreateVsPeer,
-// BenchmarkWatchFanOutVsPeer, BenchmarkPodToRunningVsPeer,
-// BenchmarkPodLatencyVsPeer, BenchmarkPodMemoryVsPeer); PeerBenches lists
+// PeerBench, PeerWatchBench, PeerE2EBench, PeerLatencyBench,
+// PeerMemoryBench and PeerIdleBench are the benchmarks that run the same
+// load against kubesim and the peer in one run (cluster's
+// BenchmarkPodCreateVsPeer, BenchmarkWatchFanOutVsPeer,
+// BenchmarkPodToRunningVsPeer, BenchmarkPodLatencyVsPeer,
+// BenchmarkPodMemoryVsPeer, BenchmarkIdleNodesVsPeer); PeerBenches lists
 // them.
 const (
 	PeerBench        = "BenchmarkPodCreateVsPeer"
@@ -31,9 +32,10 @@ const (
 	PeerE2EBench     = "BenchmarkPodToRunningVsPeer"
 	PeerLatencyBench = "BenchmarkPodLatencyVsPeer"
 	PeerMemoryBench  = "BenchmarkPodMemoryVsPeer"
+	PeerIdleBench    = "BenchmarkIdleNodesVsPeer"
 )
 
-var PeerBenches = []string{PeerBench, PeerWatchBench, PeerE2EBench, PeerLatencyBench, PeerMemoryBench}
+var PeerBenches = []string{PeerBench, PeerWatchBench, PeerE2EBench, PeerLatencyBench, PeerMemoryBench, PeerIdleBench}
 
 // PeerNotBuilt is the reason the peer's rows are skipped when its
 // binaries are missing.
@@ -55,6 +57,7 @@ var Plan = []Run{
 	{Package: "./apiserver", Pattern: "^BenchmarkWatchFanOut$", Benchtime: "1x", Quick: "1x"},
 	{Package: "./cluster", Pattern: "^" + PeerWatchBench + "$", Benchtime: "1x", Quick: "1x", Peer: true},
 	{Package: "./cluster", Pattern: "^BenchmarkIdleNodes$/^speed=(0|[01],nodes=1000)$", QuickPattern: "^BenchmarkIdleNodes$/^speed=0$", Benchtime: "1x", Quick: "1x"},
+	{Package: "./cluster", Pattern: "^" + PeerIdleBench + "$", Benchtime: "1x", Quick: "1x", Peer: true},
 	{Package: "./cluster", Pattern: "^BenchmarkPodMemory$", QuickPattern: "^BenchmarkPodMemory$/^pods=2000/", Benchtime: "1x", Quick: "1x"},
 	{Package: "./cluster", Pattern: "^" + PeerMemoryBench + "$", QuickPattern: "^" + PeerMemoryBench + "$/^pods=2000/", Benchtime: "1x", Quick: "1x", Peer: true},
 }
