@@ -40,13 +40,13 @@ measured in the same run beside it (raw etcd puts, one watcher, the
 binary's own start). The benchmarks' whole output goes to --out, never
 to the terminal; --from prints the table of such a file again.
 --quick leaves the large sizes out (a few minutes instead of about an
-hour). The rows "P1 peer" to "P4 peer" run the same load against
-kubesim and the real kube-apiserver (P2 and P3: with the real
+hour). The "peer" rows (P1 to P4, P7) run the same load against
+kubesim and the real kube-apiserver (P2, P3 and P7: with the real
 kube-scheduler and kube-controller-manager, and kubesim's kubelets
-pointed at it) taking turns (../shared/peer/build --all builds them,
+pointed at it), taking turns (../shared/peer/build --all builds them,
 --peer-bin names their bin directory, ../shared/peer/start-peer or
-$KUBESIM_PEER_START starts it); without it they are skipped. Run it in
-the checkout: go run . bench --quick`,
+$KUBESIM_PEER_START starts it); without it they are skipped. --run
+VsPeer runs only those. Run it in the checkout: go run . bench --quick`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.count < 1 {

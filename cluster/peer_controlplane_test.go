@@ -43,6 +43,8 @@ type peerCA struct {
 	key     crypto.Signer
 }
 
+// loadPeerCA reads the peer's CA certificate and key (PKCS #8 or #1, as
+// openssl writes them) from its run directory.
 func loadPeerCA(b *testing.B, run peerRun) *peerCA {
 	certPEM, err := os.ReadFile(filepath.Join(run.dir, "pki", "ca.crt"))
 	if err != nil {
