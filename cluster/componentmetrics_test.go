@@ -122,11 +122,21 @@ func TestSchedulerMetricsEndpoint(t *testing.T) {
 	for i := range pods {
 		createAndWaitBound(t, client, fmt.Sprintf("counted-%d", i))
 	}
-	after := componentMetrics(t, c, base)
-	if s1, _ := metricValue(after, "scheduler_schedule_attempts_total", scheduled); s1-s0 != pods {
+	// The scheduler counts an attempt once its binding call has returned,
+	// which may be after the pod's nodeName is seen: wait for the counts
+	// to reach three, then check that they stopped there.
+	var after map[string]*dto.MetricFamily
+	var s1, d1 float64
+	eventually(t, "the scheduler counts the three bindings", func() (bool, string) {
+		after = componentMetrics(t, c, base)
+		s1, _ = metricValue(after, "scheduler_schedule_attempts_total", scheduled)
+		d1, _ = metricValue(after, "scheduler_scheduling_attempt_duration_seconds", scheduled)
+		return s1-s0 >= pods && d1-d0 >= pods, fmt.Sprintf("attempts +%v, durations +%v", s1-s0, d1-d0)
+	})
+	if s1-s0 != pods {
 		t.Errorf("scheduler_schedule_attempts_total%v rose by %v, want %d", scheduled, s1-s0, pods)
 	}
-	if d1, _ := metricValue(after, "scheduler_scheduling_attempt_duration_seconds", scheduled); d1-d0 != pods {
+	if d1-d0 != pods {
 		t.Errorf("scheduler_scheduling_attempt_duration_seconds%v count rose by %v, want %d", scheduled, d1-d0, pods)
 	}
 	for _, q := range []string{"active", "backoff", "unschedulable", "gated"} {
