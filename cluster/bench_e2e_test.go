@@ -16,7 +16,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -139,7 +138,7 @@ func newPodToRunning(b *testing.B, c *cluster.Cluster, admin kubernetes.Interfac
 	p.relay = startRelay(b, p.etcd, benchKeyPrefix+"relay", clients)
 	warmCost := startPodCost(b, c, dataDir)
 	p.podsRound(b, warm)
-	resp, err := p.etcd.Get(context.Background(), "/registry/pods/default/"+p.podName(1))
+	resp, err := p.etcd.Get(context.Background(), "/registry/pods/default/"+e2ePodName(1))
 	if err != nil || len(resp.Kvs) != 1 {
 		b.Fatalf("read a stored pod: %v", err)
 	}
@@ -180,7 +179,8 @@ func (p *podToRunning) rounds(b *testing.B) (pods, raw, relayed sideCost) {
 	return pods, raw, relayed
 }
 
-func (p *podToRunning) podName(i int64) string { return fmt.Sprintf("e2e-%09d", i) }
+// e2ePodName is the name of the end-to-end benchmarks' i-th pod.
+func e2ePodName(i int64) string { return fmt.Sprintf("e2e-%09d", i) }
 
 // podsRound creates n pods and waits until the watch has seen them all
 // Running; it returns how long that took.
@@ -189,10 +189,7 @@ func (p *podToRunning) podsRound(b *testing.B, n int) time.Duration {
 	defer cancel()
 	start := time.Now()
 	if _, err := runConcurrent(n, len(p.clients), func(client int) error {
-		_, err := p.clients[client].CoreV1().Pods(metav1.NamespaceDefault).Create(ctx, &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: p.podName(p.seq.Add(1))},
-			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}},
-		}, metav1.CreateOptions{})
+		_, err := p.clients[client].CoreV1().Pods(metav1.NamespaceDefault).Create(ctx, e2ePod(e2ePodName(p.seq.Add(1))), metav1.CreateOptions{})
 		return err
 	}); err != nil {
 		b.Fatal(err)
