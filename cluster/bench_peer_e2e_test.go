@@ -14,10 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/kubesim/kubesim/apiserver"
-	"github.com/kubesim/kubesim/cluster"
-	"github.com/kubesim/kubesim/kubelet"
 )
 
 // e2eSide is one whole control plane under the end-to-end load of
@@ -61,14 +57,8 @@ const (
 // Each side has 16 clients and an informer following its pods Running.
 func startE2EPair(b *testing.B, nodes, qps int) (kubesim, peer *e2eSide) {
 	inst := findPeer(b)
-	c, _, cfg := startBenchCluster(b, nodes, func(cfg *cluster.Config) {
-		cfg.UnsafeNoFsync = false
-		cfg.NodeLeaseDuration, cfg.NodeMonitorGracePeriod = upstreamLease, upstreamGrace
-	})
-	run := startPeer(b, inst, []string{"--storage-media-type=" + apiserver.StorageMediaTypeJSON}, true)
-	ca := loadPeerCA(b, run)
-	startPeerControlPlane(b, inst, &run, ca, qps)
-	startPeerKubelets(b, run, ca, kubelet.DefaultNodes(nodes))
+	c, _, cfg := startBenchCluster(b, nodes, configureLikeThePeer)
+	run, _ := startPeerCluster(b, inst, nodes, qps)
 	kubesim = newE2ESide(b, "kubesim", c.Kubeconfig, c.EtcdClient(), filepath.Join(cfg.DataDir, "logs", "audit.log"), nil)
 	peer = newE2ESide(b, "peer", run.kubeconfig, peerEtcdClient(b, run.etcd), filepath.Join(run.dir, "audit.log"), run.pids)
 	waitNodesReady(b, peer.clients[0], nodes)
@@ -83,7 +73,7 @@ func newE2ESide(b *testing.B, name, kubeconfig string, etcd *clientv3.Client, au
 
 // create creates the side's next pod through client i.
 func (s *e2eSide) create(ctx context.Context, i int) (string, error) {
-	name := fmt.Sprintf("e2e-%09d", s.seq.Add(1))
+	name := e2ePodName(s.seq.Add(1))
 	_, err := s.clients[i].CoreV1().Pods(metav1.NamespaceDefault).Create(ctx, e2ePod(name), metav1.CreateOptions{})
 	return name, err
 }

@@ -5,10 +5,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/kubesim/kubesim/apiserver"
-	"github.com/kubesim/kubesim/cluster"
-	"github.com/kubesim/kubesim/kubelet"
 )
 
 // idleWindow is how long BenchmarkIdleNodesVsPeer measures each side,
@@ -45,18 +41,12 @@ func BenchmarkIdleNodesVsPeer(b *testing.B) {
 		}
 		const nodes = 1000
 		inst := findPeer(b)
-		run := startPeer(b, inst, []string{"--storage-media-type=" + apiserver.StorageMediaTypeJSON}, true)
-		ca := loadPeerCA(b, run)
-		startPeerControlPlane(b, inst, &run, ca, peerQPSKubesim)
-		stop := startPeerKubelets(b, run, ca, kubelet.DefaultNodes(nodes))
+		run, stop := startPeerCluster(b, inst, nodes, peerQPSKubesim)
 		waitNodesReady(b, newBenchClients(b, run.kubeconfig, 1)[0], nodes)
 		peerCores, peerRevs := idleCost(b, peerEtcdClient(b, run.etcd), run.pids)
 		stop()
 
-		c, _, _ := startBenchCluster(b, nodes, func(cfg *cluster.Config) {
-			cfg.UnsafeNoFsync = false
-			cfg.NodeLeaseDuration, cfg.NodeMonitorGracePeriod = upstreamLease, upstreamGrace
-		})
+		c, _, _ := startBenchCluster(b, nodes, configureLikeThePeer)
 		kubesimCores, kubesimRevs := idleCost(b, c.EtcdClient(), nil)
 		b.ReportMetric(kubesimCores, "kubesim-cores")
 		b.ReportMetric(peerCores, "peer-cores")

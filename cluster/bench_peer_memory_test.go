@@ -20,10 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
-	"github.com/kubesim/kubesim/apiserver"
-	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/benchtable"
-	"github.com/kubesim/kubesim/kubelet"
 )
 
 // memorySideEnv, set to "kubesim" in the environment of a child test
@@ -112,10 +109,7 @@ type memoryFigures struct {
 // every pod Running where KUBESIM_BENCH_HEAP_PROFILE says (see
 // writeHeapProfile; the child inherits the environment).
 func kubesimMemorySide(b *testing.B, pods, nodes int) {
-	c, _, _ := startBenchCluster(b, nodes, func(cfg *cluster.Config) {
-		cfg.UnsafeNoFsync = false
-		cfg.NodeLeaseDuration, cfg.NodeMonitorGracePeriod = upstreamLease, upstreamGrace
-	})
+	c, _, _ := startBenchCluster(b, nodes, configureLikeThePeer)
 	clients := newBenchClients(b, c.Kubeconfig, 16)
 	watch := watchPodsRunning(b, clients[0], metav1.NamespaceDefault, nil)
 	self := []int{os.Getpid()}
@@ -180,10 +174,7 @@ func lastLines(s string, n int) string {
 // RSS of its four processes before and after the pods (logging each
 // process's share).
 func peerMemorySide(b *testing.B, inst peerInstall, pods, nodes int) memoryFigures {
-	run := startPeer(b, inst, []string{"--storage-media-type=" + apiserver.StorageMediaTypeJSON}, true)
-	ca := loadPeerCA(b, run)
-	startPeerControlPlane(b, inst, &run, ca, peerQPSKubesim)
-	startPeerKubelets(b, run, ca, kubelet.DefaultNodes(nodes))
+	run, _ := startPeerCluster(b, inst, nodes, peerQPSKubesim)
 	clients := newBenchClients(b, run.kubeconfig, 16)
 	waitNodesReadyWithin(b, clients[0], nodes, 10*time.Minute)
 	watch := watchPodsRunning(b, clients[0], metav1.NamespaceDefault, nil)
@@ -356,32 +347,4 @@ func logPeerMemory(b *testing.B, when string, pids []int, mem []procMem) {
 		sum += mem[i].rss
 	}
 	b.Logf("peer, %s: RSS %d MB:%s", when, sum>>20, strings.TrimSuffix(sb.String(), ";"))
-}
-
-// waitNodesReadyWithin waits until the cluster has nodes Nodes, all
-// Ready, listing them every 2 s (a list of 1,000 nodes is not free), at
-// most timeout.
-func waitNodesReadyWithin(b *testing.B, admin kubernetes.Interface, nodes int, timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	ready := 0
-	for {
-		list, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		if err == nil {
-			ready = 0
-			for i := range list.Items {
-				if nodeReady(&list.Items[i]) {
-					ready++
-				}
-			}
-			if ready == nodes && len(list.Items) == nodes {
-				return
-			}
-		}
-		select {
-		case <-ctx.Done():
-			b.Fatalf("%d of %d nodes Ready within %v", ready, nodes, timeout)
-		case <-time.After(2 * time.Second):
-		}
-	}
 }

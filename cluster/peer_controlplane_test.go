@@ -29,6 +29,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/client-go/transport"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/internal/useragent"
 	"github.com/kubesim/kubesim/kubelet"
@@ -124,6 +125,28 @@ func (ca *peerCA) kubeconfig(b *testing.B, run peerRun, user string, groups ...s
 		b.Fatal(err)
 	}
 	return path
+}
+
+// startPeerCluster starts the peer as the VsPeer benchmarks set it
+// beside kubesim: kube-apiserver storing JSON and writing an audit log at
+// level Metadata (as kubesim does), its scheduler and controller manager
+// at client rate limit qps (startPeerControlPlane), and kubesim's
+// kubelets for nodes nodes (startPeerKubelets, whose stop it returns).
+// It does not wait for the nodes to be Ready.
+func startPeerCluster(b *testing.B, inst peerInstall, nodes, qps int) (run peerRun, stopKubelets func()) {
+	run = startPeer(b, inst, []string{"--storage-media-type=" + apiserver.StorageMediaTypeJSON}, true)
+	ca := loadPeerCA(b, run)
+	startPeerControlPlane(b, inst, &run, ca, qps)
+	return run, startPeerKubelets(b, run, ca, kubelet.DefaultNodes(nodes))
+}
+
+// configureLikeThePeer sets what kubesim shares with the peer in the
+// VsPeer benchmarks: fsync on, as the peer's etcd has it, and upstream's
+// Lease and node monitor grace period, which the peer's kubelets and
+// controller manager have.
+func configureLikeThePeer(cfg *cluster.Config) {
+	cfg.UnsafeNoFsync = false
+	cfg.NodeLeaseDuration, cfg.NodeMonitorGracePeriod = upstreamLease, upstreamGrace
 }
 
 // peerQPSKubesim is kubesim's components' client rate limit (QPS; the
