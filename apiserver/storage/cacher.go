@@ -35,17 +35,22 @@ type change struct {
 	goneOnce sync.Once
 	gone     runtime.Object
 	goneErr  error
-	// encodings are those of the events watchers make of it, shared by
-	// all of them (a change from the watch cache only).
-	encodings eventEncodings
 }
 
 // item is what a watcher reads from its source: a change, a revision
-// reached (progress), or an error that ends the watch.
+// reached (progress), or an error that ends the watch. A change the
+// watch cache dispatches carries the encodings of the events its
+// watchers make of it, shared by all of them; they are dropped with the
+// item once every watcher has taken it, so that the history keeps the
+// decoded change and not its frames, as kube-apiserver's cacher caches a
+// serialization only while dispatching the event (dispatchEvent,
+// setCachingObjects). A change replayed from the history, or read from
+// etcd, has none: each watcher encodes it.
 type item struct {
-	change *change
-	rev    int64
-	err    error
+	change    *change
+	encodings *eventEncodings
+	rev       int64
+	err       error
 }
 
 // decodeChange decodes an etcd event; cur, if not nil, is the new state

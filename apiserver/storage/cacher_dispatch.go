@@ -36,7 +36,7 @@ func (c *watchCache) add(ch *change) []*subscription {
 // goes back to the budget. Called from the cache's goroutine, without
 // c.mu (a watcher may unsubscribe meanwhile).
 func (c *watchCache) dispatch(ch *change, subs []*subscription) {
-	it := item{change: ch}
+	it := item{change: ch, encodings: &eventEncodings{}}
 	var blocked []*subscription
 	for _, sub := range subs {
 		if !sub.offer(it) {

@@ -110,3 +110,44 @@ func TestWatchersShareTheEncodingsOfAChange(t *testing.T) {
 		t.Errorf("the ADDED of the change: encodings %p, want its own (the MODIFIED's are %p)", e3.Encodings, e1.Encodings)
 	}
 }
+
+// The history keeps a change, not its encodings: a watcher that replays
+// the change from the history gets no Encodings and encodes it itself,
+// as kube-apiserver's cacher keeps an event's serializations only while
+// it dispatches the event. Watchers it was dispatched to share theirs.
+func TestHistoryKeepsNoEncodings(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	a := mustCreate(t, e.store, pod("default", "a", nil))
+	w, err := e.store.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: a.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	dispatched := w.(storage.EventSource).Events()
+	b := mustCreate(t, e.store, pod("default", "b", nil))
+	select {
+	case ev := <-dispatched:
+		if ev.Encodings == nil {
+			t.Errorf("dispatched %s: no encodings, want the change's shared ones", ev.Type)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatalf("no event within %v", waitTimeout)
+	}
+	w2, err := e.store.Watch(ctx, prefix, storage.ListOptions{ResourceVersion: a.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w2.Stop)
+	select {
+	case ev := <-w2.(storage.EventSource).Events():
+		if ev.Type != watch.Added || ev.Object.(*corev1.Pod).Name != b.Name {
+			t.Fatalf("replayed %s of %v, want ADDED of %s", ev.Type, ev.Object, b.Name)
+		}
+		if ev.Encodings != nil {
+			t.Errorf("replayed from the history: encodings %p, want none", ev.Encodings)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatalf("no event within %v", waitTimeout)
+	}
+}

@@ -59,6 +59,7 @@ func (q *feedQueue) took() {
 	if n == len(q.overflow) {
 		q.overflow = nil
 	} else if n > 0 {
+		clear(q.overflow[:n]) // what was moved is the watcher's: let it go with it
 		q.overflow = q.overflow[n:]
 	}
 	q.mu.Unlock()

@@ -216,7 +216,7 @@ func (w *watcher) handle(st *followState, it item) bool {
 	case it.change.rev <= w.startRev || !w.covers(it.change.key):
 		return true
 	}
-	out, ok, err := w.transform(it.change)
+	out, ok, err := w.transform(it)
 	if err != nil {
 		w.sendError(apierrors.NewInternalError(err))
 		return false
@@ -325,19 +325,20 @@ func (w *watcher) sendInitialState() bool {
 	return true
 }
 
-// transform turns a change into the event this watcher shows, false
-// when the selectors hide it; with the change's shared encodings of that
-// event when the watch cache feeds the watcher. Values, not pointers:
-// a thousand watchers of a change make a thousand events, none of which
+// transform turns the change of an item into the event this watcher
+// shows, false when the selectors hide it; with the shared encodings of
+// that event when the watch cache dispatched the change to the watcher
+// (not when it replays it from its history). Values, not pointers: a
+// thousand watchers of a change make a thousand events, none of which
 // need the heap.
-func (w *watcher) transform(c *change) (Event, bool, error) {
-	ev, ok, err := w.eventOf(c)
+func (w *watcher) transform(it item) (Event, bool, error) {
+	ev, ok, err := w.eventOf(it.change)
 	if !ok || err != nil {
 		return Event{}, false, err
 	}
 	out := Event{Event: ev}
-	if w.ended != nil {
-		out.Encodings = c.encodings.of(ev.Type)
+	if it.encodings != nil {
+		out.Encodings = it.encodings.of(ev.Type)
 	}
 	return out, true, nil
 }
