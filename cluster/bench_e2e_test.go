@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -74,6 +75,9 @@ import (
 //	cpu-ms/pod        CPU time of the whole process (server, etcd, scheduler,
 //	                  controllers, kubelets, and the benchmark's 16 clients)
 //	                  in the pods' rounds, per pod
+//	alloc-KB/pod      what the whole process allocated on the heap in the
+//	                  pods' rounds, per pod (what its garbage collector
+//	                  then has to reclaim)
 //
 // The breakdown by client and request is logged (go test -v).
 func BenchmarkPodToRunning(b *testing.B) {
@@ -97,6 +101,7 @@ func BenchmarkPodToRunning(b *testing.B) {
 	b.ReportMetric(float64(requests)/n, "api-requests/pod")
 	b.ReportMetric(float64(writes)/n, "etcd-writes/pod")
 	b.ReportMetric(float64(pods.cpu.Microseconds())/1000/n, "cpu-ms/pod")
+	b.ReportMetric(float64(pods.alloc)/1024/n, "alloc-KB/pod")
 	b.Logf("watch: %d re-watches, %d re-lists", p.watch.rewatches(), p.watch.relists())
 }
 
@@ -168,9 +173,10 @@ func (p *podToRunning) rounds(b *testing.B) (pods, raw, relayed sideCost) {
 			if i%2 == 1 {
 				s = sides[len(sides)-1-j]
 			}
-			cpu0 := processCPU(b)
+			cpu0, alloc0 := processCPU(b), allocatedBytes()
 			s.cost.wall += s.run(b, n)
 			s.cost.cpu += processCPU(b) - cpu0
+			s.cost.alloc += allocatedBytes() - alloc0
 			if s.cost == &pods {
 				p.settle(b)
 			}
@@ -457,6 +463,14 @@ func benchIdleNodes(b *testing.B, n int, speed float64, window time.Duration) {
 	b.ReportMetric(float64(nodes)/secs, "node-writes/s")
 	b.ReportMetric(float64(requests)/secs, "api-requests/s")
 	b.ReportMetric(cpu.Seconds()/secs, "cores")
+}
+
+// allocatedBytes is what this process has allocated on the heap so far
+// (runtime/metrics, which stops no goroutine to read it).
+func allocatedBytes() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // processCPU is the CPU time this process has used, user and system.

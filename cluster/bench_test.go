@@ -168,8 +168,12 @@ func startAPIOnly(b *testing.B, fsync bool, configure func(*cluster.Config)) *cl
 }
 
 // sideCost is what one side of raceRounds took: wall time, and the
-// process's CPU time (clients, server and etcd) meanwhile.
-type sideCost struct{ wall, cpu time.Duration }
+// process's CPU time (clients, server and etcd) meanwhile; alloc, where
+// a benchmark counts it, the bytes the process allocated meanwhile.
+type sideCost struct {
+	wall, cpu time.Duration
+	alloc     uint64
+}
 
 // raceRounds runs b.N operations of each side from the given number of
 // goroutines, in alternating rounds (splitRounds; the order alternating,
