@@ -88,3 +88,46 @@ func waitHeld(t *testing.T, g *flow.Gate) {
 		t.Fatal("the gate held nothing:", err)
 	}
 }
+
+// A next that says what the page shows held lets go exactly that: pressed
+// again for a boundary already let go, it leaves alone the one held
+// since, which no page has shown yet. A next without it lets go whatever
+// is held.
+func TestNextLetsGoWhatThePageShows(t *testing.T) {
+	srv, _, sess := startServer(t)
+	pod := flow.ObjectRef{Namespace: "default", Name: "web"}
+	first := flow.Boundary{Point: flow.PointBeforeScheduling, Component: "scheduler", Object: pod}
+	second := flow.Boundary{Point: flow.PointBeforeBinding, Component: "scheduler", Object: pod}
+	passed := make(chan error, 2)
+	go func() { passed <- sess.gate.Wait(context.Background(), first) }()
+	waitHeld(t, sess.gate)
+	shownFirst := `{"action":"next","held":[{"point":"before-scheduling","after":3,"component":"scheduler","object":"default/web","step":false}]}`
+	if code := post(t, srv, "/api/control", srv.Key(), shownFirst); code != http.StatusNoContent {
+		t.Fatalf("next for what the page shows: %d, want 204", code)
+	}
+	waitPassed(t, passed, "the boundary the page showed")
+	go func() { passed <- sess.gate.Wait(context.Background(), second) }()
+	waitHeld(t, sess.gate)
+	if code := post(t, srv, "/api/control", srv.Key(), shownFirst); code != http.StatusNoContent {
+		t.Fatalf("next pressed again: %d, want 204", code)
+	}
+	if held := sess.gate.Held(); len(held) != 1 || held[0] != second {
+		t.Fatalf("after a second next for a boundary let go, the gate holds %v, want %v still", held, second)
+	}
+	if code := post(t, srv, "/api/control", srv.Key(), `{"action":"next"}`); code != http.StatusNoContent {
+		t.Fatalf("next: %d, want 204", code)
+	}
+	waitPassed(t, passed, "the boundary held since, on a plain next")
+}
+
+func waitPassed(t *testing.T, passed <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-passed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("next did not let %s go", what)
+	}
+}

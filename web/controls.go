@@ -23,6 +23,11 @@ type controlReq struct {
 	Speed  float64 `json:"speed,omitempty"`
 	Lang   string  `json:"lang,omitempty"`
 	Step   int     `json:"step,omitempty"`
+	// Held, for next, is what the page shows held (its last hold
+	// message's): next lets go exactly those still held, not one held
+	// since, which the page has not shown. Without it next lets go
+	// whatever is held.
+	Held []heldMsg `json:"held,omitempty"`
 }
 
 // handleControl drives the lesson as the terminal UI's keys do, for the
@@ -51,7 +56,7 @@ func (s *Server) handleControl(w http.ResponseWriter, r *http.Request) {
 func (s *Server) control(req controlReq) (int, string) {
 	switch req.Action {
 	case "next":
-		return s.next()
+		return s.next(req.Held)
 	case "mode":
 		return s.setMode(req.Mode)
 	case "speed":
@@ -73,13 +78,32 @@ func (s *Server) control(req controlReq) (int, string) {
 	return http.StatusBadRequest, "unknown action " + strconv.Quote(req.Action) + ": next, mode, speed, lang, restart or reveal"
 }
 
-// next lets go what the gate holds now, as the terminal UI's advance key.
-func (s *Server) next() (int, string) {
+// next lets go what the gate holds now, as the terminal UI's advance key;
+// of it, when shown is not empty, only the boundaries shown. A page
+// reads the gate's state from messages that may lag behind it: a press
+// meant for a boundary already let go (a second press, or one on a stale
+// message) then lets go nothing, rather than the boundary held since.
+func (s *Server) next(shown []heldMsg) (int, string) {
 	l := s.lesson()
 	if l == nil {
 		return http.StatusConflict, "no lesson is playing"
 	}
-	l.sess.Gate().Advance()
+	g := l.sess.Gate()
+	if len(shown) == 0 {
+		g.Advance()
+		return http.StatusNoContent, ""
+	}
+	var release []flow.Boundary
+	for _, b := range g.Held() {
+		h := heldOf(b)
+		for _, sh := range shown {
+			if sh.Point == h.Point && sh.Component == h.Component && sh.Object == h.Object {
+				release = append(release, b)
+				break
+			}
+		}
+	}
+	g.Release(release...)
 	return http.StatusNoContent, ""
 }
 

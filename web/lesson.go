@@ -153,14 +153,19 @@ func (l *lesson) publishEvent(s *Server, ev flow.Event) {
 func holdState(g *flow.Gate) holdMsg {
 	m := holdMsg{T: "hold", Held: []heldMsg{}, Mode: g.Mode().String()}
 	for _, b := range g.Held() {
-		h := heldMsg{Point: string(b.Point), After: int(b.Point.After()), Component: b.Component,
-			Object: b.Object.Name, Step: b.Point == flow.PointNextStep}
-		if b.Object.Namespace != "" {
-			h.Object = b.Object.Namespace + "/" + b.Object.Name
-		}
-		m.Held = append(m.Held, h)
+		m.Held = append(m.Held, heldOf(b))
 	}
 	return m
+}
+
+// heldOf is a held boundary as a hold message shows it.
+func heldOf(b flow.Boundary) heldMsg {
+	h := heldMsg{Point: string(b.Point), After: int(b.Point.After()), Component: b.Component,
+		Object: b.Object.Name, Step: b.Point == flow.PointNextStep}
+	if b.Object.Namespace != "" {
+		h.Object = b.Object.Namespace + "/" + b.Object.Name
+	}
+	return h
 }
 
 // pumpSteps turns the scenario's progress into step messages, and its

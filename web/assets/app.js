@@ -1013,7 +1013,8 @@
   }
 
   const ACTIONS = {
-    next: () => control({ action: 'next' }),
+    // what the page shows held, so that a press lets go only that (a boundary held since is shown first)
+    next: () => control(S.held.length ? { action: 'next', held: S.held } : { action: 'next' }),
     mode: () => control({ action: 'mode', mode: S.mode === 'auto' ? 'step' : 'auto' }),
     slower: () => setSpeed(nextSpeed(S.speed, false)),
     faster: () => setSpeed(nextSpeed(S.speed, true)),
