@@ -1,14 +1,11 @@
 package cluster_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -141,23 +138,8 @@ func settledMemory(b *testing.B) (heap, rss uint64) {
 	return heap, residentBytes(b)
 }
 
-// residentBytes is the process's VmRSS from /proc/self/status.
+// residentBytes is the process's VmRSS (procMemory).
 func residentBytes(b *testing.B) uint64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return kb * 1024
-		}
-	}
-	b.Fatal("no VmRSS in /proc/self/status")
-	return 0
+	rss, _ := procMemory(b, os.Getpid())
+	return rss
 }
