@@ -158,10 +158,8 @@ func waitNodesReadyWithin(b *testing.B, admin kubernetes.Interface, nodes int, t
 	if nodes > 100 {
 		poll = 2 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
 	ready := 0
-	for {
+	benchWaitEvery(b, timeout, poll, fmt.Sprintf("%d nodes Ready", nodes), func(ctx context.Context) (bool, string) {
 		list, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err == nil {
 			ready = 0
@@ -170,16 +168,9 @@ func waitNodesReadyWithin(b *testing.B, admin kubernetes.Interface, nodes int, t
 					ready++
 				}
 			}
-			if ready == nodes && len(list.Items) == nodes {
-				return
-			}
 		}
-		select {
-		case <-ctx.Done():
-			b.Fatalf("%d of %d nodes Ready within %v", ready, nodes, timeout)
-		case <-time.After(poll):
-		}
-	}
+		return err == nil && ready == nodes && len(list.Items) == nodes, fmt.Sprintf("%d Ready", ready)
+	})
 }
 
 // rolloutToReady creates a Deployment name of replicas pods and follows
@@ -334,13 +325,27 @@ func etcdClientRevision(b *testing.B, etcd *clientv3.Client) int64 {
 // with what after timeout.
 func benchWait(b *testing.B, timeout time.Duration, what string, cond func(ctx context.Context) bool) {
 	b.Helper()
+	benchWaitEvery(b, timeout, 50*time.Millisecond, what, func(ctx context.Context) (bool, string) { return cond(ctx), "" })
+}
+
+// benchWaitEvery checks cond every poll until it holds, failing after
+// timeout with what and, when cond says one, where it stood last.
+func benchWaitEvery(b *testing.B, timeout, poll time.Duration, what string, cond func(ctx context.Context) (bool, string)) {
+	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	for !cond(ctx) {
+	for {
+		ok, state := cond(ctx)
+		if ok {
+			return
+		}
 		select {
 		case <-ctx.Done():
+			if state != "" {
+				b.Fatalf("no %s within %v: %s", what, timeout, state)
+			}
 			b.Fatalf("no %s within %v", what, timeout)
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(poll):
 		}
 	}
 }
