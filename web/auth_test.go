@@ -42,14 +42,7 @@ func TestOnlyTheTeachersKeyDrives(t *testing.T) {
 	if code := post(t, srv, "/api/control", srv.Key(), `{"action":"next"}`); code != http.StatusNoContent {
 		t.Fatalf("the teacher pressing next: %d, want 204", code)
 	}
-	select {
-	case err := <-passed:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the teacher's next did not let the held pod go")
-	}
+	waitPassed(t, passed, "the held pod")
 }
 
 func TestTeacherSettingsReachEveryPage(t *testing.T) {
@@ -120,6 +113,8 @@ func TestNextLetsGoWhatThePageShows(t *testing.T) {
 	waitPassed(t, passed, "the boundary held since, on a plain next")
 }
 
+// waitPassed waits until a Wait on the gate returns on passed, failing
+// if it does not within two minutes or returns an error.
 func waitPassed(t *testing.T, passed <-chan error, what string) {
 	t.Helper()
 	select {
