@@ -164,17 +164,7 @@ func replayInTmux(t *testing.T, file string) {
 	const done = "every expectation held"
 	prev, stages, steps := "", map[string]bool{}, map[string]bool{}
 	for range 60 {
-		// A hold counts once two captures in a row show it: a capture
-		// taken while the UI redraws may show half a frame, and taking it
-		// for a new hold would press space twice for one, letting the
-		// next hold go unseen (space lets go whatever is held).
-		last := ""
-		screen := s.waitFor("the next hold or the end", waitTimeout, func(screen string) bool {
-			sig := holdSignature(screen)
-			stable := sig == last
-			last = sig
-			return strings.Contains(screen, done) || (sig != "" && sig != prev && stable)
-		})
+		screen := s.nextHold("the next hold or the end", waitTimeout, prev, done)
 		if strings.Contains(screen, done) {
 			break
 		}

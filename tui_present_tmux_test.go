@@ -70,10 +70,7 @@ func (s *tmuxSession) presentTwoSteps() string {
 	prev := holdSignature(s.capture())
 	for i := range 2 {
 		s.keys("Space")
-		screen := s.waitFor(fmt.Sprintf("the hold after press %d", i+1), 2*waitTimeout, func(screen string) bool {
-			sig := holdSignature(screen)
-			return sig != "" && sig != prev
-		})
+		screen := s.nextHold(fmt.Sprintf("the hold after press %d", i+1), 2*waitTimeout, prev, "")
 		prev = holdSignature(screen)
 	}
 	screen := s.capture()

@@ -60,6 +60,23 @@ func (s *tmuxSession) waitText(text string, timeout time.Duration) string {
 
 var heldRow = regexp.MustCompile(`‖ \d`)
 
+// nextHold waits until the screen shows a hold other than prev (by
+// holdSignature), the same in two captures in a row, or, when done is
+// not empty, a screen containing done. A capture taken while the UI
+// redraws may show half a frame; taken for a new hold it would have the
+// caller press space twice for one, letting the next hold go unseen
+// (space lets go whatever is held).
+func (s *tmuxSession) nextHold(what string, timeout time.Duration, prev, done string) string {
+	s.t.Helper()
+	last := ""
+	return s.waitFor(what, timeout, func(screen string) bool {
+		sig := holdSignature(screen)
+		stable := sig == last
+		last = sig
+		return (done != "" && strings.Contains(screen, done)) || (sig != "" && sig != prev && stable)
+	})
+}
+
 // holdSignature names the hold on screen: the narration's hold line and
 // the pipeline row marked held. Consecutive holds of one pod differ in it.
 func holdSignature(screen string) string {
@@ -121,10 +138,7 @@ func TestTUIInTmux(t *testing.T) {
 	prev := ""
 	stageHolds, stepHolds := 0, 0
 	for stageHolds < 8 {
-		screen := s.waitFor(fmt.Sprintf("hold %d", stageHolds+1), waitTimeout, func(screen string) bool {
-			sig := holdSignature(screen)
-			return sig != "" && sig != prev
-		})
+		screen := s.nextHold(fmt.Sprintf("hold %d", stageHolds+1), waitTimeout, prev, "")
 		prev = holdSignature(screen)
 		if strings.Contains(prev, "held at stage") {
 			stageHolds++
